@@ -1,0 +1,119 @@
+# hmpt — heterogeneous memory pool tuner.  See README.md.
+#
+#   make            build build/libhmpt.so and build/hmpt-tune
+#   make check      install missing Debian packages, build, run every test
+#   make bench      build and run the benchmarks
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make format     reformat the sources;  make format-check  verify them
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+LIBDIR    ?= $(PREFIX)/lib
+BINDIR    ?= $(PREFIX)/bin
+INCDIR    ?= $(PREFIX)/include
+MANDIR    ?= $(PREFIX)/share/man
+PCDIR     ?= $(LIBDIR)/pkgconfig
+
+CC        ?= gcc
+CXX       ?= g++
+FC        ?= gfortran
+B         := build
+WERROR    ?= -Werror
+OPT       ?= -O2
+WARN      := -Wall -Wextra $(WERROR)
+CPPFLAGS  += -D_GNU_SOURCE -DHMPT_VERSION=\"$(VERSION)\" -Iinclude
+CFLAGS    ?= $(OPT) -g
+CFLAGS    += -std=gnu11 $(WARN)
+
+# The shim runs inside the application: hidden visibility, initial-exec TLS,
+# no stack protector on the malloc path, an explicit export map.
+SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
+                -fno-omit-frame-pointer -fno-strict-aliasing
+SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
+                -Wl,-z,nodelete
+SHIM_LIBS    := -lunwind -ldl -lpthread
+
+SHIM_SRC  := $(wildcard shim/*.c)
+SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
+# the parts of the shim with no libc interposition: unit-testable
+SHIM_PURE := $(filter-out $(B)/shim/interpose.o,$(SHIM_OBJ))
+
+TUNER_SRC := $(wildcard tuner/*.c)
+TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
+TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lm
+
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+.PHONY: all check check-unit check-integration deps bench install uninstall \
+        format format-check clean demo progs
+all: $(B)/libhmpt.so $(B)/hmpt-tune
+
+$(B)/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/shim
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+$(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
+	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+
+$(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/tuner
+	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
+$(B)/hmpt-tune: $(TUNER_OBJ) $(B)/shim/options.o $(B)/shim/fmt.o
+	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
+
+# ASan/UBSan builds of the tuner and the unit tests
+$(B)/asan/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/asan/shim
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/asan/tuner
+	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(B)/asan/shim/options.o $(B)/asan/shim/fmt.o
+	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
+$(B)/asan/unit/%: tests/unit/%.c $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
+		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
+	$(CC) $(CPPFLAGS) -Ishim -Ituner $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS) $(SHIM_LIBS)
+
+$(B)/shim $(B)/tuner $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
+	mkdir -p $@
+
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
+
+progs: all
+	$(MAKE) -C tests/progs B=$(abspath $(B))/progs
+
+deps:
+	@scripts/install-deps.sh
+
+check: deps
+	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN)
+	$(MAKE) progs
+	tests/run.sh
+
+bench: deps all | $(B)/bench
+	$(MAKE) -C bench B=$(abspath $(B))/bench
+	bench/run.sh
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR) \
+	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(PCDIR)
+	install -m 755 $(B)/libhmpt.so $(DESTDIR)$(LIBDIR)/libhmpt.so
+	install -m 755 $(B)/hmpt-tune $(DESTDIR)$(BINDIR)/hmpt-tune
+	install -m 644 include/hmpt.h $(DESTDIR)$(INCDIR)/hmpt.h
+	install -m 644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 docs/man/*.7 $(DESTDIR)$(MANDIR)/man7/
+	sed -e 's|@PREFIX@|$(PREFIX)|; s|@LIBDIR@|$(LIBDIR)|; s|@INCDIR@|$(INCDIR)|; s|@VERSION@|$(VERSION)|' \
+	  hmpt.pc.in > $(DESTDIR)$(PCDIR)/hmpt.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(LIBDIR)/libhmpt.so $(DESTDIR)$(BINDIR)/hmpt-tune \
+	  $(DESTDIR)$(INCDIR)/hmpt.h $(DESTDIR)$(PCDIR)/hmpt.pc
+	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
+	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
+
+FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.c tests/progs/*.c tests/progs/*.cpp)
+format:
+	clang-format -i $(FMT_SRC)
+format-check:
+	clang-format --dry-run --Werror $(FMT_SRC)
+
+clean:
+	rm -rf $(B)

@@ -1,0 +1,44 @@
+/* fmt.h — text formatting with no malloc and no stdio.
+ *
+ * Contract: every function appends to a caller-owned buffer.  With an fd
+ * (>= 0) a full buffer is flushed with write(2) and formatting goes on; with
+ * fd < 0 the text is truncated and `truncated` is set.  Nothing here
+ * allocates, locks or calls stdio, so it is safe on the interposition path
+ * and in a fork child.  The tuner uses it too (human sizes).
+ */
+#ifndef HMPT_FMT_H
+#define HMPT_FMT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct {
+	char *buf;
+	size_t cap;
+	size_t len;
+	int fd;		/* flush target, or -1 */
+	bool truncated; /* fd < 0 and text did not fit */
+	bool failed;	/* a write(2) failed */
+} hmpt_fmt_t;
+
+void hmpt_fmt_init(hmpt_fmt_t *f, char *buf, size_t cap, int fd);
+void hmpt_fmt_mem(hmpt_fmt_t *f, const char *s, size_t n);
+void hmpt_fmt_str(hmpt_fmt_t *f, const char *s);
+void hmpt_fmt_char(hmpt_fmt_t *f, char c);
+void hmpt_fmt_u64(hmpt_fmt_t *f, uint64_t v);
+void hmpt_fmt_i64(hmpt_fmt_t *f, int64_t v);
+/* lower-case hex with at least min_digits digits, no prefix */
+void hmpt_fmt_hex(hmpt_fmt_t *f, uint64_t v, int min_digits);
+/* fixed-point decimal of a non-negative or negative double */
+void hmpt_fmt_fixed(hmpt_fmt_t *f, double v, int decimals);
+/* a JSON string literal, quotes included, control bytes escaped */
+void hmpt_fmt_json_str(hmpt_fmt_t *f, const char *s);
+/* "512 B", "1.0 KiB", "64.0 MiB", "1.50 GiB" */
+void hmpt_fmt_size(hmpt_fmt_t *f, uint64_t bytes);
+/* write what is buffered (fd >= 0); returns 0 or -errno */
+int hmpt_fmt_flush(hmpt_fmt_t *f);
+/* NUL-terminate in place (fd < 0 use); returns buf */
+const char *hmpt_fmt_cstr(hmpt_fmt_t *f);
+
+#endif

@@ -1,0 +1,188 @@
+/* options.c — the HMPT_* table and its strict parser (see options.h). */
+#include "options.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fmt.h"
+
+#define KiB (UINT64_C(1) << 10)
+#define MiB (UINT64_C(1) << 20)
+#define GiB (UINT64_C(1) << 30)
+#define TiB (UINT64_C(1) << 40)
+
+const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
+	[HMPT_OPT_MIN_SIZE] = {"HMPT_MIN_SIZE", HMPT_OPT_TYPE_SIZE, MiB, 1, TiB, "1M",
+			       "Allocations of at least this many bytes are tracked (named by call "
+			       "site, profiled, placed); smaller ones go straight to the normal "
+			       "allocator."},
+	[HMPT_OPT_PROFILE] = {"HMPT_PROFILE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
+			      "Write a profile to this path when the process ends; %p is the pid, "
+			      "%h the host name, %e the program name, %% a percent sign."},
+	[HMPT_OPT_STACK_DEPTH] = {"HMPT_STACK_DEPTH", HMPT_OPT_TYPE_UINT, 16, 1, 64, "16",
+				  "Call-stack frames kept per allocation site (1 to 64)."},
+	[HMPT_OPT_VERBOSE] = {"HMPT_VERBOSE", HMPT_OPT_TYPE_UINT, 0, 0, 2, "0",
+			      "0: errors and warnings only; 1: also what hmpt set up and wrote; "
+			      "2: also every tracked allocation."},
+	[HMPT_OPT_ARENA_SIZE] = {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB,
+				 64 * TiB, "16T",
+				 "Virtual address range reserved for tracked blocks (reserved, not "
+				 "used: memory is taken only as blocks are allocated)."},
+};
+
+int hmpt_options_parse_uint(const char *s, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || *s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++) {
+		if (__builtin_mul_overflow(v, 10, &v) ||
+		    __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
+			return -ERANGE;
+	}
+	if (*s)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int hmpt_options_parse_size(const char *s, uint64_t *out)
+{
+	char digits[32];
+	size_t n = s ? strlen(s) : 0;
+	uint64_t mult = 1, v;
+	int rc;
+
+	if (n == 0 || n >= sizeof(digits))
+		return n ? -ERANGE : -EINVAL;
+	memcpy(digits, s, n + 1);
+	/* accept K, KB, KiB (any case) for each binary multiple */
+	if (n > 1 && (digits[n - 1] == 'b' || digits[n - 1] == 'B')) {
+		digits[--n] = '\0';
+		if (n > 1 && (digits[n - 1] == 'i' || digits[n - 1] == 'I'))
+			digits[--n] = '\0';
+	}
+	switch (n ? digits[n - 1] : 0) {
+	case 'k': case 'K': mult = KiB; break;
+	case 'm': case 'M': mult = MiB; break;
+	case 'g': case 'G': mult = GiB; break;
+	case 't': case 'T': mult = TiB; break;
+	default: break;
+	}
+	if (mult != 1)
+		digits[--n] = '\0';
+	rc = hmpt_options_parse_uint(digits, &v);
+	if (rc)
+		return rc;
+	if (__builtin_mul_overflow(v, mult, out))
+		return -ERANGE;
+	return 0;
+}
+
+static void report_bad(const hmpt_option_t *o, const char *value, const char *why,
+		       hmpt_opt_report_fn report, void *ctx)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	if (!report)
+		return;
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_str(&f, o->name);
+	hmpt_fmt_str(&f, "='");
+	hmpt_fmt_str(&f, value);
+	hmpt_fmt_str(&f, "': ");
+	hmpt_fmt_str(&f, why);
+	if (o->type != HMPT_OPT_TYPE_STRING) {
+		hmpt_fmt_str(&f, " from ");
+		if (o->type == HMPT_OPT_TYPE_SIZE) {
+			hmpt_fmt_size(&f, o->min);
+			hmpt_fmt_str(&f, " to ");
+			hmpt_fmt_size(&f, o->max);
+		} else {
+			hmpt_fmt_u64(&f, o->min);
+			hmpt_fmt_str(&f, " to ");
+			hmpt_fmt_u64(&f, o->max);
+		}
+	}
+	hmpt_fmt_str(&f, "; using the default ");
+	hmpt_fmt_str(&f, o->def_text);
+	report(hmpt_fmt_cstr(&f), ctx);
+}
+
+static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *ctx)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+	size_t n = strcspn(entry, "=");
+
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_str(&f, "unknown variable ");
+	hmpt_fmt_mem(&f, entry, n);
+	hmpt_fmt_str(&f, " ignored (known:");
+	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
+		hmpt_fmt_char(&f, ' ');
+		hmpt_fmt_str(&f, hmpt_options_g[i].name);
+	}
+	hmpt_fmt_char(&f, ')');
+	report(hmpt_fmt_cstr(&f), ctx);
+}
+
+static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_t *v,
+		      hmpt_opt_report_fn report, void *ctx)
+{
+	uint64_t num;
+	int rc;
+
+	if (o->type == HMPT_OPT_TYPE_STRING) {
+		if (!*value) {
+			report_bad(o, value, "expected a non-empty value", report, ctx);
+			return;
+		}
+		v->str = value;
+		v->set = true;
+		return;
+	}
+	rc = o->type == HMPT_OPT_TYPE_SIZE ? hmpt_options_parse_size(value, &num)
+					   : hmpt_options_parse_uint(value, &num);
+	if (rc == 0 && (num < o->min || num > o->max))
+		rc = -ERANGE;
+	if (rc) {
+		report_bad(o, value,
+			   o->type == HMPT_OPT_TYPE_SIZE
+				   ? "expected a size in bytes, with an optional K, M, G or T suffix,"
+				   : "expected a whole number",
+			   report, ctx);
+		return;
+	}
+	v->num = num;
+	v->set = true;
+}
+
+void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
+		       hmpt_opt_report_fn report, void *ctx)
+{
+	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
+		values[i].num = hmpt_options_g[i].def;
+		values[i].str = NULL;
+		values[i].set = false;
+	}
+	for (; envp && *envp; envp++) {
+		const char *e = *envp;
+		bool known = false;
+
+		if (strncmp(e, "HMPT_", 5) != 0)
+			continue;
+		for (int i = 0; i < HMPT_OPT_COUNT; i++) {
+			size_t n = strlen(hmpt_options_g[i].name);
+			if (strncmp(e, hmpt_options_g[i].name, n) == 0 && e[n] == '=') {
+				known = true;
+				parse_one(&hmpt_options_g[i], e + n + 1, &values[i], report, ctx);
+				break;
+			}
+		}
+		if (!known && report)
+			report_unknown(e, report, ctx);
+	}
+}

@@ -1,0 +1,64 @@
+/* options.h — every HMPT_* environment variable, in one table.
+ *
+ * Contract: hmpt_options_load() reads a NULL-terminated environment array
+ * (the shim passes `environ`, never getenv), fills one value per option and
+ * reports each bad or unknown variable once through `report` (a message with
+ * no trailing newline, naming the variable, the value and what was
+ * expected).  A bad value leaves the default in place.  No allocation: the
+ * string values point into the environment itself.
+ *
+ * The table is the single source of truth for names, defaults and meanings:
+ * `hmpt-tune env` prints it, and a test checks README.md against it.
+ */
+#ifndef HMPT_OPTIONS_H
+#define HMPT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef enum {
+	HMPT_OPT_TYPE_SIZE,   /* bytes, with optional K/M/G/T (binary) suffix */
+	HMPT_OPT_TYPE_UINT,   /* decimal integer in [min, max] */
+	HMPT_OPT_TYPE_STRING, /* non-empty text */
+} hmpt_opt_type_t;
+
+typedef enum {
+	HMPT_OPT_MIN_SIZE,
+	HMPT_OPT_PROFILE,
+	HMPT_OPT_STACK_DEPTH,
+	HMPT_OPT_VERBOSE,
+	HMPT_OPT_ARENA_SIZE,
+	HMPT_OPT_COUNT
+} hmpt_opt_id_t;
+
+typedef struct {
+	const char *name;
+	hmpt_opt_type_t type;
+	uint64_t def;	       /* default for numeric options */
+	uint64_t min, max;     /* accepted range for numeric options */
+	const char *def_text;  /* default as shown to people */
+	const char *meaning;   /* one sentence */
+} hmpt_option_t;
+
+typedef struct {
+	uint64_t num;	 /* numeric value (default when unset or bad) */
+	const char *str; /* string value, or NULL */
+	bool set;	 /* the variable was given with a valid value */
+} hmpt_opt_value_t;
+
+extern const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT];
+
+typedef void (*hmpt_opt_report_fn)(const char *msg, void *ctx);
+
+void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
+		       hmpt_opt_report_fn report, void *ctx);
+
+/* Parse a size ("4096", "64K", "1M", "2G", "1T"; binary multiples).
+ * Returns 0, -EINVAL (not a size) or -ERANGE (overflows 64 bits). */
+int hmpt_options_parse_size(const char *s, uint64_t *out);
+
+/* Parse a decimal unsigned integer; 0, -EINVAL or -ERANGE. */
+int hmpt_options_parse_uint(const char *s, uint64_t *out);
+
+#endif
