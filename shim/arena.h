@@ -1,0 +1,68 @@
+/* arena.h — the address range that holds every tracked block.
+ *
+ * Why: one reserved range makes "is this pointer ours?" a single compare in
+ * free/realloc/malloc_usable_size, gives every tracked block its own
+ * mapping (so a plan can bind and advise it without touching neighbours),
+ * and lets realloc move pages instead of copying them.
+ *
+ * Layout: the range is cut into 2 MiB granules.  Each block starts on a
+ * granule boundary (so it can use huge pages), is mapped read-write for
+ * round_up(size, page) bytes, and the rest of its last granule stays
+ * PROT_NONE, a guard against overruns.  Freed blocks go back to PROT_NONE
+ * (memory returned to the system); a new block is always zero-filled.
+ *
+ * Contract: all functions are thread-safe (one internal lock, never held
+ * across a system call that can block for long), never call malloc, and
+ * return NULL with errno set, or 0 / -errno.  hmpt_arena_init() must have
+ * succeeded before any other call except hmpt_arena_owns().
+ */
+#ifndef HMPT_ARENA_H
+#define HMPT_ARENA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HMPT_GRANULE_SHIFT 21
+#define HMPT_GRANULE	   ((size_t)1 << HMPT_GRANULE_SHIFT)
+/* largest alignment served from the arena; larger goes to the allocator */
+#define HMPT_ARENA_MAX_ALIGN ((size_t)1 << 30)
+
+typedef struct {
+	uint64_t size;	 /* bytes requested */
+	uint64_t mapped; /* bytes mapped read-write: round_up(size, page) */
+	uint32_t ngran;	 /* granules held, 0 = no block starts here */
+	uint32_t site;	 /* allocation site index */
+} hmpt_block_t;
+
+extern uintptr_t hmpt_arena_base_g;
+extern uintptr_t hmpt_arena_size_g;
+
+static inline bool hmpt_arena_owns(const void *p)
+{
+	return (uintptr_t)p - hmpt_arena_base_g < hmpt_arena_size_g;
+}
+
+/* Reserve `size` bytes (rounded down to granules) of address space. */
+int hmpt_arena_init(uint64_t size);
+/* A zero-filled block of `size` bytes aligned to `align` (power of two,
+ * <= HMPT_ARENA_MAX_ALIGN). */
+void *hmpt_arena_alloc(size_t size, size_t align, uint32_t site);
+/* Release the block starting at p; its record is copied to *out.
+ * -EINVAL: p is not the start of a live block. */
+int hmpt_arena_free(void *p, hmpt_block_t *out);
+/* The record of the live block starting at p; -EINVAL if none. */
+int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
+/* Resize the block at p to `size` bytes keeping its contents, in place when
+ * possible, otherwise moving its pages; the new record gets `site`.  On
+ * failure returns NULL (errno) and the block is unchanged.  *old gets the
+ * block's record as it was. */
+void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);
+/* Bytes of the arena not in use (for reports). */
+uint64_t hmpt_arena_free_bytes(void);
+/* fork: the child gets a usable lock */
+void hmpt_arena_lock(void);
+void hmpt_arena_unlock(void);
+void hmpt_arena_reset_lock(void);
+
+#endif

@@ -1,0 +1,709 @@
+/* interpose.c — the malloc family, as seen by the application.
+ *
+ * Small requests (below HMPT_MIN_SIZE) cost one compare and one indirect
+ * call: they go straight to the next allocator (glibc, or whatever follows
+ * libhmpt in the search order).  Large requests are tracked: their call
+ * site is captured and the block comes from the arena (arena.h), so that
+ * every pointer hmpt owns is recognised by one range check, and every
+ * other pointer goes back to the allocator that made it.
+ *
+ * Bootstrap: the next allocator is found with dlsym(RTLD_NEXT), which may
+ * itself allocate; while the initialising thread resolves it, requests are
+ * served from a static buffer whose blocks are never freed.  Until then the
+ * function pointers hold glibc's own __libc_* entry points, so a free()
+ * that arrives before any malloc() is still correct.
+ *
+ * When hmpt cannot do what was asked (no arena, mapping refused, re-entrant
+ * call) the request goes to the normal allocator and hmpt says so once.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "hmpt.h"
+#include "arena.h"
+#include "log.h"
+#include "options.h"
+#include "profile.h"
+#include "sites.h"
+#include "sys.h"
+
+#define EXPORT	   __attribute__((visibility("default")))
+#define likely(x)  __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+extern char **environ;
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+/* ------------------------------------------------------------------ state */
+
+enum { ST_UNINIT, ST_RESOLVING, ST_READY };
+
+static int state_g = ST_UNINIT;
+static pid_t init_tid_g;
+/* requests at or above this are tracked; SIZE_MAX while starting or off */
+static size_t min_size_g = SIZE_MAX;
+static bool tracking_g;		 /* arena and sites are usable */
+static bool sites_ready_g;
+static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
+static hmpt_opt_value_t opt_g[HMPT_OPT_COUNT];
+static pid_t owner_pid_g;	 /* the process the profile is for */
+static bool forked_g;
+static double start_unix_g;
+static int profile_written_g;
+static size_t page_g = 4096;
+
+static __thread int guard_tl __attribute__((tls_model("initial-exec")));
+
+static void *(*real_malloc_g)(size_t) = __libc_malloc;
+static void (*real_free_g)(void *) = __libc_free;
+static void *(*real_calloc_g)(size_t, size_t) = __libc_calloc;
+static void *(*real_realloc_g)(void *, size_t) = __libc_realloc;
+static void *(*real_memalign_g)(size_t, size_t) = __libc_memalign;
+static int (*real_posix_memalign_g)(void **, size_t, size_t);
+static void *(*real_aligned_alloc_g)(size_t, size_t);
+static void *(*real_valloc_g)(size_t);
+static void *(*real_pvalloc_g)(size_t);
+static size_t (*real_usable_g)(void *);
+
+static int warned_invalid_free_g, warned_arena_g, warned_track_g;
+
+/* -------------------------------------------------------------- bootstrap */
+
+#define BOOT_SIZE (256u * 1024u)
+static char boot_buf_g[BOOT_SIZE] __attribute__((aligned(4096)));
+static size_t boot_used_g;
+
+static bool boot_owns(const void *p)
+{
+	return (uintptr_t)p - (uintptr_t)boot_buf_g < BOOT_SIZE;
+}
+
+/* Bump allocation with the size stored in the 16 bytes before the block. */
+static void *boot_alloc(size_t size, size_t align)
+{
+	size_t off, start, end;
+
+	if (align < 16)
+		align = 16;
+	do {
+		off = __atomic_load_n(&boot_used_g, __ATOMIC_RELAXED);
+		start = (off + 16 + align - 1) & ~(align - 1);
+		end = start + size;
+		if (end > BOOT_SIZE || end < start) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&boot_used_g, &off, end, false, __ATOMIC_RELAXED,
+					      __ATOMIC_RELAXED));
+	*(size_t *)(boot_buf_g + start - sizeof(size_t)) = size;
+	return boot_buf_g + start; /* static storage: already zero */
+}
+
+static size_t boot_size(const void *p)
+{
+	return *(const size_t *)((const char *)p - sizeof(size_t));
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static void report_option(const char *msg, void *ctx)
+{
+	(void)ctx;
+	hmpt_log_msg(HMPT_LOG_WARN, msg);
+}
+
+static void *next_symbol(const char *name, void *fallback)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	return p ? p : fallback;
+}
+
+static void resolve_next(void)
+{
+	/* until all are known, this thread's requests use the boot buffer */
+	void *m = next_symbol("malloc", (void *)__libc_malloc);
+	void *f = next_symbol("free", (void *)__libc_free);
+	void *c = next_symbol("calloc", (void *)__libc_calloc);
+	void *r = next_symbol("realloc", (void *)__libc_realloc);
+	void *ma = next_symbol("memalign", (void *)__libc_memalign);
+	real_posix_memalign_g = next_symbol("posix_memalign", NULL);
+	real_aligned_alloc_g = next_symbol("aligned_alloc", NULL);
+	real_valloc_g = next_symbol("valloc", NULL);
+	real_pvalloc_g = next_symbol("pvalloc", NULL);
+	real_usable_g = next_symbol("malloc_usable_size", NULL);
+	real_malloc_g = m;
+	real_free_g = f;
+	real_calloc_g = c;
+	real_realloc_g = r;
+	real_memalign_g = ma;
+}
+
+static void log_setup(void)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, HMPT_VERSION ": tracking allocations >= ");
+	hmpt_fmt_size(&f, opt_g[HMPT_OPT_MIN_SIZE].num);
+	hmpt_fmt_str(&f, " (stack depth ");
+	hmpt_fmt_u64(&f, opt_g[HMPT_OPT_STACK_DEPTH].num);
+	hmpt_fmt_str(&f, "), arena ");
+	hmpt_fmt_size(&f, hmpt_arena_size_g);
+	hmpt_fmt_str(&f, " at 0x");
+	hmpt_fmt_hex(&f, hmpt_arena_base_g, 1);
+	hmpt_fmt_str(&f, ", profile ");
+	hmpt_fmt_str(&f, opt_g[HMPT_OPT_PROFILE].str ? opt_g[HMPT_OPT_PROFILE].str : "(none)");
+	hmpt_log_end(&f, HMPT_LOG_INFO);
+}
+
+/* The arena is sized by HMPT_ARENA_SIZE, but never more than half of an
+ * address-space limit (ulimit -v), which the reservation counts against. */
+static uint64_t arena_size(void)
+{
+	uint64_t want = opt_g[HMPT_OPT_ARENA_SIZE].num;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    want > rl.rlim_cur / 2)
+		want = rl.rlim_cur / 2;
+	return want;
+}
+
+static void setup(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (ps > 0)
+		page_g = (size_t)ps;
+	owner_pid_g = getpid();
+	start_unix_g = hmpt_sys_unix_time();
+	/* setuid/setgid programs: hmpt does nothing at all */
+	if (getauxval(AT_SECURE))
+		return;
+	hmpt_options_load(environ, opt_g, report_option, NULL);
+	hmpt_log_level_g = (int)opt_g[HMPT_OPT_VERBOSE].num;
+	int rc = hmpt_arena_init(arena_size());
+	if (rc) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "cannot reserve the arena (");
+		hmpt_fmt_size(&f, arena_size());
+		hmpt_fmt_str(&f, "): ");
+		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_fmt_str(&f, "; nothing is tracked, the program runs unchanged");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+		return;
+	}
+	tracking_g = true;
+	log_setup();
+	__atomic_store_n(&min_size_g, (size_t)opt_g[HMPT_OPT_MIN_SIZE].num, __ATOMIC_RELEASE);
+}
+
+/* Returns true when the caller is the initialising thread, inside dlsym:
+ * it must serve the request from the boot buffer. */
+static bool init(void)
+{
+	int st = __atomic_load_n(&state_g, __ATOMIC_ACQUIRE);
+	int expected = ST_UNINIT;
+
+	if (likely(st == ST_READY))
+		return false;
+	if (__atomic_compare_exchange_n(&state_g, &expected, ST_RESOLVING, false,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		init_tid_g = (pid_t)syscall(SYS_gettid);
+		resolve_next();
+		setup();
+		__atomic_store_n(&state_g, ST_READY, __ATOMIC_RELEASE);
+		return false;
+	}
+	if (init_tid_g == (pid_t)syscall(SYS_gettid))
+		return true;
+	while (__atomic_load_n(&state_g, __ATOMIC_ACQUIRE) != ST_READY)
+		sched_yield();
+	return false;
+}
+
+static void sites_init_once(void)
+{
+	int rc = hmpt_sites_init((unsigned)opt_g[HMPT_OPT_STACK_DEPTH].num);
+	if (rc) {
+		hmpt_log_msg(HMPT_LOG_WARN, "cannot allocate the site tables; nothing is tracked");
+		return;
+	}
+	__atomic_store_n(&sites_ready_g, true, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------- tracking */
+
+static void note_untracked(const char *why, size_t size)
+{
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE)) {
+		hmpt_sites_lock();
+		hmpt_sites_note_untracked();
+		hmpt_sites_unlock();
+	}
+	if (why && hmpt_log_first(&warned_track_g)) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "could not track an allocation of ");
+		hmpt_fmt_size(&f, size);
+		hmpt_fmt_str(&f, " (");
+		hmpt_fmt_str(&f, why);
+		hmpt_fmt_str(&f, "); it and any like it go to the normal allocator");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	}
+}
+
+static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
+{
+	char buf[256];
+	hmpt_fmt_t f;
+
+	if (hmpt_log_level_g < HMPT_LOG_DEBUG)
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, what);
+	hmpt_fmt_char(&f, ' ');
+	hmpt_fmt_size(&f, size);
+	hmpt_fmt_str(&f, " at 0x");
+	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
+	hmpt_fmt_str(&f, " site ");
+	hmpt_fmt_hex(&f, hmpt_sites_get(site)->id, 16);
+	hmpt_log_end(&f, HMPT_LOG_DEBUG);
+}
+
+/* Capture the site and allocate from the arena; NULL means "not tracked,
+ * use the normal allocator" (errno preserved). */
+static void *track_alloc(size_t size, size_t align)
+{
+	int saved = errno;
+	void *p = NULL;
+
+	if (!tracking_g || align > HMPT_ARENA_MAX_ALIGN)
+		return NULL;
+	if (guard_tl) { /* a large request from hmpt's own callees */
+		note_untracked(NULL, size);
+		return NULL;
+	}
+	guard_tl = 1;
+	pthread_once(&sites_once_g, sites_init_once);
+	if (!__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		goto out;
+	uint32_t site = hmpt_sites_capture();
+	p = hmpt_arena_alloc(size, align, site);
+	if (!p) {
+		note_untracked(errno == ENOMEM ? "arena full or memory refused" : "mapping failed",
+			       size);
+		goto out;
+	}
+	hmpt_sites_lock();
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("track", p, size, site);
+out:
+	guard_tl = 0;
+	errno = saved;
+	return p;
+}
+
+static void track_free(void *p)
+{
+	hmpt_block_t b;
+
+	if (hmpt_arena_free(p, &b) != 0) {
+		if (hmpt_log_first(&warned_invalid_free_g)) {
+			char buf[256];
+			hmpt_fmt_t f;
+			hmpt_log_begin(&f, buf, sizeof(buf));
+			hmpt_fmt_str(&f, "free(0x");
+			hmpt_fmt_hex(&f, (uintptr_t)p, 1);
+			hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); "
+					 "ignored");
+			hmpt_log_end(&f, HMPT_LOG_WARN);
+		}
+		return;
+	}
+	hmpt_sites_lock();
+	hmpt_sites_note_free(b.site, b.size);
+	hmpt_sites_unlock();
+}
+
+static size_t track_usable(void *p)
+{
+	hmpt_block_t b;
+
+	return hmpt_arena_lookup(p, &b) == 0 ? b.mapped : 0;
+}
+
+/* realloc of a tracked block */
+static void *track_realloc(void *p, size_t size)
+{
+	hmpt_block_t old;
+	void *q;
+
+	if (size == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
+		track_free(p);
+		return NULL;
+	}
+	if (hmpt_arena_lookup(p, &old) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (size >= min_size_g && !guard_tl) {
+		int saved = errno;
+		guard_tl = 1;
+		uint32_t site = hmpt_sites_capture();
+		q = hmpt_arena_realloc(p, size, site, &old);
+		guard_tl = 0;
+		if (q) {
+			hmpt_sites_lock();
+			hmpt_sites_note_free(old.site, old.size);
+			hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+			hmpt_sites_unlock();
+			log_tracked("realloc", q, size, site);
+			errno = saved;
+			return q;
+		}
+		if (errno == ENOMEM && hmpt_log_first(&warned_arena_g))
+			hmpt_log_msg(HMPT_LOG_WARN, "realloc: the arena is full; the block moves to "
+						    "the normal allocator");
+		errno = saved;
+	}
+	/* now small (or the arena is full): move to the normal allocator */
+	q = real_malloc_g(size);
+	if (!q)
+		return NULL; /* errno set; p is untouched */
+	memcpy(q, p, size < old.mapped ? size : old.mapped);
+	track_free(p);
+	return q;
+}
+
+/* ------------------------------------------------------ the entry points */
+
+static void *slow_malloc(size_t size)
+{
+	if (init())
+		return boot_alloc(size, 16);
+	if (size >= min_size_g) {
+		void *p = track_alloc(size, 0);
+		if (p)
+			return p;
+	}
+	return real_malloc_g(size);
+}
+
+EXPORT void *malloc(size_t size)
+{
+	if (likely(size < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE)))
+		return real_malloc_g(size);
+	return slow_malloc(size);
+}
+
+EXPORT void free(void *p)
+{
+	if (unlikely(hmpt_arena_owns(p))) {
+		track_free(p);
+		return;
+	}
+	if (unlikely(boot_owns(p)))
+		return; /* boot blocks are never reused */
+	real_free_g(p);
+}
+
+EXPORT void *calloc(size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (likely(total < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE)))
+		return real_calloc_g(n, size);
+	if (init())
+		return boot_alloc(total, 16);
+	if (total >= min_size_g) {
+		void *p = track_alloc(total, 0); /* arena blocks are zero-filled */
+		if (p)
+			return p;
+	}
+	return real_calloc_g(n, size);
+}
+
+static void *slow_realloc(void *p, size_t size)
+{
+	if (init()) {
+		void *q = size ? boot_alloc(size, 16) : NULL;
+		if (q && p)
+			memcpy(q, p, boot_owns(p) && boot_size(p) < size ? boot_size(p) : size);
+		return q;
+	}
+	if (hmpt_arena_owns(p))
+		return track_realloc(p, size);
+	if (boot_owns(p)) {
+		if (size == 0)
+			return NULL;
+		void *q = malloc(size);
+		if (q)
+			memcpy(q, p, boot_size(p) < size ? boot_size(p) : size);
+		return q;
+	}
+	if (size >= min_size_g) {
+		/* an untracked block grows past the threshold: track it now */
+		void *q = track_alloc(size, 0);
+		if (q) {
+			if (p) {
+				size_t old = real_usable_g ? real_usable_g(p) : size;
+				memcpy(q, p, old < size ? old : size);
+				real_free_g(p);
+			}
+			return q;
+		}
+	}
+	return real_realloc_g(p, size);
+}
+
+EXPORT void *realloc(void *p, size_t size)
+{
+	if (likely(size < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE) &&
+		   !hmpt_arena_owns(p) && !boot_owns(p)))
+		return real_realloc_g(p, size);
+	return slow_realloc(p, size);
+}
+
+EXPORT void *reallocarray(void *p, size_t n, size_t size)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, total);
+}
+
+static bool power_of_two(size_t x)
+{
+	return x && !(x & (x - 1));
+}
+
+/* Shared by memalign, aligned_alloc, valloc, pvalloc: track when large and
+ * the alignment is one hmpt serves; otherwise NULL, and the caller asks the
+ * normal allocator, so odd alignments get exactly glibc's answer. */
+static void *aligned_track(size_t align, size_t size)
+{
+	if (init())
+		return boot_alloc(size, align);
+	if (size >= min_size_g && power_of_two(align))
+		return track_alloc(size, align);
+	return NULL;
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t size)
+{
+	void *p;
+
+	if (align % sizeof(void *) != 0 || !power_of_two(align))
+		return EINVAL;
+	p = size ? aligned_track(align, size) : NULL;
+	if (p) {
+		*out = p;
+		return 0;
+	}
+	if (real_posix_memalign_g)
+		return real_posix_memalign_g(out, align, size);
+	p = real_memalign_g(align, size);
+	if (!p)
+		return ENOMEM;
+	*out = p;
+	return 0;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t size)
+{
+	void *p = aligned_track(align, size);
+
+	if (p)
+		return p;
+	return real_aligned_alloc_g ? real_aligned_alloc_g(align, size)
+				    : real_memalign_g(align, size);
+}
+
+EXPORT void *memalign(size_t align, size_t size)
+{
+	void *p = aligned_track(align, size);
+
+	return p ? p : real_memalign_g(align, size);
+}
+
+EXPORT void *valloc(size_t size)
+{
+	void *p = aligned_track(page_g, size);
+
+	if (p)
+		return p;
+	return real_valloc_g ? real_valloc_g(size) : real_memalign_g(page_g, size);
+}
+
+EXPORT void *pvalloc(size_t size)
+{
+	size_t rounded = (size + page_g - 1) & ~(page_g - 1);
+	void *p = rounded >= size && rounded ? aligned_track(page_g, rounded) : NULL;
+
+	if (p)
+		return p;
+	return real_pvalloc_g ? real_pvalloc_g(size) : real_memalign_g(page_g, rounded);
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (hmpt_arena_owns(p))
+		return track_usable(p);
+	if (boot_owns(p))
+		return boot_size(p);
+	init();
+	return real_usable_g ? real_usable_g(p) : 0;
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+static int write_profile(const char *pattern, hmpt_end_t end)
+{
+	char path[4096];
+	int rc;
+
+	if (!pattern)
+		return -EINVAL;
+	if (!tracking_g || !__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		return -ENOTSUP;
+	guard_tl++;
+	hmpt_sites_lock();
+	if (hmpt_sites_totals()->allocations == 0 && hmpt_sites_totals()->live == 0 &&
+	    end != HMPT_END_REQUEST) {
+		hmpt_sites_unlock();
+		guard_tl--;
+		return 0; /* nothing tracked: no file */
+	}
+	hmpt_profile_info_t info = {.pattern = pattern,
+				    .min_size = opt_g[HMPT_OPT_MIN_SIZE].num,
+				    .arena_bytes = hmpt_arena_size_g,
+				    .start_unix = start_unix_g,
+				    .forked = forked_g,
+				    .end = end};
+	rc = hmpt_profile_write_file(&info, path, sizeof(path));
+	hmpt_sites_unlock();
+	guard_tl--;
+
+	char buf[4400];
+	hmpt_fmt_t f;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	if (rc) {
+		hmpt_fmt_str(&f, "cannot write the profile ");
+		hmpt_fmt_str(&f, path[0] ? path : pattern);
+		hmpt_fmt_str(&f, ": ");
+		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	} else {
+		hmpt_fmt_str(&f, "profile written to ");
+		hmpt_fmt_str(&f, path);
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+	return rc;
+}
+
+/* At exit, once, and only in the process the state belongs to (not in a
+ * vfork child sharing our memory). */
+static void profile_at_exit(hmpt_end_t end)
+{
+	if (__atomic_load_n(&state_g, __ATOMIC_ACQUIRE) != ST_READY ||
+	    !opt_g[HMPT_OPT_PROFILE].str || getpid() != owner_pid_g)
+		return;
+	if (!hmpt_log_first(&profile_written_g))
+		return;
+	write_profile(opt_g[HMPT_OPT_PROFILE].str, end);
+}
+
+__attribute__((destructor)) static void hmpt_fini(void)
+{
+	profile_at_exit(HMPT_END_EXIT);
+}
+
+EXPORT __attribute__((noreturn)) void _exit(int status)
+{
+	profile_at_exit(HMPT_END__EXIT);
+	for (;;)
+		syscall(SYS_exit_group, status);
+}
+
+EXPORT __attribute__((noreturn)) void _Exit(int status)
+{
+	_exit(status);
+}
+
+static void fork_prepare(void)
+{
+	hmpt_sites_lock();
+	hmpt_arena_lock();
+}
+
+static void fork_parent(void)
+{
+	hmpt_arena_unlock();
+	hmpt_sites_unlock();
+}
+
+static void fork_child(void)
+{
+	hmpt_arena_reset_lock();
+	hmpt_sites_reset_lock();
+	owner_pid_g = getpid();
+	forked_g = true;
+	profile_written_g = 0;
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		hmpt_sites_reset_stats(hmpt_sys_now_ns());
+}
+
+__attribute__((constructor)) static void hmpt_ctor(void)
+{
+	init();
+	if (!tracking_g)
+		return;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* warm the unwinder up now, outside any malloc */
+	guard_tl = 1;
+	pthread_once(&sites_once_g, sites_init_once);
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		hmpt_sites_warmup();
+	guard_tl = 0;
+}
+
+EXPORT const char *hmpt_version(void)
+{
+	return HMPT_VERSION;
+}
+
+EXPORT int hmpt_profile_write(const char *path)
+{
+	init();
+	if (!path)
+		path = opt_g[HMPT_OPT_PROFILE].str;
+	return write_profile(path, HMPT_END_REQUEST);
+}

@@ -1,0 +1,43 @@
+/* log.c — see log.h. */
+#include "log.h"
+
+#include <unistd.h>
+
+int hmpt_log_level_g;
+
+void hmpt_log_begin(hmpt_fmt_t *f, char *buf, unsigned cap)
+{
+	hmpt_fmt_init(f, buf, cap, -1);
+	hmpt_fmt_str(f, "hmpt: ");
+}
+
+void hmpt_log_end(hmpt_fmt_t *f, int level)
+{
+	if (level > hmpt_log_level_g)
+		return;
+	if (f->truncated && f->len >= 4)
+		f->len -= 4, hmpt_fmt_str(f, "...");
+	/* the buffer always keeps room for one more byte */
+	f->buf[f->len++] = '\n';
+	for (size_t off = 0; off < f->len;) {
+		ssize_t n = write(2, f->buf + off, f->len - off);
+		if (n <= 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+void hmpt_log_msg(int level, const char *msg)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, msg);
+	hmpt_log_end(&f, level);
+}
+
+bool hmpt_log_first(int *flag)
+{
+	return __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED) == 0;
+}

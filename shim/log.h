@@ -1,0 +1,28 @@
+/* log.h — the shim's messages: "hmpt: ..." on stderr, via write(2).
+ *
+ * Contract: no malloc, no stdio, no locks; callable from any thread, inside
+ * malloc, in a fork child.  Each message is built in a stack buffer and sent
+ * with one write(2) so lines from threads do not interleave.  Warnings that
+ * could repeat take a `once` flag and are printed only the first time.
+ */
+#ifndef HMPT_LOG_H
+#define HMPT_LOG_H
+
+#include <stdbool.h>
+
+#include "fmt.h"
+
+enum { HMPT_LOG_ERROR = 0, HMPT_LOG_WARN = 0, HMPT_LOG_INFO = 1, HMPT_LOG_DEBUG = 2 };
+
+extern int hmpt_log_level_g; /* HMPT_VERBOSE */
+
+/* Start a message: fills `f` over `buf` with the "hmpt: " prefix. */
+void hmpt_log_begin(hmpt_fmt_t *f, char *buf, unsigned cap);
+/* Finish it: adds the newline and writes it if `level` is enabled. */
+void hmpt_log_end(hmpt_fmt_t *f, int level);
+/* A whole message from one string. */
+void hmpt_log_msg(int level, const char *msg);
+/* True the first time it is called on `flag` (atomic), false after. */
+bool hmpt_log_first(int *flag);
+
+#endif

@@ -1,0 +1,283 @@
+/* profile.c — see profile.h. */
+#include "profile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h> /* rename(2) only: no FILE streams here */
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "sites.h"
+#include "sys.h"
+
+static char out_buf_g[1 << 16];
+static char cmdline_g[1 << 16];
+static uint32_t order_g[1 << 16]; /* site indices, sorted by bytes */
+
+static const char *exe_base(char *buf, unsigned cap)
+{
+	if (hmpt_sys_readlink("/proc/self/exe", buf, cap) < 0)
+		return "unknown";
+	const char *s = strrchr(buf, '/');
+	return s ? s + 1 : buf;
+}
+
+int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap)
+{
+	hmpt_fmt_t f;
+	struct utsname u;
+	char exe[4096];
+	bool has_pid = false;
+
+	if (!pattern || !*pattern)
+		return -EINVAL;
+	hmpt_fmt_init(&f, buf, cap, -1);
+	for (const char *p = pattern; *p; p++) {
+		if (*p != '%' || !p[1]) {
+			hmpt_fmt_char(&f, *p);
+			continue;
+		}
+		switch (*++p) {
+		case 'p':
+			hmpt_fmt_i64(&f, getpid());
+			has_pid = true;
+			break;
+		case 'h':
+			if (uname(&u) == 0) {
+				u.nodename[strcspn(u.nodename, ".")] = '\0';
+				hmpt_fmt_str(&f, u.nodename);
+			}
+			break;
+		case 'e': hmpt_fmt_str(&f, exe_base(exe, sizeof(exe))); break;
+		case '%': hmpt_fmt_char(&f, '%'); break;
+		default:
+			hmpt_fmt_char(&f, '%');
+			hmpt_fmt_char(&f, *p);
+			break;
+		}
+	}
+	if (unique && !has_pid) {
+		hmpt_fmt_char(&f, '.');
+		hmpt_fmt_i64(&f, getpid());
+	}
+	hmpt_fmt_cstr(&f);
+	return f.truncated ? -ENAMETOOLONG : 0;
+}
+
+static void key(hmpt_fmt_t *f, const char *k)
+{
+	hmpt_fmt_json_str(f, k);
+	hmpt_fmt_str(f, ": ");
+}
+
+static void kv_u64(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_u64(f, v);
+	hmpt_fmt_str(f, sep);
+}
+
+static void kv_sec(hmpt_fmt_t *f, const char *k, uint64_t ns, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_fixed(f, (double)ns * 1e-9, 6);
+	hmpt_fmt_str(f, sep);
+}
+
+static void write_cmdline(hmpt_fmt_t *f)
+{
+	ssize_t n = hmpt_sys_read_file("/proc/self/cmdline", cmdline_g, sizeof(cmdline_g));
+	bool first = true;
+
+	hmpt_fmt_char(f, '[');
+	for (ssize_t i = 0; i < n; i += (ssize_t)strlen(cmdline_g + i) + 1) {
+		if (!first)
+			hmpt_fmt_str(f, ", ");
+		hmpt_fmt_json_str(f, cmdline_g + i);
+		first = false;
+	}
+	hmpt_fmt_char(f, ']');
+}
+
+static void write_process(hmpt_fmt_t *f, const hmpt_profile_info_t *info)
+{
+	static const char *const ends[] = {"exit", "_exit", "request"};
+	char exe[4096];
+	struct utsname u;
+
+	hmpt_fmt_str(f, "  \"process\": {\n    ");
+	kv_u64(f, "pid", (uint64_t)getpid(), ", ");
+	kv_u64(f, "ppid", (uint64_t)getppid(), ",\n    ");
+	key(f, "exe");
+	hmpt_fmt_json_str(f, hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) < 0 ? "" : exe);
+	hmpt_fmt_str(f, ",\n    ");
+	key(f, "cmdline");
+	write_cmdline(f);
+	hmpt_fmt_str(f, ",\n    ");
+	key(f, "hostname");
+	hmpt_fmt_json_str(f, uname(&u) == 0 ? u.nodename : "");
+	hmpt_fmt_str(f, ",\n    ");
+	key(f, "start_unix");
+	hmpt_fmt_fixed(f, info->start_unix, 6);
+	hmpt_fmt_str(f, ", ");
+	kv_sec(f, "duration_s", hmpt_sys_now_ns() - hmpt_sites_t0_ns(), ", ");
+	key(f, "end");
+	hmpt_fmt_json_str(f, ends[info->end]);
+	hmpt_fmt_str(f, ", ");
+	key(f, "forked");
+	hmpt_fmt_str(f, info->forked ? "true" : "false");
+	hmpt_fmt_str(f, "\n  },\n");
+}
+
+static void write_frame(hmpt_fmt_t *f, const hmpt_site_t *s, uint32_t i)
+{
+	const hmpt_module_t *m =
+		s->mods[i] == HMPT_MODULE_UNKNOWN ? NULL : hmpt_modules_get(s->mods[i]);
+
+	hmpt_fmt_char(f, '"');
+	hmpt_fmt_str(f, m ? m->name : "??");
+	hmpt_fmt_str(f, "!0x");
+	hmpt_fmt_hex(f, s->offs[i], 1);
+	hmpt_fmt_char(f, '"');
+}
+
+static void write_modules(hmpt_fmt_t *f)
+{
+	bool first = true;
+
+	hmpt_fmt_str(f, "  \"modules\": [");
+	for (uint32_t i = 0; i < hmpt_modules_count(); i++) {
+		const hmpt_module_t *m = hmpt_modules_get(i);
+		if (!m->used)
+			continue;
+		hmpt_fmt_str(f, first ? "\n    {" : ",\n    {");
+		key(f, "name");
+		hmpt_fmt_json_str(f, m->name);
+		hmpt_fmt_str(f, ", ");
+		key(f, "path");
+		hmpt_fmt_json_str(f, m->path);
+		hmpt_fmt_str(f, ", ");
+		key(f, "build_id");
+		hmpt_fmt_char(f, '"');
+		for (unsigned k = 0; k < m->build_id_len; k++)
+			hmpt_fmt_hex(f, m->build_id[k], 2);
+		hmpt_fmt_str(f, "\"}");
+		first = false;
+	}
+	hmpt_fmt_str(f, first ? "],\n" : "\n  ],\n");
+}
+
+static void write_totals(hmpt_fmt_t *f)
+{
+	const hmpt_totals_t *t = hmpt_sites_totals();
+	struct rusage ru;
+	uint64_t rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+
+	hmpt_fmt_str(f, "  \"totals\": {\n    ");
+	kv_u64(f, "tracked_allocations", t->allocations, ", ");
+	kv_u64(f, "tracked_bytes", t->bytes, ",\n    ");
+	kv_u64(f, "peak_tracked_bytes", t->peak_live, ", ");
+	kv_u64(f, "live_tracked_bytes", t->live, ",\n    ");
+	kv_u64(f, "peak_rss_bytes", rss, ", ");
+	kv_u64(f, "untracked_large", t->untracked_large, "\n  },\n");
+}
+
+/* Shell sort of site indices by bytes, largest first: no malloc, and the
+ * number of sites is small enough. */
+static uint32_t sort_sites(void)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < hmpt_sites_count() && n < sizeof(order_g) / sizeof(order_g[0]); i++)
+		if (hmpt_sites_get(i)->st.allocations || hmpt_sites_get(i)->st.live)
+			order_g[n++] = i;
+	for (uint32_t gap = n / 2; gap > 0; gap /= 2)
+		for (uint32_t i = gap; i < n; i++) {
+			uint32_t v = order_g[i], j = i;
+			uint64_t b = hmpt_sites_get(v)->st.bytes;
+			while (j >= gap && hmpt_sites_get(order_g[j - gap])->st.bytes < b) {
+				order_g[j] = order_g[j - gap];
+				j -= gap;
+			}
+			order_g[j] = v;
+		}
+	return n;
+}
+
+static void write_sites(hmpt_fmt_t *f, uint32_t n)
+{
+	hmpt_fmt_str(f, "  \"sites\": [");
+	for (uint32_t k = 0; k < n; k++) {
+		const hmpt_site_t *s = hmpt_sites_get(order_g[k]);
+		hmpt_fmt_str(f, k ? ",\n    {" : "\n    {");
+		key(f, "id");
+		hmpt_fmt_char(f, '"');
+		hmpt_fmt_hex(f, s->id, 16);
+		hmpt_fmt_str(f, "\",\n      ");
+		key(f, "frames");
+		hmpt_fmt_char(f, '[');
+		for (uint32_t i = 0; i < s->nframes; i++) {
+			if (i)
+				hmpt_fmt_str(f, ", ");
+			write_frame(f, s, i);
+		}
+		hmpt_fmt_str(f, "],\n      ");
+		kv_u64(f, "allocations", s->st.allocations, ", ");
+		kv_u64(f, "bytes", s->st.bytes, ", ");
+		kv_u64(f, "max_size", s->st.max_size, ",\n      ");
+		kv_u64(f, "peak_live_bytes", s->st.peak_live, ", ");
+		kv_u64(f, "live_bytes", s->st.live, ",\n      ");
+		kv_sec(f, "first_s", s->st.first_ns, ", ");
+		kv_sec(f, "last_s", s->st.last_ns, "}");
+	}
+	hmpt_fmt_str(f, n ? "\n  ]\n" : "]\n");
+}
+
+int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigned cap)
+{
+	char tmp[4200];
+	hmpt_fmt_t f;
+	int rc, fd;
+
+	rc = hmpt_profile_path(info->pattern, info->forked, path, cap);
+	if (rc)
+		return rc;
+	hmpt_fmt_init(&f, tmp, sizeof(tmp), -1);
+	hmpt_fmt_str(&f, path);
+	hmpt_fmt_str(&f, ".tmp.");
+	hmpt_fmt_i64(&f, getpid());
+	if (f.truncated)
+		return -ENAMETOOLONG;
+	hmpt_fmt_cstr(&f);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -errno;
+
+	hmpt_fmt_init(&f, out_buf_g, sizeof(out_buf_g), fd);
+	hmpt_fmt_str(&f, "{\n  \"format\": \"hmpt-profile\",\n  \"format_version\": 1,\n  ");
+	key(&f, "hmpt_version");
+	hmpt_fmt_json_str(&f, HMPT_VERSION);
+	hmpt_fmt_str(&f, ",\n");
+	write_process(&f, info);
+	hmpt_fmt_str(&f, "  \"settings\": {");
+	kv_u64(&f, "min_size", info->min_size, ", ");
+	kv_u64(&f, "stack_depth", hmpt_sites_depth(), ", ");
+	kv_u64(&f, "arena_bytes", info->arena_bytes, "},\n");
+	write_modules(&f);
+	write_totals(&f);
+	write_sites(&f, sort_sites());
+	hmpt_fmt_str(&f, "}\n");
+	rc = hmpt_fmt_flush(&f);
+	if (close(fd) != 0 && rc == 0)
+		rc = -errno;
+	if (rc == 0 && f.failed)
+		rc = -EIO;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

@@ -1,0 +1,30 @@
+/* profile.h — writes the profile (docs/profile-format.md) from the shim.
+ *
+ * Contract: called with the sites lock held; no malloc, no stdio: the JSON
+ * is formatted into a static buffer and written with write(2) to a
+ * temporary file that is renamed into place.  Returns 0 or -errno.
+ */
+#ifndef HMPT_PROFILE_H
+#define HMPT_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+typedef enum { HMPT_END_EXIT, HMPT_END__EXIT, HMPT_END_REQUEST } hmpt_end_t;
+
+typedef struct {
+	const char *pattern; /* HMPT_PROFILE */
+	uint64_t min_size;
+	uint64_t arena_bytes;
+	double start_unix;
+	bool forked;	/* a fork child of the process that loaded the shim */
+	hmpt_end_t end;
+} hmpt_profile_info_t;
+
+/* Expand %p %h %e %% into buf; appends .<pid> when `unique` and there is no
+ * %p.  Returns 0 or -ENAMETOOLONG / -EINVAL. */
+int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap);
+int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path_out, unsigned cap);
+
+#endif

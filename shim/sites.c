@@ -1,0 +1,379 @@
+/* sites.c — see sites.h. */
+#include "sites.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <string.h>
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include "sys.h"
+
+#define MAX_SITES   65536u
+#define SLOTS	    (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
+#define MAX_MODULES 4096u
+/* frames captured beyond the kept depth, for hmpt's and the runtime's */
+#define SKIP_ROOM 16
+
+static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
+static hmpt_site_t *sites_g;
+static uint32_t nsites_g;
+static uint32_t *slots_g; /* site index + 1, 0 = empty */
+static hmpt_module_t *modules_g;
+static uint32_t nmodules_g;
+static unsigned long long dl_adds_g, dl_subs_g;
+static unsigned depth_g = 16;
+static uint64_t t0_g;
+static hmpt_totals_t totals_g;
+static char exe_path_g[4096];
+
+uint64_t hmpt_sites_hash(uint64_t h, const void *data, unsigned long n)
+{
+	const unsigned char *p = data;
+
+	for (unsigned long i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+/* Frames in these modules are the allocator's, not the program's: leading
+ * ones are skipped so operator new or a libc wrapper does not become the
+ * site of every allocation. */
+static bool is_runtime(const char *name)
+{
+	static const char *const prefixes[] = {"libc.so",      "libstdc++.so", "libgfortran.so",
+					       "libc++.so",    "libc++abi.so", "ld-linux",
+					       "libhmpt"};
+	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+static void read_build_id(const struct dl_phdr_info *info, hmpt_module_t *m)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*nh);
+			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+			const char *next = desc + ((nh->n_descsz + 3) & ~3u);
+			if (next > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    memcmp(name, "GNU", 4) == 0 && nh->n_descsz <= sizeof(m->build_id)) {
+				memcpy(m->build_id, desc, nh->n_descsz);
+				m->build_id_len = (uint8_t)nh->n_descsz;
+				return;
+			}
+			p = next;
+		}
+	}
+}
+
+static int refresh_cb(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	const char *path = info->dlpi_name;
+	uint32_t i;
+
+	(void)ctx;
+	if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs))
+		return 1;
+	for (int k = 0; k < info->dlpi_phnum; k++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[k];
+		if (ph->p_type != PT_LOAD)
+			continue;
+		uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+		if (a < lo)
+			lo = a;
+		if (a + ph->p_memsz > hi)
+			hi = a + ph->p_memsz;
+	}
+	if (lo >= hi)
+		return 0;
+	if (!path || !*path)
+		path = exe_path_g[0] ? exe_path_g : "(main)";
+	for (i = 0; i < nmodules_g; i++) {
+		hmpt_module_t *m = &modules_g[i];
+		if (m->base == info->dlpi_addr && m->lo == lo && strcmp(m->path, path) == 0) {
+			m->alive = true;
+			return 0;
+		}
+	}
+	if (nmodules_g == MAX_MODULES)
+		return 0;
+	hmpt_module_t *m = &modules_g[nmodules_g];
+	memset(m, 0, sizeof(*m));
+	m->path = hmpt_sys_perm_strdup(path);
+	if (!m->path)
+		return 0;
+	m->name = base_name(m->path);
+	m->name_hash = hmpt_sites_hash(HMPT_HASH_SEED, m->name, strlen(m->name));
+	m->base = info->dlpi_addr;
+	m->lo = lo;
+	m->hi = hi;
+	m->alive = true;
+	m->runtime = is_runtime(m->name);
+	m->self = (uintptr_t)&hmpt_sites_capture >= lo && (uintptr_t)&hmpt_sites_capture < hi;
+	read_build_id(info, m);
+	nmodules_g++;
+	return 0;
+}
+
+static int counters_cb(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	unsigned long long *c = ctx;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		c[0] = info->dlpi_adds;
+		c[1] = info->dlpi_subs;
+	}
+	return 1; /* the first object is enough */
+}
+
+/* Re-read the module list when something was loaded or unloaded. */
+static void refresh_modules(void)
+{
+	unsigned long long c[2] = {0, 0};
+
+	dl_iterate_phdr(counters_cb, c);
+	if (nmodules_g && c[0] == dl_adds_g && c[1] == dl_subs_g)
+		return;
+	for (uint32_t i = 0; i < nmodules_g; i++)
+		modules_g[i].alive = false;
+	dl_iterate_phdr(refresh_cb, NULL);
+	dl_adds_g = c[0];
+	dl_subs_g = c[1];
+}
+
+static uint32_t module_of(uintptr_t ip)
+{
+	for (uint32_t i = 0; i < nmodules_g; i++)
+		if (modules_g[i].alive && ip >= modules_g[i].lo && ip < modules_g[i].hi)
+			return i;
+	return HMPT_MODULE_UNKNOWN;
+}
+
+int hmpt_sites_init(unsigned depth)
+{
+	depth_g = depth > HMPT_MAX_DEPTH ? HMPT_MAX_DEPTH : depth ? depth : 1;
+	t0_g = hmpt_sys_now_ns();
+	sites_g = hmpt_sys_map(MAX_SITES * sizeof(hmpt_site_t));
+	slots_g = hmpt_sys_map(SLOTS * sizeof(uint32_t));
+	modules_g = hmpt_sys_map(MAX_MODULES * sizeof(hmpt_module_t));
+	if (!sites_g || !slots_g || !modules_g)
+		return -ENOMEM;
+	if (hmpt_sys_readlink("/proc/self/exe", exe_path_g, sizeof(exe_path_g)) < 0)
+		exe_path_g[0] = '\0';
+	nsites_g = 1; /* index 0: the overflow site, no frames */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	pthread_mutex_lock(&lock_g);
+	refresh_modules();
+	pthread_mutex_unlock(&lock_g);
+	return 0;
+}
+
+void hmpt_sites_warmup(void)
+{
+	void *raw[8];
+
+	unw_backtrace(raw, 8);
+}
+
+static bool same_frames(const hmpt_site_t *s, const uintptr_t *ips, uint32_t n)
+{
+	return s->nframes == n && memcmp(s->ips, ips, n * sizeof(*ips)) == 0;
+}
+
+static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
+{
+	uint64_t id = HMPT_HASH_SEED;
+
+	if (nsites_g == MAX_SITES)
+		return HMPT_SITE_OVERFLOW;
+	hmpt_site_t *s = &sites_g[nsites_g];
+	s->ips = hmpt_sys_perm_alloc(n * (sizeof(uintptr_t) + sizeof(uint64_t) + sizeof(uint32_t)));
+	if (n && !s->ips)
+		return HMPT_SITE_OVERFLOW;
+	s->offs = (uint64_t *)(s->ips + n);
+	s->mods = (uint32_t *)(s->offs + n);
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t m = module_of(ips[i]);
+		s->ips[i] = ips[i];
+		s->mods[i] = m;
+		s->offs[i] = m == HMPT_MODULE_UNKNOWN ? ips[i] : ips[i] - modules_g[m].base;
+		uint64_t name_hash = m == HMPT_MODULE_UNKNOWN ? 0 : modules_g[m].name_hash;
+		if (m != HMPT_MODULE_UNKNOWN)
+			modules_g[m].used = true;
+		id = hmpt_sites_hash(id, &name_hash, sizeof(name_hash));
+		id = hmpt_sites_hash(id, &s->offs[i], sizeof(s->offs[i]));
+	}
+	s->nframes = n;
+	s->key = key;
+	s->id = id;
+	return nsites_g++;
+}
+
+uint32_t hmpt_sites_capture(void)
+{
+	void *raw[HMPT_MAX_DEPTH + SKIP_ROOM];
+	uintptr_t ips[HMPT_MAX_DEPTH];
+	int got = unw_backtrace(raw, (int)(depth_g + SKIP_ROOM));
+	uint32_t n = 0, site;
+	int first = -1, first_foreign = -1;
+
+	if (got < 0)
+		got = 0;
+	pthread_mutex_lock(&lock_g);
+	refresh_modules();
+	/* skip hmpt's own frames, then the allocator runtime's */
+	for (int i = 0; i < got; i++) {
+		uint32_t m = module_of((uintptr_t)raw[i]);
+		bool self = m != HMPT_MODULE_UNKNOWN && modules_g[m].self;
+		bool runtime = m != HMPT_MODULE_UNKNOWN && modules_g[m].runtime;
+		if (!self && first_foreign < 0)
+			first_foreign = i;
+		if (!self && !runtime) {
+			first = i;
+			break;
+		}
+	}
+	if (first < 0) /* only runtime frames: keep them */
+		first = first_foreign < 0 ? got : first_foreign;
+	for (int i = first; i < got && n < depth_g; i++)
+		ips[n++] = (uintptr_t)raw[i];
+
+	uint64_t key = hmpt_sites_hash(HMPT_HASH_SEED, ips, n * sizeof(ips[0]));
+	uint32_t slot = (uint32_t)key & (SLOTS - 1);
+	for (;;) {
+		uint32_t v = slots_g[slot];
+		if (v == 0) {
+			site = new_site(key, ips, n);
+			if (site != HMPT_SITE_OVERFLOW)
+				slots_g[slot] = site + 1;
+			break;
+		}
+		if (sites_g[v - 1].key == key && same_frames(&sites_g[v - 1], ips, n)) {
+			site = v - 1;
+			break;
+		}
+		slot = (slot + 1) & (SLOTS - 1);
+	}
+	pthread_mutex_unlock(&lock_g);
+	return site;
+}
+
+void hmpt_sites_lock(void)
+{
+	pthread_mutex_lock(&lock_g);
+}
+
+void hmpt_sites_unlock(void)
+{
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_sites_reset_lock(void)
+{
+	pthread_mutex_init(&lock_g, NULL);
+}
+
+void hmpt_sites_reset_stats(uint64_t now_ns)
+{
+	for (uint32_t i = 0; i < nsites_g; i++) {
+		hmpt_site_stats_t *st = &sites_g[i].st;
+		uint64_t live = st->live;
+		memset(st, 0, sizeof(*st));
+		st->live = st->peak_live = live;
+	}
+	totals_g.allocations = totals_g.bytes = totals_g.untracked_large = 0;
+	totals_g.peak_live = totals_g.live;
+	t0_g = now_ns;
+}
+
+void hmpt_sites_note_alloc(uint32_t site, uint64_t size, uint64_t now_ns)
+{
+	hmpt_site_stats_t *st = &sites_g[site].st;
+	uint64_t t = now_ns - t0_g;
+
+	if (st->allocations == 0)
+		st->first_ns = t;
+	st->last_ns = t;
+	st->allocations++;
+	st->bytes += size;
+	if (size > st->max_size)
+		st->max_size = size;
+	st->live += size;
+	if (st->live > st->peak_live)
+		st->peak_live = st->live;
+	totals_g.allocations++;
+	totals_g.bytes += size;
+	totals_g.live += size;
+	if (totals_g.live > totals_g.peak_live)
+		totals_g.peak_live = totals_g.live;
+}
+
+void hmpt_sites_note_free(uint32_t site, uint64_t size)
+{
+	hmpt_site_stats_t *st = &sites_g[site].st;
+
+	st->live -= size < st->live ? size : st->live;
+	totals_g.live -= size < totals_g.live ? size : totals_g.live;
+}
+
+void hmpt_sites_note_untracked(void)
+{
+	totals_g.untracked_large++;
+}
+
+uint32_t hmpt_sites_count(void)
+{
+	return nsites_g;
+}
+
+hmpt_site_t *hmpt_sites_get(uint32_t i)
+{
+	return &sites_g[i];
+}
+
+uint32_t hmpt_modules_count(void)
+{
+	return nmodules_g;
+}
+
+const hmpt_module_t *hmpt_modules_get(uint32_t i)
+{
+	return &modules_g[i];
+}
+
+const hmpt_totals_t *hmpt_sites_totals(void)
+{
+	return &totals_g;
+}
+
+uint64_t hmpt_sites_t0_ns(void)
+{
+	return t0_g;
+}
+
+unsigned hmpt_sites_depth(void)
+{
+	return depth_g;
+}

@@ -1,0 +1,94 @@
+/* sites.h — allocation sites: call stacks named as module!offset.
+ *
+ * Why: ASLR moves every address between runs, so a site is named by
+ * (module base name, offset from the module's load base) frames, which are
+ * the same in every run of the same binaries.  Within a process, sites are
+ * found by their raw return addresses (fast); the module!offset form and the
+ * stable id are computed once, when a site is first seen.
+ *
+ * Contract: hmpt_sites_init() once, before any other call.  capture() takes
+ * the stack with libunwind outside any lock, then looks the site up under
+ * the sites lock.  No malloc: tables live in mmap'ed memory of fixed
+ * capacity; when full, new stacks count against the overflow site (index
+ * 0, no frames).  The caller must hold its re-entrancy guard, because
+ * libunwind and dl_iterate_phdr may allocate.  Accounting functions and the
+ * getters are called with the sites lock held (hmpt_sites_lock()).
+ */
+#ifndef HMPT_SITES_H
+#define HMPT_SITES_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define HMPT_MAX_DEPTH	    64
+#define HMPT_SITE_OVERFLOW  0u
+#define HMPT_MODULE_UNKNOWN UINT32_MAX
+
+typedef struct {
+	uintptr_t lo, hi; /* address range of the loaded segments */
+	uintptr_t base;	  /* load bias (dlpi_addr) */
+	const char *path;
+	const char *name; /* base name of path */
+	uint64_t name_hash;
+	uint8_t build_id[32];
+	uint8_t build_id_len;
+	bool self;    /* libhmpt itself */
+	bool runtime; /* allocator runtime: libc, libstdc++, libgfortran, ... */
+	bool alive;   /* still loaded */
+	bool used;    /* named by some site's frame */
+} hmpt_module_t;
+
+typedef struct {
+	uint64_t allocations;
+	uint64_t bytes;
+	uint64_t max_size;
+	uint64_t live;
+	uint64_t peak_live;
+	uint64_t first_ns, last_ns; /* since hmpt_sites_t0 */
+} hmpt_site_stats_t;
+
+typedef struct {
+	uint64_t key; /* hash of the raw return addresses */
+	uint64_t id;  /* stable id: hash of the module!offset frames */
+	uint32_t nframes;
+	uintptr_t *ips;
+	uint32_t *mods; /* module index per frame, or HMPT_MODULE_UNKNOWN */
+	uint64_t *offs; /* offset from the module's load base */
+	hmpt_site_stats_t st;
+} hmpt_site_t;
+
+typedef struct {
+	uint64_t allocations, bytes, live, peak_live;
+	uint64_t untracked_large; /* large requests passed on untracked */
+} hmpt_totals_t;
+
+int hmpt_sites_init(unsigned depth);
+/* Unwind once, so libunwind sets itself up outside any malloc. */
+void hmpt_sites_warmup(void);
+/* Capture the caller's stack; the site index (HMPT_SITE_OVERFLOW if the
+ * table is full). */
+uint32_t hmpt_sites_capture(void);
+
+void hmpt_sites_lock(void);
+void hmpt_sites_unlock(void);
+void hmpt_sites_reset_lock(void);
+/* fork child: counts start again from zero; live blocks stay live */
+void hmpt_sites_reset_stats(uint64_t now_ns);
+
+/* with the lock held */
+void hmpt_sites_note_alloc(uint32_t site, uint64_t size, uint64_t now_ns);
+void hmpt_sites_note_free(uint32_t site, uint64_t size);
+void hmpt_sites_note_untracked(void);
+uint32_t hmpt_sites_count(void);
+hmpt_site_t *hmpt_sites_get(uint32_t i);
+uint32_t hmpt_modules_count(void);
+const hmpt_module_t *hmpt_modules_get(uint32_t i);
+const hmpt_totals_t *hmpt_sites_totals(void);
+uint64_t hmpt_sites_t0_ns(void);
+unsigned hmpt_sites_depth(void);
+
+/* 64-bit FNV-1a, exposed for the unit tests */
+uint64_t hmpt_sites_hash(uint64_t h, const void *data, unsigned long n);
+#define HMPT_HASH_SEED 0xcbf29ce484222325ull
+
+#endif

@@ -1,0 +1,31 @@
+/* sys.h — small system helpers for the shim: raw mappings, a permanent
+ * bump allocator for the shim's own tables, clocks and file reads.
+ *
+ * Contract: nothing here calls malloc or stdio.  hmpt_sys_perm_alloc() is
+ * for data that lives until exit (module paths, site frames); it is
+ * thread-safe and returns NULL when the system refuses memory.
+ */
+#ifndef HMPT_SYS_H
+#define HMPT_SYS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* anonymous private mapping of `len` bytes, NORESERVE; NULL on failure */
+void *hmpt_sys_map(size_t len);
+void hmpt_sys_unmap(void *p, size_t len);
+/* zeroed, 16-byte aligned, never freed; NULL on failure */
+void *hmpt_sys_perm_alloc(size_t len);
+/* copy of a string into permanent storage */
+char *hmpt_sys_perm_strdup(const char *s);
+
+uint64_t hmpt_sys_now_ns(void);	   /* CLOCK_MONOTONIC */
+double hmpt_sys_unix_time(void);   /* CLOCK_REALTIME, seconds */
+
+/* Read up to cap-1 bytes of a file, NUL-terminate; returns bytes or -errno. */
+ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap);
+/* readlink into buf, NUL-terminated; returns length or -errno */
+ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap);
+
+#endif
