@@ -54,24 +54,78 @@ static char *gran_addr(uint64_t g)
 	return (char *)(hmpt_arena_base_g + (g << HMPT_GRANULE_SHIFT));
 }
 
-/* Give [p, p+len) back to the reservation: memory released, no access. */
-static int unmap_range(char *p, size_t len)
+/* Granule states.  A granule is mapped read-write the first time a block
+ * uses it and stays mapped.  When a block is freed, its pages are either
+ * dropped at once (MADV_DONTNEED: memory back to the system, zeros on next
+ * use) or, while fewer than DIRTY_MAX granules are waiting, kept as they
+ * are, so a program that frees and allocates large buffers in a loop reuses
+ * them without a system call or page faults, as it would with glibc.  A
+ * kept ("dirty") granule is dropped before it serves a zeroed request. */
+enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
+#define DIRTY_MAX 8u /* 16 MiB */
+
+static uint8_t *rw_g;	   /* per granule state */
+static uint64_t dirty_g;   /* granules in GRAN_DIRTY, under lock_g */
+
+static void drop_pages(char *p, size_t len)
 {
-	if (!len)
-		return 0;
-	void *r = mmap(p, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
-		       -1, 0);
-	return r == MAP_FAILED ? -errno : 0;
+	if (len)
+		madvise(p, len, MADV_DONTNEED);
 }
 
-/* Fresh zero-filled read-write pages over [p, p+len). */
-static int map_range(char *p, size_t len)
+/* Make [g, g+n), which the caller owns, read-write; with `zero`, also
+ * zero-filled.  Runs of granules are handled with one call each. */
+static int prepare(uint64_t g, uint64_t n, bool zero)
 {
-	if (!len)
-		return 0;
-	void *r = mmap(p, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
-		       -1, 0);
-	return r == MAP_FAILED ? -errno : 0;
+	uint64_t dirty = 0;
+	int rc = 0;
+
+	for (uint64_t i = g; i < g + n;) {
+		uint8_t st = rw_g[i];
+		uint64_t j = i;
+		while (j < g + n && rw_g[j] == st)
+			j++;
+		size_t len = (size_t)(j - i) << HMPT_GRANULE_SHIFT;
+		if (st == GRAN_UNMAPPED) {
+			void *r = mmap(gran_addr(i), len, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			if (r == MAP_FAILED) {
+				rc = -errno;
+				break;
+			}
+		} else if (st == GRAN_DIRTY) {
+			if (zero)
+				drop_pages(gran_addr(i), len);
+			dirty += j - i;
+		}
+		memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
+		i = j;
+	}
+	if (dirty) {
+		pthread_mutex_lock(&lock_g);
+		dirty_g -= dirty;
+		pthread_mutex_unlock(&lock_g);
+	}
+	return rc;
+}
+
+/* Give [g, g+n) back: pages kept for reuse while few are waiting, else
+ * dropped; then the range joins the free set. */
+static void release(uint64_t g, uint64_t n)
+{
+	bool keep;
+
+	pthread_mutex_lock(&lock_g);
+	keep = dirty_g + n <= DIRTY_MAX;
+	if (keep)
+		dirty_g += n;
+	pthread_mutex_unlock(&lock_g);
+	if (!keep)
+		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
+	memset(rw_g + g, keep ? GRAN_DIRTY : GRAN_CLEAN, (size_t)n);
+	pthread_mutex_lock(&lock_g);
+	hmpt_extents_give(&free_g, g, n); /* cannot fail: room for n/2+2 extents */
+	pthread_mutex_unlock(&lock_g);
 }
 
 int hmpt_arena_init(uint64_t size)
@@ -93,9 +147,11 @@ int hmpt_arena_init(uint64_t size)
 	uintptr_t b = ((uintptr_t)base + HMPT_GRANULE - 1) & ~(uintptr_t)(HMPT_GRANULE - 1);
 	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
-	if (!blocks || !ext) {
+	rw_g = hmpt_sys_map(n);
+	if (!blocks || !ext || !rw_g) {
 		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
 		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
+		hmpt_sys_unmap(rw_g, n);
 		munmap(base, len);
 		return -ENOMEM;
 	}
@@ -115,15 +171,15 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 	return g;
 }
 
+/* Return granules that never held data (a failed request). */
 static void give(uint64_t g, uint64_t n)
 {
 	pthread_mutex_lock(&lock_g);
-	/* -ENOSPC cannot happen: the table holds n/2+2 extents */
 	hmpt_extents_give(&free_g, g, n);
 	pthread_mutex_unlock(&lock_g);
 }
 
-void *hmpt_arena_alloc(size_t size, size_t align, uint32_t site)
+void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
 {
 	size_t mapped = round_page(size);
 	uint64_t n = granules(mapped);
@@ -140,9 +196,8 @@ void *hmpt_arena_alloc(size_t size, size_t align, uint32_t site)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = map_range(gran_addr((uint64_t)g), mapped);
+	rc = prepare((uint64_t)g, n, zero);
 	if (rc) {
-		unmap_range(gran_addr((uint64_t)g), mapped);
 		give((uint64_t)g, n);
 		errno = -rc;
 		return NULL;
@@ -192,10 +247,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 	pthread_mutex_unlock(&lock_g);
 	if (!out->ngran)
 		return -EINVAL;
-	/* If the range cannot be re-reserved, keep it out of the free set: a
-	 * hole someone else might map must never be handed out again. */
-	if (unmap_range(p, out->mapped) == 0)
-		give((uint64_t)g, out->ngran);
+	release((uint64_t)g, out->ngran);
 	return 0;
 }
 
@@ -240,47 +292,47 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		return NULL;
 	}
 	if (n <= old->ngran || take_at_grow(g, old->ngran, n)) {
-		/* in place: map or release the difference */
-		if (mapped > old->mapped)
-			rc = map_range(base + old->mapped, mapped - old->mapped);
-		else
-			rc = unmap_range(base + mapped, old->mapped - mapped);
-		if (rc) {
-			if (n > old->ngran)
+		/* in place */
+		if (n > old->ngran) {
+			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false);
+			if (rc) {
 				give((uint64_t)g + old->ngran, n - old->ngran);
-			errno = -rc;
-			return NULL;
+				errno = -rc;
+				return NULL;
+			}
+		} else if (n < old->ngran) {
+			release((uint64_t)g + n, old->ngran - n);
 		}
-		if (n < old->ngran)
-			give((uint64_t)g + n, old->ngran - n);
 		pthread_mutex_lock(&lock_g);
 		blocks_g[g] = (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n,
 					     .site = site};
 		pthread_mutex_unlock(&lock_g);
 		return p;
 	}
-	/* elsewhere: a new extent, pages moved or copied */
+	/* elsewhere: a new extent; pages moved when the kernel can, else copied */
 	int64_t ng = take(n, 1);
 	if (ng < 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
 	char *to = gran_addr((uint64_t)ng);
-	rc = move_pages_to(base, to, old->mapped);
-	if (rc == 0) {
-		rc = map_range(to + old->mapped, mapped - old->mapped);
-		if (rc) { /* put the pages back where they were */
-			move_pages_to(to, base, old->mapped);
-			unmap_range(to, mapped);
-		}
+	size_t span = (size_t)old->ngran << HMPT_GRANULE_SHIFT;
+	rc = move_pages_to(base, to, span);
+	bool moved = rc == 0;
+	if (moved) {
+		/* the pages now live at `to`; the old range is mapped and empty */
+		rc = prepare((uint64_t)ng, old->ngran, false);
+		if (rc == 0)
+			rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false);
+		if (rc) /* put the pages back where they were */
+			move_pages_to(to, base, span);
 	} else {
-		rc = map_range(to, mapped);
+		rc = prepare((uint64_t)ng, n, false);
 		if (rc == 0)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
 	if (rc) {
-		unmap_range(to, mapped);
-		give((uint64_t)ng, n);
+		release((uint64_t)ng, n);
 		errno = -rc;
 		return NULL;
 	}
@@ -289,8 +341,10 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 				      .site = site};
 	blocks_g[g].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
-	if (unmap_range(base, old->mapped) == 0)
-		give((uint64_t)g, old->ngran);
+	if (moved)
+		give((uint64_t)g, old->ngran); /* empty now: nothing to drop */
+	else
+		release((uint64_t)g, old->ngran);
 	return to;
 }
 

@@ -5,11 +5,13 @@
  * mapping (so a plan can bind and advise it without touching neighbours),
  * and lets realloc move pages instead of copying them.
  *
- * Layout: the range is cut into 2 MiB granules.  Each block starts on a
- * granule boundary (so it can use huge pages), is mapped read-write for
- * round_up(size, page) bytes, and the rest of its last granule stays
- * PROT_NONE, a guard against overruns.  Freed blocks go back to PROT_NONE
- * (memory returned to the system); a new block is always zero-filled.
+ * Layout: the range is cut into 2 MiB granules, reserved PROT_NONE.  Each
+ * block starts on a granule boundary (so it can use huge pages) and holds
+ * whole granules; a granule is mapped read-write when a block first uses it
+ * and stays mapped.  A freed block's pages are dropped (MADV_DONTNEED), so
+ * its memory goes back to the system, except for a few recently freed
+ * granules kept for reuse (see DIRTY_MAX in arena.c).
+ * The usable size of a block is round_up(size, page).
  *
  * Contract: all functions are thread-safe (one internal lock, never held
  * across a system call that can block for long), never call malloc, and
@@ -45,9 +47,10 @@ static inline bool hmpt_arena_owns(const void *p)
 
 /* Reserve `size` bytes (rounded down to granules) of address space. */
 int hmpt_arena_init(uint64_t size);
-/* A zero-filled block of `size` bytes aligned to `align` (power of two,
- * <= HMPT_ARENA_MAX_ALIGN). */
-void *hmpt_arena_alloc(size_t size, size_t align, uint32_t site);
+/* A block of `size` bytes aligned to `align` (power of two, <=
+ * HMPT_ARENA_MAX_ALIGN); zero-filled when `zero` (calloc) — otherwise it may
+ * reuse the pages of a recently freed block. */
+void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site);
 /* Release the block starting at p; its record is copied to *out.
  * -EINVAL: p is not the start of a live block. */
 int hmpt_arena_free(void *p, hmpt_block_t *out);

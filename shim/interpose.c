@@ -290,7 +290,7 @@ static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
 
 /* Capture the site and allocate from the arena; NULL means "not tracked,
  * use the normal allocator" (errno preserved). */
-static void *track_alloc(size_t size, size_t align)
+static void *track_alloc(size_t size, size_t align, bool zero)
 {
 	int saved = errno;
 	void *p = NULL;
@@ -306,7 +306,7 @@ static void *track_alloc(size_t size, size_t align)
 	if (!__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		goto out;
 	uint32_t site = hmpt_sites_capture();
-	p = hmpt_arena_alloc(size, align, site);
+	p = hmpt_arena_alloc(size, align, zero, site);
 	if (!p) {
 		note_untracked(errno == ENOMEM ? "arena full or memory refused" : "mapping failed",
 			       size);
@@ -401,7 +401,7 @@ static void *slow_malloc(size_t size)
 	if (init())
 		return boot_alloc(size, 16);
 	if (size >= min_size_g) {
-		void *p = track_alloc(size, 0);
+		void *p = track_alloc(size, 0, false);
 		if (p)
 			return p;
 	}
@@ -439,7 +439,7 @@ EXPORT void *calloc(size_t n, size_t size)
 	if (init())
 		return boot_alloc(total, 16);
 	if (total >= min_size_g) {
-		void *p = track_alloc(total, 0); /* arena blocks are zero-filled */
+		void *p = track_alloc(total, 0, true);
 		if (p)
 			return p;
 	}
@@ -466,7 +466,7 @@ static void *slow_realloc(void *p, size_t size)
 	}
 	if (size >= min_size_g) {
 		/* an untracked block grows past the threshold: track it now */
-		void *q = track_alloc(size, 0);
+		void *q = track_alloc(size, 0, false);
 		if (q) {
 			if (p) {
 				size_t old = real_usable_g ? real_usable_g(p) : size;
@@ -511,7 +511,7 @@ static void *aligned_track(size_t align, size_t size)
 	if (init())
 		return boot_alloc(size, align);
 	if (size >= min_size_g && power_of_two(align))
-		return track_alloc(size, align);
+		return track_alloc(size, align, false);
 	return NULL;
 }
 

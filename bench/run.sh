@@ -1,0 +1,7 @@
+#!/bin/bash
+# Run hmpt's benchmarks; every figure is a ratio or a cost taken in one run.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build
+echo "== malloc overhead (bench/malloc_overhead.c)"
+LD_PRELOAD=$B/libhmpt.so "$B/bench/malloc_overhead"
