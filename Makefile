@@ -47,7 +47,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
-.PHONY: all check check-unit check-integration deps bench install uninstall \
+.PHONY: all check deps bench bench-build install uninstall \
         format format-check clean demo progs
 all: $(B)/libhmpt.so $(B)/hmpt-tune
 
@@ -88,9 +88,18 @@ check: deps
 	$(MAKE) progs
 	tests/run.sh
 
-bench: deps all | $(B)/bench
+bench-build: all
 	$(MAKE) -C bench B=$(abspath $(B))/bench
+
+bench: deps
+	$(MAKE) bench-build
 	bench/run.sh
+
+# The main job on the bundled workload: four arrays, four call sites.
+DEMO_MIB ?= 512
+demo: deps
+	$(MAKE) bench-build
+	$(B)/hmpt-tune profile -o $(B)/demo-profile -- $(B)/bench/hmpt-demo -s $(DEMO_MIB)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR) \
