@@ -1,0 +1,566 @@
+/* hmpt-tune — profile a program's allocations (and, later, tune their
+ * placement).  Commands are a table; each has its own --help. */
+#include <dirent.h>
+#include <fcntl.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "profile.h"
+#include "report.h"
+#include "symbolize.h"
+
+extern char **environ;
+
+#define EXIT_USAGE 2
+
+static void die_usage(const char *cmd, const char *msg, const char *arg)
+{
+	fprintf(stderr, "hmpt-tune%s%s: %s%s%s\n", cmd ? " " : "", cmd ? cmd : "", msg,
+		arg ? ": " : "", arg ? arg : "");
+	fprintf(stderr, "Try 'hmpt-tune %s--help'.\n", cmd ? "help " : "");
+	exit(EXIT_USAGE);
+}
+
+/* ------------------------------------------------------------- profile */
+
+static const char profile_usage[] =
+	"Usage: hmpt-tune profile [options] -- COMMAND [ARGS...]\n"
+	"\n"
+	"Run COMMAND with libhmpt.so preloaded, then list its allocation sites by size.\n"
+	"Every process of COMMAND (fork children, programs it runs) that tracked an\n"
+	"allocation writes DIR/profile.<pid>.json; hmpt-tune merges them into\n"
+	"DIR/profile.json, writes DIR/sites.tsv and prints the table on standard error,\n"
+	"so that COMMAND's own output stays as it is.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output DIR     where the profiles go (default: hmpt-profile)\n"
+	"  -m, --min-size SIZE  track allocations of at least SIZE bytes; K, M, G\n"
+	"                       suffixes (default: 1M, or $HMPT_MIN_SIZE)\n"
+	"  -d, --depth N        call-stack frames kept per site, 1-64 (default: 16)\n"
+	"      --lib PATH       the libhmpt.so to preload (default: next to hmpt-tune,\n"
+	"                       or ../lib/libhmpt.so)\n"
+	"  -n, --rows N         show at most N sites (default: 20; 0: all)\n"
+	"  -v, --verbose        show each site's whole call stack\n"
+	"  -q, --quiet          print no table\n"
+	"  -h, --help           this text\n"
+	"\n"
+	"Exit status: COMMAND's exit status; 128+N if it was killed by signal N;\n"
+	"126 if it could not be run, 127 if it was not found; 2 for a usage error.\n"
+	"\n"
+	"Example:\n"
+	"  hmpt-tune profile -o prof -- ./stream_c.exe\n"
+	"  hmpt-tune show -v prof\n";
+
+static int find_lib(char *out, size_t cap)
+{
+	static const char *const rel[] = {"libhmpt.so", "../lib/libhmpt.so",
+					  "../lib/hmpt/libhmpt.so",
+					  "../lib/x86_64-linux-gnu/libhmpt.so"};
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
+		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < cap)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char buf[PATH_MAX];
+
+	if (strlen(dir) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int is_profile_file(const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(name, "profile.", 8) == 0 && n > 13 && strcmp(name + n - 5, ".json") == 0 &&
+	       strcmp(name, "profile.json") != 0 && !strstr(name, ".tmp.");
+}
+
+static void remove_old_profiles(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
+		    strcmp(e->d_name, "sites.tsv") == 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+/* The child's environment: ours, with LD_PRELOAD and the profile settings. */
+static char **child_env(const char *lib, const char *pattern, const char *min_size,
+			const char *depth)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 5, sizeof(char *));
+	const char *old_preload = getenv("LD_PRELOAD");
+	size_t k = 0;
+
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(environ[i], "LD_PRELOAD=", 11) ||
+		    !strncmp(environ[i], "HMPT_PROFILE=", 13) ||
+		    (min_size && !strncmp(environ[i], "HMPT_MIN_SIZE=", 14)) ||
+		    (depth && !strncmp(environ[i], "HMPT_STACK_DEPTH=", 17)))
+			continue;
+		env[k++] = environ[i];
+	}
+	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", lib, old_preload && *old_preload ? " " : "",
+		     old_preload ? old_preload : "") < 0 ||
+	    asprintf(&env[k++], "HMPT_PROFILE=%s", pattern) < 0 ||
+	    (min_size && asprintf(&env[k++], "HMPT_MIN_SIZE=%s", min_size) < 0) ||
+	    (depth && asprintf(&env[k++], "HMPT_STACK_DEPTH=%s", depth) < 0))
+		return NULL;
+	env[k] = NULL;
+	return env;
+}
+
+/* Run argv with env; returns the status to exit with. */
+static int run_command(char **argv, char **env, pid_t *child)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
+	int status, err_pipe[2];
+	pid_t pid;
+
+	if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+		fprintf(stderr, "hmpt-tune: pipe: %s\n", strerror(errno));
+		return 126;
+	}
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	pid = fork();
+	*child = pid;
+	if (pid == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		environ = env;
+		execvp(argv[0], argv);
+		int e = errno;
+		if (write(err_pipe[1], &e, sizeof(e)) < 0) {
+			/* nothing more to say */
+		}
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	close(err_pipe[1]);
+	if (pid < 0) {
+		fprintf(stderr, "hmpt-tune: fork: %s\n", strerror(errno));
+		close(err_pipe[0]);
+		return 126;
+	}
+	int exec_errno = 0;
+	if (read(err_pipe[0], &exec_errno, sizeof(exec_errno)) != sizeof(exec_errno))
+		exec_errno = 0;
+	close(err_pipe[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	if (exec_errno) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", argv[0], strerror(exec_errno));
+		return exec_errno == ENOENT ? 127 : 126;
+	}
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		fprintf(stderr, "hmpt-tune: %s killed by signal %d (SIG%s)\n", argv[0], sig,
+			sigabbrev_np(sig) ?: "?");
+		return 128 + sig;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status))
+		fprintf(stderr, "hmpt-tune: %s exited with status %d\n", argv[0],
+			WEXITSTATUS(status));
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
+}
+
+/* Load and merge DIR's per-process profiles; NULL with a message if bad,
+ * NULL and *none set if there were none. */
+static json_t *collect(const char *dir, long main_pid, int *none)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	json_t **profs = NULL;
+	char **files = NULL;
+	size_t n = 0;
+	json_t *merged = NULL;
+	int bad = 0;
+
+	*none = 0;
+	if (!d) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		char path[PATH_MAX + 256], err[1024];
+		if (!is_profile_file(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		json_t *p = hmpt_prof_load(path, err, sizeof(err));
+		if (!p) {
+			fprintf(stderr, "hmpt-tune: %s\n", err);
+			bad = 1;
+			continue;
+		}
+		profs = realloc(profs, (n + 1) * sizeof(*profs));
+		files = realloc(files, (n + 1) * sizeof(*files));
+		profs[n] = p;
+		files[n] = strdup(e->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		merged = hmpt_prof_merge(profs, (const char *const *)files, n, main_pid);
+	else
+		*none = !bad;
+	for (size_t i = 0; i < n; i++) {
+		json_decref(profs[i]);
+		free(files[i]);
+	}
+	free(profs);
+	free(files);
+	return merged;
+}
+
+static int write_outputs(const char *dir, json_t *merged, hmpt_sym_t *sym)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/profile.json", dir);
+	rc = hmpt_prof_write(merged, path);
+	if (rc) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/sites.tsv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f || hmpt_report_tsv(f, merged, sym) != 0 || fclose(f) != 0) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int cmd_profile(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{"output", required_argument, 0, 'o'}, {"min-size", required_argument, 0, 'm'},
+		{"depth", required_argument, 0, 'd'},  {"lib", required_argument, 0, 'L'},
+		{"rows", required_argument, 0, 'n'},   {"verbose", no_argument, 0, 'v'},
+		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
+		{0, 0, 0, 0}};
+	const char *dir = "hmpt-profile", *min_size = NULL, *depth = NULL, *lib_opt = NULL;
+	int verbose = 0, quiet = 0, rows = 20, c;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "+o:m:d:n:vqh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': dir = optarg; break;
+		case 'm':
+			if (hmpt_options_parse_size(optarg, &v) || v < 1)
+				die_usage("profile", "--min-size: expected a size such as 4096, 64K or 1M",
+					  optarg);
+			min_size = optarg;
+			break;
+		case 'd':
+			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 64)
+				die_usage("profile", "--depth: expected a whole number from 1 to 64",
+					  optarg);
+			depth = optarg;
+			break;
+		case 'n':
+			if (hmpt_options_parse_uint(optarg, &v) || v > INT_MAX)
+				die_usage("profile", "--rows: expected a whole number", optarg);
+			rows = (int)v;
+			break;
+		case 'L': lib_opt = optarg; break;
+		case 'v': verbose = 1; break;
+		case 'q': quiet = 1; break;
+		case 'h': fputs(profile_usage, stdout); return 0;
+		default: die_usage("profile", "unknown option", NULL);
+		}
+	}
+	if (optind >= argc)
+		die_usage("profile", "no command given (put it after --)", NULL);
+
+	char lib[PATH_MAX], absdir[PATH_MAX], pattern[PATH_MAX + 32];
+	if (lib_opt) {
+		if (!realpath(lib_opt, lib)) {
+			fprintf(stderr, "hmpt-tune: --lib %s: %s\n", lib_opt, strerror(errno));
+			return EXIT_USAGE;
+		}
+	} else if (find_lib(lib, sizeof(lib)) != 0) {
+		fprintf(stderr, "hmpt-tune: cannot find libhmpt.so next to hmpt-tune or in "
+				"../lib; give it with --lib PATH\n");
+		return EXIT_USAGE;
+	}
+	int rc = mkdir_p(dir);
+	if (rc || !realpath(dir, absdir)) {
+		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", dir,
+			strerror(rc ? -rc : errno));
+		return EXIT_USAGE;
+	}
+	remove_old_profiles(absdir);
+	snprintf(pattern, sizeof(pattern), "%s/profile.%%p.json", absdir);
+	char **env = child_env(lib, pattern, min_size, depth);
+	if (!env) {
+		fprintf(stderr, "hmpt-tune: out of memory\n");
+		return 126;
+	}
+
+	fflush(NULL);
+	pid_t child = -1;
+	int status = run_command(argv + optind, env, &child);
+
+	int none;
+	json_t *merged = collect(absdir, (long)child, &none);
+	if (!merged) {
+		if (none && !quiet)
+			fprintf(stderr, "hmpt: no allocation of at least %s bytes was tracked\n",
+				min_size ? min_size : "1M");
+		return status;
+	}
+	hmpt_sym_t *sym = hmpt_sym_new();
+	if (write_outputs(dir, merged, sym) == 0 && !quiet) {
+		char more[PATH_MAX + 16];
+		snprintf(more, sizeof(more), "%s/sites.tsv", dir);
+		hmpt_report_opts_t o = {.verbose = verbose, .max_rows = verbose ? 0 : rows,
+					.more = more};
+		hmpt_report_table(stderr, merged, sym, &o);
+		fprintf(stderr, "hmpt: profile in %s/profile.json\n", dir);
+	}
+	hmpt_sym_free(sym);
+	json_decref(merged);
+	return status;
+}
+
+/* ---------------------------------------------------------------- show */
+
+static const char show_usage[] =
+	"Usage: hmpt-tune show [--format table|tsv|json] [-v] [-n N] PROFILE.json|DIR\n"
+	"\n"
+	"Print a saved profile: the table of sites (default), sites.tsv's format, or\n"
+	"the JSON. DIR means DIR/profile.json (as written by 'hmpt-tune profile').\n"
+	"\n"
+	"Options:\n"
+	"  -f, --format FMT   table, tsv or json (default: table)\n"
+	"  -n, --rows N       show at most N sites in the table (default: all)\n"
+	"  -v, --verbose      show each site's whole call stack\n"
+	"  -h, --help         this text\n";
+
+static int cmd_show(int argc, char **argv)
+{
+	static const struct option longs[] = {{"format", required_argument, 0, 'f'},
+					      {"rows", required_argument, 0, 'n'},
+					      {"verbose", no_argument, 0, 'v'},
+					      {"help", no_argument, 0, 'h'},
+					      {0, 0, 0, 0}};
+	const char *format = "table";
+	int verbose = 0, rows = 0, c;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "f:n:vh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "table") && strcmp(optarg, "tsv") && strcmp(optarg, "json"))
+				die_usage("show", "--format: expected table, tsv or json", optarg);
+			format = optarg;
+			break;
+		case 'n':
+			if (hmpt_options_parse_uint(optarg, &v) || v > INT_MAX)
+				die_usage("show", "--rows: expected a whole number", optarg);
+			rows = (int)v;
+			break;
+		case 'v': verbose = 1; break;
+		case 'h': fputs(show_usage, stdout); return 0;
+		default: die_usage("show", "unknown option", NULL);
+		}
+	}
+	if (optind != argc - 1)
+		die_usage("show", "expected one PROFILE.json or DIR", NULL);
+
+	char path[PATH_MAX], err[1024];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s", argv[optind]);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(path, sizeof(path), "%s/profile.json", argv[optind]);
+	json_t *p = hmpt_prof_load(path, err, sizeof(err));
+	if (!p) {
+		fprintf(stderr, "hmpt-tune: %s\n", err);
+		return 1;
+	}
+	hmpt_prof_sort_sites(p);
+	hmpt_sym_t *sym = hmpt_sym_new();
+	int rc = 0;
+	if (!strcmp(format, "json")) {
+		rc = json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		putchar('\n');
+	} else if (!strcmp(format, "tsv")) {
+		rc = hmpt_report_tsv(stdout, p, sym);
+	} else {
+		hmpt_report_opts_t o = {.verbose = verbose, .max_rows = rows};
+		rc = hmpt_report_table(stdout, p, sym, &o);
+	}
+	hmpt_sym_free(sym);
+	json_decref(p);
+	return rc ? 1 : 0;
+}
+
+/* ----------------------------------------------------------------- env */
+
+static const char env_usage[] = "Usage: hmpt-tune env [--markdown]\n"
+				"\n"
+				"List every HMPT_* environment variable the shim reads, with its\n"
+				"default and meaning.\n";
+
+static void wrap(const char *text, int indent, int width)
+{
+	int col = indent;
+	const char *p = text;
+
+	printf("%*s", indent, "");
+	while (*p) {
+		int w = (int)strcspn(p, " ");
+		if (col > indent && col + 1 + w > width) {
+			printf("\n%*s", indent, "");
+			col = indent;
+		} else if (col > indent) {
+			putchar(' ');
+			col++;
+		}
+		printf("%.*s", w, p);
+		col += w;
+		p += w;
+		while (*p == ' ')
+			p++;
+	}
+	putchar('\n');
+}
+
+static int cmd_env(int argc, char **argv)
+{
+	int markdown = argc > 1 && !strcmp(argv[1], "--markdown");
+
+	if (argc > 1 && !markdown) {
+		if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+			fputs(env_usage, stdout);
+			return 0;
+		}
+		die_usage("env", "unknown option", argv[1]);
+	}
+	if (markdown)
+		printf("| variable | default | meaning |\n|---|---|---|\n");
+	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
+		const hmpt_option_t *o = &hmpt_options_g[i];
+		if (markdown) {
+			printf("| `%s` | `%s` | %s |\n", o->name, o->def_text, o->meaning);
+		} else {
+			printf("%s (default %s)\n", o->name, o->def_text);
+			wrap(o->meaning, 4, 78);
+		}
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- main */
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;
+	const char *summary;
+};
+
+static const struct command commands[] = {
+	{"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
+	{"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
+	{"env", cmd_env, env_usage, "list the HMPT_* environment variables"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "Usage: hmpt-tune [--help] [--version] COMMAND [ARGS...]\n"
+		     "\n"
+		     "hmpt, the heterogeneous memory pool tuner: find which of a program's\n"
+		     "allocations deserve the fast memory.\n"
+		     "\n"
+		     "Commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+	fprintf(out, "  help CMD  the options of CMD\n"
+		     "\n"
+		     "Example:\n"
+		     "  hmpt-tune profile -- ./app args\n"
+		     "\n"
+		     "See hmpt-tune(1) and hmpt(7).\n");
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+		printf("hmpt-tune %s\n", HMPT_VERSION);
+		return 0;
+	}
+	if (!strcmp(argv[1], "help")) {
+		for (size_t i = 0; argc > 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (!strcmp(argv[2], commands[i].name)) {
+				fputs(commands[i].usage, stdout);
+				return 0;
+			}
+		if (argc > 2)
+			die_usage(NULL, "unknown command", argv[2]);
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name)) {
+			optind = 1;
+			return commands[i].run(argc - 1, argv + 1);
+		}
+	die_usage(NULL, "unknown command", argv[1]);
+	return EXIT_USAGE;
+}

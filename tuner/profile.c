@@ -1,0 +1,280 @@
+/* profile.c — see profile.h. */
+#include "profile.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int fail(char *err, size_t errlen, const char *path, const char *field, const char *what)
+{
+	snprintf(err, errlen, "%s: %s: %s", path, field, what);
+	return -1;
+}
+
+static int need(json_t *obj, const char *key, int type, const char *path, const char *ctx,
+		char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
+		[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
+		[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
+	};
+	json_t *v = json_object_get(obj, key);
+	char field[256], what[64];
+	int ok;
+
+	if (type == JSON_REAL)
+		ok = v && json_is_number(v);
+	else if (type == JSON_INTEGER)
+		ok = v && json_is_integer(v) && json_integer_value(v) >= 0;
+	else
+		ok = v && json_typeof(v) == (json_type)type;
+	if (ok)
+		return 0;
+	snprintf(field, sizeof(field), "%s%s%s", ctx, *ctx ? "." : "", key);
+	snprintf(what, sizeof(what), "expected %s%s", names[type],
+		 type == JSON_INTEGER ? " >= 0" : "");
+	return fail(err, errlen, path, field, v ? what : "missing");
+}
+
+json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *p = json_load_file(path, 0, &je), *v;
+	char ctx[64];
+	size_t i, k;
+
+	if (!p) {
+		if (je.line <= 0)
+			snprintf(err, errlen, "%s: %s", path, je.text);
+		else
+			snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+		return NULL;
+	}
+	if (!json_is_object(p)) {
+		fail(err, errlen, path, "(top level)", "expected an object");
+		goto bad;
+	}
+	v = json_object_get(p, "format");
+	if (!json_is_string(v) || strcmp(json_string_value(v), HMPT_PROFILE_FORMAT) != 0) {
+		fail(err, errlen, path, "format", "expected \"" HMPT_PROFILE_FORMAT "\"");
+		goto bad;
+	}
+	v = json_object_get(p, "format_version");
+	if (!json_is_integer(v) || json_integer_value(v) != HMPT_PROFILE_VERSION) {
+		fail(err, errlen, path, "format_version",
+		     "expected 1 (this hmpt-tune reads version 1 profiles)");
+		goto bad;
+	}
+	if (need(p, "process", JSON_OBJECT, path, "", err, errlen) ||
+	    need(p, "totals", JSON_OBJECT, path, "", err, errlen) ||
+	    need(p, "modules", JSON_ARRAY, path, "", err, errlen) ||
+	    need(p, "sites", JSON_ARRAY, path, "", err, errlen))
+		goto bad;
+	json_t *proc = json_object_get(p, "process"), *tot = json_object_get(p, "totals");
+	if (need(proc, "pid", JSON_INTEGER, path, "process", err, errlen))
+		goto bad;
+	static const char *const totals[] = {"tracked_allocations", "tracked_bytes",
+					     "peak_tracked_bytes", "live_tracked_bytes",
+					     "peak_rss_bytes", "untracked_large"};
+	for (i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
+		if (need(tot, totals[i], JSON_INTEGER, path, "totals", err, errlen))
+			goto bad;
+	json_array_foreach(json_object_get(p, "modules"), i, v)
+	{
+		snprintf(ctx, sizeof(ctx), "modules[%zu]", i);
+		if (!json_is_object(v)) {
+			fail(err, errlen, path, ctx, "expected an object");
+			goto bad;
+		}
+		if (need(v, "name", JSON_STRING, path, ctx, err, errlen) ||
+		    need(v, "path", JSON_STRING, path, ctx, err, errlen))
+			goto bad;
+	}
+	json_array_foreach(json_object_get(p, "sites"), i, v)
+	{
+		static const char *const ints[] = {"allocations",     "bytes",     "max_size",
+						   "peak_live_bytes", "live_bytes"};
+		json_t *fr;
+		snprintf(ctx, sizeof(ctx), "sites[%zu]", i);
+		if (!json_is_object(v)) {
+			fail(err, errlen, path, ctx, "expected an object");
+			goto bad;
+		}
+		if (need(v, "id", JSON_STRING, path, ctx, err, errlen) ||
+		    need(v, "frames", JSON_ARRAY, path, ctx, err, errlen) ||
+		    need(v, "first_s", JSON_REAL, path, ctx, err, errlen) ||
+		    need(v, "last_s", JSON_REAL, path, ctx, err, errlen))
+			goto bad;
+		for (k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+			if (need(v, ints[k], JSON_INTEGER, path, ctx, err, errlen))
+				goto bad;
+		json_array_foreach(json_object_get(v, "frames"), k, fr)
+		{
+			const char *s = json_string_value(fr);
+			if (!s || !strstr(s, "!0x")) {
+				char f[96];
+				snprintf(f, sizeof(f), "%s.frames[%zu]", ctx, k);
+				fail(err, errlen, path, f, "expected a string \"module!0xoffset\"");
+				goto bad;
+			}
+		}
+	}
+	return p;
+bad:
+	json_decref(p);
+	return NULL;
+}
+
+uint64_t hmpt_prof_u64(const json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+	return json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+}
+
+const char *hmpt_prof_str(const json_t *obj, const char *key)
+{
+	return json_string_value(json_object_get(obj, key));
+}
+
+const char *hmpt_prof_module_path(const json_t *prof, const char *name)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(json_object_get(prof, "modules"), i, m)
+	{
+		const char *n = hmpt_prof_str(m, "name");
+		if (n && strcmp(n, name) == 0)
+			return hmpt_prof_str(m, "path");
+	}
+	return NULL;
+}
+
+static void add_u64(json_t *dst, const json_t *src, const char *key)
+{
+	json_object_set_new(dst, key,
+			    json_integer((json_int_t)(hmpt_prof_u64(dst, key) +
+						      hmpt_prof_u64(src, key))));
+}
+
+static void max_u64(json_t *dst, const json_t *src, const char *key)
+{
+	uint64_t a = hmpt_prof_u64(dst, key), b = hmpt_prof_u64(src, key);
+	json_object_set_new(dst, key, json_integer((json_int_t)(a > b ? a : b)));
+}
+
+static void merge_site(json_t *dst, const json_t *src)
+{
+	double f1 = json_number_value(json_object_get(dst, "first_s"));
+	double f2 = json_number_value(json_object_get(src, "first_s"));
+	double l1 = json_number_value(json_object_get(dst, "last_s"));
+	double l2 = json_number_value(json_object_get(src, "last_s"));
+
+	add_u64(dst, src, "allocations");
+	add_u64(dst, src, "bytes");
+	max_u64(dst, src, "max_size");
+	add_u64(dst, src, "peak_live_bytes"); /* an upper bound across processes */
+	add_u64(dst, src, "live_bytes");
+	json_object_set_new(dst, "first_s", json_real(f1 < f2 ? f1 : f2));
+	json_object_set_new(dst, "last_s", json_real(l1 > l2 ? l1 : l2));
+}
+
+json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n,
+			long main_pid)
+{
+	json_t *out = json_deep_copy(profiles[0]);
+	json_t *by_id = json_object(), *mods = json_object(), *procs = json_array();
+	json_t *sites = json_array(), *totals = json_object();
+	size_t i, k, main_i = 0;
+	json_t *v;
+
+	for (i = 0; i < n; i++)
+		if ((long)hmpt_prof_u64(json_object_get(profiles[i], "process"), "pid") == main_pid)
+			main_i = i;
+	json_object_set(out, "process", json_object_get(profiles[main_i], "process"));
+	for (i = 0; i < n; i++) {
+		const json_t *p = profiles[i], *proc = json_object_get(p, "process");
+		const json_t *t = json_object_get(p, "totals");
+		json_array_append_new(procs, json_pack("{s:I,s:s,s:s}", "pid",
+						       (json_int_t)hmpt_prof_u64(proc, "pid"), "exe",
+						       hmpt_prof_str(proc, "exe") ?: "", "file",
+						       files ? files[i] : ""));
+		static const char *const sums[] = {"tracked_allocations", "tracked_bytes",
+						   "peak_tracked_bytes", "live_tracked_bytes",
+						   "untracked_large"};
+		for (k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
+			add_u64(totals, t, sums[k]);
+		max_u64(totals, t, "peak_rss_bytes");
+		json_array_foreach(json_object_get(p, "modules"), k, v)
+			if (!json_object_get(mods, hmpt_prof_str(v, "name")))
+				json_object_set(mods, hmpt_prof_str(v, "name"), v);
+		json_array_foreach(json_object_get(p, "sites"), k, v)
+		{
+			const char *id = hmpt_prof_str(v, "id");
+			json_t *have = json_object_get(by_id, id);
+			if (have) {
+				merge_site(have, v);
+			} else {
+				json_t *c = json_deep_copy(v);
+				json_object_set(by_id, id, c);
+				json_array_append_new(sites, c);
+			}
+		}
+	}
+	json_t *modarr = json_array();
+	const char *key;
+	json_object_foreach(mods, key, v)
+		json_array_append(modarr, v);
+	json_object_set_new(out, "modules", modarr);
+	json_object_set_new(out, "totals", totals);
+	json_object_set_new(out, "sites", sites);
+	json_object_set_new(out, "processes", procs);
+	json_decref(by_id);
+	json_decref(mods);
+	hmpt_prof_sort_sites(out);
+	return out;
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	uint64_t x = hmpt_prof_u64(*(json_t *const *)a, "bytes");
+	uint64_t y = hmpt_prof_u64(*(json_t *const *)b, "bytes");
+	if (x != y)
+		return x < y ? 1 : -1;
+	return strcmp(hmpt_prof_str(*(json_t *const *)a, "id"),
+		      hmpt_prof_str(*(json_t *const *)b, "id"));
+}
+
+void hmpt_prof_sort_sites(json_t *prof)
+{
+	json_t *sites = json_object_get(prof, "sites");
+	size_t n = json_array_size(sites), i;
+	json_t **v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return;
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(sites, i));
+	qsort(v, n, sizeof(*v), by_bytes);
+	json_array_clear(sites);
+	for (i = 0; i < n; i++)
+		json_array_append_new(sites, v[i]);
+	free(v);
+}
+
+int hmpt_prof_write(const json_t *prof, const char *path)
+{
+	char tmp[4200];
+	int rc;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
+	if (json_dump_file(prof, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+		return -(errno ? errno : EIO);
+	rc = rename(tmp, path) == 0 ? 0 : -errno;
+	if (rc)
+		unlink(tmp);
+	return rc;
+}

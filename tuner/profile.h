@@ -1,0 +1,35 @@
+/* profile.h — reading, merging and writing hmpt profiles in the tuner.
+ *
+ * Contract: profiles are held as jansson objects in the format of
+ * docs/profile-format.md.  hmpt_prof_load() validates every field the tuner
+ * uses and, on error, writes one message naming the file, the field and what
+ * was expected into `err` and returns NULL.  Returned objects belong to the
+ * caller (json_decref).  Nothing here prints.
+ */
+#ifndef HMPT_TUNER_PROFILE_H
+#define HMPT_TUNER_PROFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HMPT_PROFILE_FORMAT  "hmpt-profile"
+#define HMPT_PROFILE_VERSION 1
+
+json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
+/* Merge profiles (at least one) into a new profile: sites by id, modules by
+ * name; `process` is the one of `main_pid` when present, else the first's. */
+json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n,
+			long main_pid);
+/* Sort the sites of `prof` by bytes, largest first (in place). */
+void hmpt_prof_sort_sites(json_t *prof);
+/* Write JSON to path atomically; 0 or -errno. */
+int hmpt_prof_write(const json_t *prof, const char *path);
+
+/* convenience getters on validated profiles */
+uint64_t hmpt_prof_u64(const json_t *obj, const char *key);
+const char *hmpt_prof_str(const json_t *obj, const char *key);
+/* path of the module named `name`, or NULL */
+const char *hmpt_prof_module_path(const json_t *prof, const char *name);
+
+#endif

@@ -1,0 +1,186 @@
+/* report.c — see report.h. */
+#include "report.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "fmt.h"
+#include "profile.h"
+
+#define MAX_INLINE 16
+
+static const char *base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+static const char *human(char *buf, size_t cap, uint64_t bytes)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, buf, cap, -1);
+	hmpt_fmt_size(&f, bytes);
+	return hmpt_fmt_cstr(&f);
+}
+
+/* expand one frame; returns entries and the module name */
+static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame,
+		  hmpt_sym_frame_t *out, int max)
+{
+	char module[256];
+	uint64_t off;
+
+	if (hmpt_sym_parse_frame(frame, module, sizeof(module), &off) != 0) {
+		out[0] = (hmpt_sym_frame_t){.function = "??"};
+		return 1;
+	}
+	return hmpt_sym_resolve(sym, hmpt_prof_module_path(prof, module), off, out, max);
+}
+
+void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
+			hmpt_site_loc_t *loc)
+{
+	const json_t *frames = json_object_get(site, "frames");
+	hmpt_sym_frame_t chain[MAX_INLINE], any = {0}, first = {.function = "??"};
+	bool have_any = false, have_first = false;
+	size_t i;
+	json_t *f;
+
+	json_array_foreach(frames, i, f)
+	{
+		int n = expand(sym, prof, json_string_value(f), chain, MAX_INLINE);
+		for (int k = 0; k < n; k++) {
+			if (!have_first) {
+				first = chain[k];
+				have_first = true;
+			}
+			if (!chain[k].file)
+				continue;
+			if (!have_any) {
+				any = chain[k];
+				have_any = true;
+			}
+			if (strncmp(chain[k].file, "/usr/", 5) != 0) {
+				loc->function = chain[k].function;
+				snprintf(loc->location, sizeof(loc->location), "%s:%d",
+					 base_name(chain[k].file), chain[k].line);
+				return;
+			}
+		}
+	}
+	if (have_any) {
+		loc->function = any.function;
+		snprintf(loc->location, sizeof(loc->location), "%s:%d", base_name(any.file),
+			 any.line);
+		return;
+	}
+	loc->function = first.function;
+	snprintf(loc->location, sizeof(loc->location), "??:0");
+}
+
+int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
+{
+	const json_t *sites = json_object_get(prof, "sites");
+	uint64_t total = hmpt_prof_u64(json_object_get(prof, "totals"), "tracked_bytes");
+	size_t i, k;
+	json_t *s, *f;
+
+	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
+		     "function\tlocation\tframes\n");
+	json_array_foreach(sites, i, s)
+	{
+		hmpt_site_loc_t loc;
+		uint64_t b = hmpt_prof_u64(s, "bytes");
+		hmpt_report_locate(sym, prof, s, &loc);
+		fprintf(out, "%s\t%llu\t%.4f\t%llu\t%llu\t%llu\t%llu\t%s\t%s\t",
+			hmpt_prof_str(s, "id"), (unsigned long long)b,
+			total ? (double)b / (double)total : 0.0,
+			(unsigned long long)hmpt_prof_u64(s, "allocations"),
+			(unsigned long long)hmpt_prof_u64(s, "max_size"),
+			(unsigned long long)hmpt_prof_u64(s, "peak_live_bytes"),
+			(unsigned long long)hmpt_prof_u64(s, "live_bytes"), loc.function,
+			loc.location);
+		json_array_foreach(json_object_get(s, "frames"), k, f)
+			fprintf(out, "%s%s", k ? " " : "", json_string_value(f));
+		fputc('\n', out);
+	}
+	return ferror(out) ? -EIO : 0;
+}
+
+/* "name (file:line)" cut to `width` columns, keeping the location */
+static void where(char *buf, size_t cap, const hmpt_site_loc_t *loc, int width)
+{
+	int room = width - (int)strlen(loc->location) - 3;
+	int fl = (int)strlen(loc->function);
+
+	if (room < 8)
+		room = 8;
+	if (fl > room)
+		snprintf(buf, cap, "%.*s~ (%s)", room - 1, loc->function, loc->location);
+	else
+		snprintf(buf, cap, "%s (%s)", loc->function, loc->location);
+}
+
+int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
+		      const hmpt_report_opts_t *o)
+{
+	const json_t *sites = json_object_get(prof, "sites");
+	const json_t *tot = json_object_get(prof, "totals");
+	const json_t *proc = json_object_get(prof, "process");
+	const json_t *procs = json_object_get(prof, "processes");
+	uint64_t total = hmpt_prof_u64(tot, "tracked_bytes");
+	size_t nsites = json_array_size(sites), i, k;
+	char b1[32], b2[32], b3[32], w[1024];
+	json_t *s, *f;
+
+	fprintf(out, "hmpt: %s", hmpt_prof_str(proc, "exe") ?: "?");
+	if (json_array_size(procs) > 1)
+		fprintf(out, " (+%zu processes)", json_array_size(procs) - 1);
+	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live, peak RSS %s\n",
+		nsites, nsites == 1 ? "" : "s", human(b1, sizeof(b1), total),
+		(unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
+		human(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
+		human(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
+	if (hmpt_prof_u64(tot, "untracked_large"))
+		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
+			(unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
+	if (!nsites)
+		return ferror(out) ? -EIO : 0;
+	fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %s\n", "#", "site", "bytes", "share",
+		"allocs", "max size", "where");
+	json_array_foreach(sites, i, s)
+	{
+		hmpt_site_loc_t loc;
+		uint64_t b = hmpt_prof_u64(s, "bytes");
+		if (o->max_rows && (int)i >= o->max_rows) {
+			fprintf(out, "... %zu more site%s", nsites - i, nsites - i == 1 ? "" : "s");
+			if (o->more)
+				fprintf(out, " (see %s)", o->more);
+			fputc('\n', out);
+			break;
+		}
+		hmpt_report_locate(sym, prof, s, &loc);
+		where(w, sizeof(w), &loc, 40);
+		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  %6llu  %10s  %s\n", i + 1,
+			hmpt_prof_str(s, "id"), human(b1, sizeof(b1), b),
+			total ? 100.0 * (double)b / (double)total : 0.0,
+			(unsigned long long)hmpt_prof_u64(s, "allocations"),
+			human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")), w);
+		if (!o->verbose)
+			continue;
+		json_array_foreach(json_object_get(s, "frames"), k, f)
+		{
+			hmpt_sym_frame_t chain[MAX_INLINE];
+			int n = expand(sym, prof, json_string_value(f), chain, MAX_INLINE);
+			for (int c = 0; c < n; c++) {
+				fprintf(out, "       %-28s %s", c ? "  (inlined)" : json_string_value(f),
+					chain[c].function);
+				if (chain[c].file)
+					fprintf(out, " %s:%d", chain[c].file, chain[c].line);
+				fputc('\n', out);
+			}
+		}
+	}
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,37 @@
+/* report.h — the site table for people and sites.tsv for scripts.
+ *
+ * Contract: `prof` is a validated (possibly merged) profile with sites sorted
+ * by bytes.  Symbolization goes through `sym`.  Returns 0 or -errno (a
+ * write error).
+ */
+#ifndef HMPT_TUNER_REPORT_H
+#define HMPT_TUNER_REPORT_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#include "symbolize.h"
+
+typedef struct {
+	const char *function; /* of the location frame */
+	char location[512];   /* "file.c:12" (base name), or "??:0" */
+} hmpt_site_loc_t;
+
+/* The location frame: the first frame, inline chains expanded innermost
+ * first, whose source file is not under /usr/ (system and toolchain
+ * headers); else the first with any source file; else the first frame's
+ * symbol name at "??:0". */
+void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
+			hmpt_site_loc_t *loc);
+
+typedef struct {
+	int verbose;	  /* whole stacks */
+	int max_rows;	  /* 0 = all */
+	const char *more; /* where the rest is, for the "... N more" line */
+} hmpt_report_opts_t;
+
+int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
+		      const hmpt_report_opts_t *o);
+int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);
+
+#endif

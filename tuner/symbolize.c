@@ -1,0 +1,212 @@
+/* symbolize.c — see symbolize.h. */
+#include "symbolize.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* from libstdc++ (the C++ ABI); hmpt-tune links it for this one call */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+typedef struct {
+	char *path;
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+} sym_module_t;
+
+typedef struct strnode {
+	struct strnode *next;
+	char s[];
+} strnode_t;
+
+struct hmpt_sym {
+	sym_module_t *mods;
+	size_t n, cap;
+	strnode_t *strings; /* every string handed out, freed with the session */
+};
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+hmpt_sym_t *hmpt_sym_new(void)
+{
+	return calloc(1, sizeof(hmpt_sym_t));
+}
+
+void hmpt_sym_free(hmpt_sym_t *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->mods[i].dwfl)
+			dwfl_end(s->mods[i].dwfl);
+		free(s->mods[i].path);
+	}
+	free(s->mods);
+	while (s->strings) {
+		strnode_t *n = s->strings->next;
+		free(s->strings);
+		s->strings = n;
+	}
+	free(s);
+}
+
+static const char *keep(hmpt_sym_t *s, const char *str)
+{
+	size_t n = strlen(str) + 1;
+	strnode_t *node = malloc(sizeof(*node) + n);
+
+	if (!node)
+		return "??";
+	memcpy(node->s, str, n);
+	node->next = s->strings;
+	s->strings = node;
+	return node->s;
+}
+
+/* demangled copy of a symbol name (C names come back as they are) */
+static const char *name_of(hmpt_sym_t *s, const char *raw)
+{
+	int status = -1;
+	char *d;
+
+	if (!raw)
+		return "??";
+	d = strncmp(raw, "_Z", 2) == 0 ? __cxa_demangle(raw, NULL, NULL, &status) : NULL;
+	if (d && status == 0) {
+		const char *k = keep(s, d);
+		free(d);
+		return k;
+	}
+	free(d);
+	return keep(s, raw);
+}
+
+static sym_module_t *module_for(hmpt_sym_t *s, const char *path)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->mods[i].path, path) == 0)
+			return &s->mods[i];
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		sym_module_t *m = realloc(s->mods, cap * sizeof(*m));
+		if (!m)
+			return NULL;
+		s->mods = m;
+		s->cap = cap;
+	}
+	sym_module_t *m = &s->mods[s->n];
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	if (!m->path)
+		return NULL;
+	s->n++;
+	/* base 0: a shared object's offsets are then its addresses, and an
+	 * executable linked at a fixed address uses absolute ones anyway */
+	m->dwfl = dwfl_begin(&callbacks);
+	if (m->dwfl) {
+		m->mod = dwfl_report_elf(m->dwfl, path, path, -1, 0, false);
+		dwfl_report_end(m->dwfl, NULL, NULL);
+	}
+	return m;
+}
+
+/* name of a subprogram or inlined-subroutine DIE, demangled */
+static const char *die_name(hmpt_sym_t *s, Dwarf_Die *die)
+{
+	Dwarf_Attribute attr;
+	const char *n = NULL;
+
+	if (dwarf_attr_integrate(die, DW_AT_linkage_name, &attr) ||
+	    dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &attr))
+		n = dwarf_formstring(&attr);
+	if (!n)
+		n = dwarf_diename(die);
+	if (!n && dwarf_attr_integrate(die, DW_AT_name, &attr))
+		n = dwarf_formstring(&attr);
+	return name_of(s, n);
+}
+
+int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset,
+		     hmpt_sym_frame_t *out, int max)
+{
+	sym_module_t *m = module_path ? module_for(s, module_path) : NULL;
+	Dwarf_Addr addr = offset ? offset - 1 : 0; /* the call, not the return address */
+	int n = 0;
+
+	if (max < 1)
+		return 0;
+	out[0] = (hmpt_sym_frame_t){.function = "??", .file = NULL, .line = 0};
+	if (!m || !m->mod)
+		return 1;
+
+	Dwfl_Line *line = dwfl_module_getsrc(m->mod, addr);
+	const char *file = NULL;
+	int lineno = 0;
+	if (line)
+		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (cu)
+		dwarf_getsrcfiles(cu, &files, &nfiles);
+
+	/* walk from the innermost scope out: each inlined subroutine is one
+	 * frame whose caller's position is its DW_AT_call_file/line */
+	for (int i = 0; i < ns && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		out[n].function = die_name(s, &scopes[i]);
+		out[n].file = file ? keep(s, file) : NULL;
+		out[n].line = lineno;
+		n++;
+		if (tag == DW_TAG_subprogram)
+			break;
+		Dwarf_Attribute a;
+		Dwarf_Word cf = 0, cl = 0;
+		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+		    files && cf < nfiles)
+			file = dwarf_filesrc(files, cf, NULL, NULL);
+		else
+			file = NULL;
+		lineno = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0
+				 ? (int)cl
+				 : 0;
+	}
+	free(scopes);
+	if (n == 0) {
+		/* no debug information: the symbol table */
+		out[0].function = name_of(s, dwfl_module_addrname(m->mod, addr));
+		out[0].file = file ? keep(s, file) : NULL;
+		out[0].line = lineno;
+		n = 1;
+	}
+	return n;
+}
+
+int hmpt_sym_parse_frame(const char *frame, char *module, unsigned cap, uint64_t *offset)
+{
+	const char *bang = strstr(frame, "!0x");
+	char *end;
+
+	if (!bang || (size_t)(bang - frame) >= cap)
+		return -EINVAL;
+	memcpy(module, frame, (size_t)(bang - frame));
+	module[bang - frame] = '\0';
+	errno = 0;
+	*offset = strtoull(bang + 3, &end, 16);
+	if (errno || *end || end == bang + 3)
+		return -EINVAL;
+	return 0;
+}
