@@ -109,6 +109,22 @@ static int prepare(uint64_t g, uint64_t n, bool zero)
 	return rc;
 }
 
+/* [g, g+n) just received a block's pages by mremap, which replaced
+ * whatever mapping was there, kept pages included. */
+static void claim_moved(uint64_t g, uint64_t n)
+{
+	uint64_t dirty = 0;
+
+	for (uint64_t i = g; i < g + n; i++)
+		dirty += rw_g[i] == GRAN_DIRTY;
+	memset(rw_g + g, GRAN_CLEAN, (size_t)n);
+	if (dirty) {
+		pthread_mutex_lock(&lock_g);
+		dirty_g -= dirty;
+		pthread_mutex_unlock(&lock_g);
+	}
+}
+
 /* Give [g, g+n) back: pages kept for reuse while few are waiting, else
  * dropped; then the range joins the free set. */
 static void release(uint64_t g, uint64_t n)
@@ -321,9 +337,8 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	bool moved = rc == 0;
 	if (moved) {
 		/* the pages now live at `to`; the old range is mapped and empty */
-		rc = prepare((uint64_t)ng, old->ngran, false);
-		if (rc == 0)
-			rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false);
+		claim_moved((uint64_t)ng, old->ngran);
+		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false);
 		if (rc) /* put the pages back where they were */
 			move_pages_to(to, base, span);
 	} else {

@@ -295,7 +295,8 @@ static void *track_alloc(size_t size, size_t align, bool zero)
 	int saved = errno;
 	void *p = NULL;
 
-	if (!tracking_g || align > HMPT_ARENA_MAX_ALIGN)
+	/* more than the arena holds: the normal allocator answers (ENOMEM) */
+	if (!tracking_g || align > HMPT_ARENA_MAX_ALIGN || size > hmpt_arena_size_g)
 		return NULL;
 	if (guard_tl) { /* a large request from hmpt's own callees */
 		note_untracked(NULL, size);

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The `make check` harness: unit tests (ASan/UBSan builds) and integration
+# tests (real programs under the real libhmpt.so).  Exit 0 = pass, 77 = skip
+# (the last line of output says why), anything else = fail.
+# Usage: tests/run.sh [NAME-GLOB...]   (run from anywhere)
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 2
+export HMPT_TOP=$top
+export HMPT_TEST_PREFIX=${HMPT_TEST_PREFIX:-}
+logs=$top/build/test-logs
+mkdir -p "$logs"
+limit=${HMPT_TEST_TIMEOUT:-300}
+
+tests=()
+for t in build/asan/unit/test_*; do [ -x "$t" ] && tests+=("$t"); done
+for t in tests/integration/t_*.sh; do [ -f "$t" ] && tests+=("$t"); done
+
+selected() {
+	local name=$1; shift
+	[ $# -eq 0 ] && return 0
+	for g in "$@"; do
+		# shellcheck disable=SC2053
+		[[ $name == $g ]] && return 0
+	done
+	return 1
+}
+
+pass=0 fail=0 skip=0 failed=()
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	selected "$name" "$@" || continue
+	log=$logs/$name.log
+	env_file=${t%.sh}.env
+	start=$(date +%s.%N)
+	(
+		[ -f "$env_file" ] && set -a && . "$env_file" && set +a
+		case $t in
+		*.sh) exec timeout -k 10 "$limit" bash "$t" ;;
+		*) exec timeout -k 10 "$limit" "$t" ;;
+		esac
+	) >"$log" 2>&1 </dev/null
+	rc=$?
+	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
+	if [ $rc -eq 0 ]; then
+		pass=$((pass + 1))
+		printf 'PASS  %-28s (%s s)\n' "$name" "$secs"
+	elif [ $rc -eq 77 ]; then
+		skip=$((skip + 1))
+		printf 'SKIP  %-28s %s\n' "$name" "$(tail -n 1 "$log")"
+	else
+		fail=$((fail + 1))
+		failed+=("$name")
+		[ $rc -eq 124 ] && echo "(timed out after $limit s)" >>"$log"
+		printf 'FAIL  %-28s (exit %d, %s s; log: %s)\n' "$name" "$rc" "$secs" "${log#"$top"/}"
+		tail -n 40 "$log" | sed 's/^/      | /'
+	fi
+done
+[ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
+echo "$pass passed, $fail failed, $skip skipped"
+[ $fail -eq 0 ]
