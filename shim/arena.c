@@ -62,7 +62,7 @@ static char *gran_addr(uint64_t g)
  * them without a system call or page faults, as it would with glibc.  A
  * kept ("dirty") granule is dropped before it serves a zeroed request. */
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
-#define DIRTY_MAX 8u /* 16 MiB */
+#define DIRTY_MAX 32u /* 64 MiB */
 
 static uint8_t *rw_g;	   /* per granule state */
 static uint64_t dirty_g;   /* granules in GRAN_DIRTY, under lock_g */
@@ -155,12 +155,15 @@ int hmpt_arena_init(uint64_t size)
 		page_g = (size_t)ps;
 	if (n == 0)
 		return -EINVAL;
-	/* over-reserve one granule so the start can be granule-aligned */
-	size_t len = (size_t)(n + 1) << HMPT_GRANULE_SHIFT;
+	/* Over-reserve so that the start is aligned to the largest alignment
+	 * served: granule indices aligned within the arena are then aligned
+	 * addresses too.  The slack stays reserved, unused. */
+	size_t len = ((size_t)n << HMPT_GRANULE_SHIFT) + HMPT_ARENA_MAX_ALIGN;
 	base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	uintptr_t b = ((uintptr_t)base + HMPT_GRANULE - 1) & ~(uintptr_t)(HMPT_GRANULE - 1);
+	uintptr_t b = ((uintptr_t)base + HMPT_ARENA_MAX_ALIGN - 1) &
+		      ~(uintptr_t)(HMPT_ARENA_MAX_ALIGN - 1);
 	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
 	rw_g = hmpt_sys_map(n);

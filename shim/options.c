@@ -172,7 +172,8 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
 		const char *e = *envp;
 		bool known = false;
 
-		if (strncmp(e, "HMPT_", 5) != 0)
+		/* HMPT_TEST_* belongs to the test suite, not to the shim */
+		if (strncmp(e, "HMPT_", 5) != 0 || strncmp(e, "HMPT_TEST_", 10) == 0)
 			continue;
 		for (int i = 0; i < HMPT_OPT_COUNT; i++) {
 			size_t n = strlen(hmpt_options_g[i].name);

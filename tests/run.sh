@@ -6,7 +6,7 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
-export HMPT_TOP=$top
+export HMPT_TEST_TOP=$top
 export HMPT_TEST_PREFIX=${HMPT_TEST_PREFIX:-}
 logs=$top/build/test-logs
 mkdir -p "$logs"

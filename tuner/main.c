@@ -122,9 +122,10 @@ static void remove_old_profiles(const char *dir)
 	closedir(d);
 }
 
-/* The child's environment: ours, with LD_PRELOAD and the profile settings. */
+/* The child's environment: ours, with LD_PRELOAD and the profile settings.
+ * *added is the index of the first entry this function allocated. */
 static char **child_env(const char *lib, const char *pattern, const char *min_size,
-			const char *depth)
+			const char *depth, size_t *added)
 {
 	size_t n = 0;
 	while (environ[n])
@@ -143,6 +144,7 @@ static char **child_env(const char *lib, const char *pattern, const char *min_si
 			continue;
 		env[k++] = environ[i];
 	}
+	*added = k;
 	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", lib, old_preload && *old_preload ? " " : "",
 		     old_preload ? old_preload : "") < 0 ||
 	    asprintf(&env[k++], "HMPT_PROFILE=%s", pattern) < 0 ||
@@ -338,7 +340,8 @@ static int cmd_profile(int argc, char **argv)
 	}
 	remove_old_profiles(absdir);
 	snprintf(pattern, sizeof(pattern), "%s/profile.%%p.json", absdir);
-	char **env = child_env(lib, pattern, min_size, depth);
+	size_t added = 0;
+	char **env = child_env(lib, pattern, min_size, depth, &added);
 	if (!env) {
 		fprintf(stderr, "hmpt-tune: out of memory\n");
 		return 126;
@@ -347,6 +350,9 @@ static int cmd_profile(int argc, char **argv)
 	fflush(NULL);
 	pid_t child = -1;
 	int status = run_command(argv + optind, env, &child);
+	for (size_t i = added; env[i]; i++)
+		free(env[i]);
+	free(env);
 
 	int none;
 	json_t *merged = collect(absdir, (long)child, &none);

@@ -18,6 +18,13 @@ static __attribute__((noinline)) void *helper(size_t n)
 	return p;
 }
 
+/* a use the compiler cannot see through: -O2 must not drop the allocation */
+static void use(void *p)
+{
+	keep = p;
+	*(volatile char *)p = 1;
+}
+
 static void fill(unsigned char *p, size_t n, unsigned char v)
 {
 	memset(p, v, n);
@@ -51,18 +58,22 @@ int main(int argc, char **argv)
 	bad |= check(e, 1000, 7);
 	if (posix_memalign(&p, 4096, 2 * MiB) != 0) /* hmpt-expect: allocations=1 bytes=2097152 */
 		bad = 1;
+	use(p);
 	free(p);
 	p = aligned_alloc(64, 3 * MiB); /* hmpt-expect: allocations=1 bytes=3145728 */
+	use(p);
 	free(p);
 	p = memalign(1 << 22, 5 * MiB); /* hmpt-expect: allocations=1 bytes=5242880 */
 	bad |= ((unsigned long)p & ((1 << 22) - 1)) != 0;
 	free(p);
 	p = valloc(6 * MiB); /* hmpt-expect: allocations=1 bytes=6291456 */
+	use(p);
 	free(p);
 	p = pvalloc(7 * MiB - 100); /* hmpt-expect: allocations=1 bytes=7340032 */
 	bad |= malloc_usable_size(p) < 7 * MiB;
 	free(p);
 	p = reallocarray(NULL, MiB, 9); /* hmpt-expect: allocations=1 bytes=9437184 */
+	use(p);
 	free(p);
 	for (int i = 0; i < 10000; i++) { /* small ones are never tracked */
 		keep = malloc((size_t)(i % 4096) + 1);
