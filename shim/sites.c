@@ -49,12 +49,11 @@ static const char *base_name(const char *path)
 
 /* Frames in these modules are the allocator's, not the program's: leading
  * ones are skipped so operator new or a libc wrapper does not become the
- * site of every allocation. */
+ * site of every allocation.  (hmpt's own frames are found by address.) */
 static bool is_runtime(const char *name)
 {
 	static const char *const prefixes[] = {"libc.so",      "libstdc++.so", "libgfortran.so",
-					       "libc++.so",    "libc++abi.so", "ld-linux",
-					       "libhmpt"};
+					       "libc++.so",    "libc++abi.so", "ld-linux"};
 	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;
