@@ -86,6 +86,7 @@ deps:
 check: deps
 	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN)
 	$(MAKE) progs
+	$(MAKE) format-check
 	tests/run.sh
 
 bench-build: all
@@ -122,7 +123,7 @@ FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*
 format:
 	clang-format -i $(FMT_SRC)
 format-check:
-	clang-format --dry-run --Werror $(FMT_SRC)
+	@clang-format --dry-run --Werror $(FMT_SRC) && echo "format-check: $(words $(FMT_SRC)) files formatted as .clang-format says"
 
 clean:
 	rm -rf $(B)

@@ -69,7 +69,7 @@ static double pairs_glibc(size_t size, long n)
 
 /* recurse to `depth` frames, then time malloc+free there */
 static __attribute__((noinline)) double deep(int depth, double (*fn)(size_t, long), size_t size,
-					     long n)
+                                             long n)
 {
 	double r;
 	if (depth > 1)
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 
 	if (!version) {
 		fprintf(stderr, "malloc_overhead: libhmpt.so is not loaded; run under "
-				"LD_PRELOAD=build/libhmpt.so (bench/run.sh does)\n");
+		                "LD_PRELOAD=build/libhmpt.so (bench/run.sh does)\n");
 		return 2;
 	}
 	for (int r = 0; r < ROUNDS; r++) {

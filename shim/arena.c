@@ -19,10 +19,10 @@ uintptr_t hmpt_arena_size_g;
 
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static hmpt_extents_t free_g;
-static hmpt_block_t *blocks_g;	/* one record per granule */
+static hmpt_block_t *blocks_g; /* one record per granule */
 static uint64_t ngran_g;
 static size_t page_g = 4096;
-static int dontunmap_g = 1;	/* mremap(MREMAP_DONTUNMAP) works here */
+static int dontunmap_g = 1; /* mremap(MREMAP_DONTUNMAP) works here */
 
 void hmpt_arena_lock(void)
 {
@@ -64,8 +64,8 @@ static char *gran_addr(uint64_t g)
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
 #define DIRTY_MAX 32u /* 64 MiB */
 
-static uint8_t *rw_g;	   /* per granule state */
-static uint64_t dirty_g;   /* granules in GRAN_DIRTY, under lock_g */
+static uint8_t *rw_g;    /* per granule state */
+static uint64_t dirty_g; /* granules in GRAN_DIRTY, under lock_g */
 
 static void drop_pages(char *p, size_t len)
 {
@@ -88,7 +88,7 @@ static int prepare(uint64_t g, uint64_t n, bool zero)
 		size_t len = (size_t)(j - i) << HMPT_GRANULE_SHIFT;
 		if (st == GRAN_UNMAPPED) {
 			void *r = mmap(gran_addr(i), len, PROT_READ | PROT_WRITE,
-				       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
 			if (r == MAP_FAILED) {
 				rc = -errno;
 				break;
@@ -162,8 +162,8 @@ int hmpt_arena_init(uint64_t size)
 	base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (base == MAP_FAILED)
 		return -errno;
-	uintptr_t b = ((uintptr_t)base + HMPT_ARENA_MAX_ALIGN - 1) &
-		      ~(uintptr_t)(HMPT_ARENA_MAX_ALIGN - 1);
+	uintptr_t b =
+	    ((uintptr_t)base + HMPT_ARENA_MAX_ALIGN - 1) & ~(uintptr_t)(HMPT_ARENA_MAX_ALIGN - 1);
 	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
 	rw_g = hmpt_sys_map(n);
@@ -222,8 +222,8 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
 		return NULL;
 	}
 	pthread_mutex_lock(&lock_g);
-	blocks_g[g] = (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n,
-				     .site = site};
+	blocks_g[g] =
+	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
 	pthread_mutex_unlock(&lock_g);
 	return gran_addr((uint64_t)g);
 }
@@ -323,8 +323,8 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 			release((uint64_t)g + n, old->ngran - n);
 		}
 		pthread_mutex_lock(&lock_g);
-		blocks_g[g] = (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n,
-					     .site = site};
+		blocks_g[g] = (hmpt_block_t){
+		    .size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
 		pthread_mutex_unlock(&lock_g);
 		return p;
 	}
@@ -355,8 +355,8 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		return NULL;
 	}
 	pthread_mutex_lock(&lock_g);
-	blocks_g[ng] = (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n,
-				      .site = site};
+	blocks_g[ng] =
+	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
 	blocks_g[g].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
 	if (moved)

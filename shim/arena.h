@@ -26,15 +26,15 @@
 #include <stdint.h>
 
 #define HMPT_GRANULE_SHIFT 21
-#define HMPT_GRANULE	   ((size_t)1 << HMPT_GRANULE_SHIFT)
+#define HMPT_GRANULE       ((size_t)1 << HMPT_GRANULE_SHIFT)
 /* largest alignment served from the arena; larger goes to the allocator */
 #define HMPT_ARENA_MAX_ALIGN ((size_t)1 << 30)
 
 typedef struct {
-	uint64_t size;	 /* bytes requested */
+	uint64_t size;   /* bytes requested */
 	uint64_t mapped; /* bytes mapped read-write: round_up(size, page) */
-	uint32_t ngran;	 /* granules held, 0 = no block starts here */
-	uint32_t site;	 /* allocation site index */
+	uint32_t ngran;  /* granules held, 0 = no block starts here */
+	uint32_t site;   /* allocation site index */
 } hmpt_block_t;
 
 extern uintptr_t hmpt_arena_base_g;

@@ -17,9 +17,9 @@ typedef struct {
 	char *buf;
 	size_t cap;
 	size_t len;
-	int fd;		/* flush target, or -1 */
+	int fd;         /* flush target, or -1 */
 	bool truncated; /* fd < 0 and text did not fit */
-	bool failed;	/* a write(2) failed */
+	bool failed;    /* a write(2) failed */
 } hmpt_fmt_t;
 
 void hmpt_fmt_init(hmpt_fmt_t *f, char *buf, size_t cap, int fd);

@@ -36,8 +36,8 @@
 #include "sites.h"
 #include "sys.h"
 
-#define EXPORT	   __attribute__((visibility("default")))
-#define likely(x)  __builtin_expect(!!(x), 1)
+#define EXPORT      __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 extern char **environ;
@@ -55,11 +55,11 @@ static int state_g = ST_UNINIT;
 static pid_t init_tid_g;
 /* requests at or above this are tracked; SIZE_MAX while starting or off */
 static size_t min_size_g = SIZE_MAX;
-static bool tracking_g;		 /* arena and sites are usable */
+static bool tracking_g; /* arena and sites are usable */
 static bool sites_ready_g;
 static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
 static hmpt_opt_value_t opt_g[HMPT_OPT_COUNT];
-static pid_t owner_pid_g;	 /* the process the profile is for */
+static pid_t owner_pid_g; /* the process the profile is for */
 static bool forked_g;
 static double start_unix_g;
 static int profile_written_g;
@@ -107,7 +107,7 @@ static void *boot_alloc(size_t size, size_t align)
 			return NULL;
 		}
 	} while (!__atomic_compare_exchange_n(&boot_used_g, &off, end, false, __ATOMIC_RELAXED,
-					      __ATOMIC_RELAXED));
+	                                      __ATOMIC_RELAXED));
 	*(size_t *)(boot_buf_g + start - sizeof(size_t)) = size;
 	return boot_buf_g + start; /* static storage: already zero */
 }
@@ -223,8 +223,8 @@ static bool init(void)
 
 	if (likely(st == ST_READY))
 		return false;
-	if (__atomic_compare_exchange_n(&state_g, &expected, ST_RESOLVING, false,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (__atomic_compare_exchange_n(&state_g, &expected, ST_RESOLVING, false, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
 		init_tid_g = (pid_t)syscall(SYS_gettid);
 		resolve_next();
 		setup();
@@ -310,7 +310,7 @@ static void *track_alloc(size_t size, size_t align, bool zero)
 	p = hmpt_arena_alloc(size, align, zero, site);
 	if (!p) {
 		note_untracked(errno == ENOMEM ? "arena full or memory refused" : "mapping failed",
-			       size);
+		               size);
 		goto out;
 	}
 	hmpt_sites_lock();
@@ -335,7 +335,7 @@ static void track_free(void *p)
 			hmpt_fmt_str(&f, "free(0x");
 			hmpt_fmt_hex(&f, (uintptr_t)p, 1);
 			hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); "
-					 "ignored");
+			                 "ignored");
 			hmpt_log_end(&f, HMPT_LOG_WARN);
 		}
 		return;
@@ -382,8 +382,9 @@ static void *track_realloc(void *p, size_t size)
 			return q;
 		}
 		if (errno == ENOMEM && hmpt_log_first(&warned_arena_g))
-			hmpt_log_msg(HMPT_LOG_WARN, "realloc: the arena is full; the block moves to "
-						    "the normal allocator");
+			hmpt_log_msg(HMPT_LOG_WARN,
+			             "realloc: the arena is full; the block moves to "
+			             "the normal allocator");
 		errno = saved;
 	}
 	/* now small (or the arena is full): move to the normal allocator */
@@ -482,8 +483,8 @@ static void *slow_realloc(void *p, size_t size)
 
 EXPORT void *realloc(void *p, size_t size)
 {
-	if (likely(size < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE) &&
-		   !hmpt_arena_owns(p) && !boot_owns(p)))
+	if (likely(size < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE) && !hmpt_arena_owns(p) &&
+	           !boot_owns(p)))
 		return real_realloc_g(p, size);
 	return slow_realloc(p, size);
 }
@@ -543,7 +544,7 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 	if (p)
 		return p;
 	return real_aligned_alloc_g ? real_aligned_alloc_g(align, size)
-				    : real_memalign_g(align, size);
+	                            : real_memalign_g(align, size);
 }
 
 EXPORT void *memalign(size_t align, size_t size)
@@ -604,11 +605,11 @@ static int write_profile(const char *pattern, hmpt_end_t end)
 		return 0; /* nothing tracked: no file */
 	}
 	hmpt_profile_info_t info = {.pattern = pattern,
-				    .min_size = opt_g[HMPT_OPT_MIN_SIZE].num,
-				    .arena_bytes = hmpt_arena_size_g,
-				    .start_unix = start_unix_g,
-				    .forked = forked_g,
-				    .end = end};
+	                            .min_size = opt_g[HMPT_OPT_MIN_SIZE].num,
+	                            .arena_bytes = hmpt_arena_size_g,
+	                            .start_unix = start_unix_g,
+	                            .forked = forked_g,
+	                            .end = end};
 	rc = hmpt_profile_write_file(&info, path, sizeof(path));
 	hmpt_sites_unlock();
 	guard_tl--;

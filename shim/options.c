@@ -12,22 +12,22 @@
 #define TiB (UINT64_C(1) << 40)
 
 const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
-	[HMPT_OPT_MIN_SIZE] = {"HMPT_MIN_SIZE", HMPT_OPT_TYPE_SIZE, MiB, 1, TiB, "1M",
-			       "Allocations of at least this many bytes are tracked (named by call "
-			       "site, profiled, placed); smaller ones go straight to the normal "
-			       "allocator."},
-	[HMPT_OPT_PROFILE] = {"HMPT_PROFILE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
-			      "Write a profile to this path when the process ends; %p is the pid, "
-			      "%h the host name, %e the program name, %% a percent sign."},
-	[HMPT_OPT_STACK_DEPTH] = {"HMPT_STACK_DEPTH", HMPT_OPT_TYPE_UINT, 16, 1, 64, "16",
-				  "Call-stack frames kept per allocation site (1 to 64)."},
-	[HMPT_OPT_VERBOSE] = {"HMPT_VERBOSE", HMPT_OPT_TYPE_UINT, 0, 0, 2, "0",
-			      "0: errors and warnings only; 1: also what hmpt set up and wrote; "
-			      "2: also every tracked allocation."},
-	[HMPT_OPT_ARENA_SIZE] = {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB,
-				 64 * TiB, "16T",
-				 "Virtual address range reserved for tracked blocks (reserved, not "
-				 "used: memory is taken only as blocks are allocated)."},
+    [HMPT_OPT_MIN_SIZE] = {"HMPT_MIN_SIZE", HMPT_OPT_TYPE_SIZE, MiB, 1, TiB, "1M",
+                           "Allocations of at least this many bytes are tracked (named by call "
+                           "site, profiled, placed); smaller ones go straight to the normal "
+                           "allocator."},
+    [HMPT_OPT_PROFILE] = {"HMPT_PROFILE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
+                          "Write a profile to this path when the process ends; %p is the pid, "
+                          "%h the host name, %e the program name, %% a percent sign."},
+    [HMPT_OPT_STACK_DEPTH] = {"HMPT_STACK_DEPTH", HMPT_OPT_TYPE_UINT, 16, 1, 64, "16",
+                              "Call-stack frames kept per allocation site (1 to 64)."},
+    [HMPT_OPT_VERBOSE] = {"HMPT_VERBOSE", HMPT_OPT_TYPE_UINT, 0, 0, 2, "0",
+                          "0: errors and warnings only; 1: also what hmpt set up and wrote; "
+                          "2: also every tracked allocation."},
+    [HMPT_OPT_ARENA_SIZE] = {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB, 64 * TiB,
+                             "16T",
+                             "Virtual address range reserved for tracked blocks (reserved, not "
+                             "used: memory is taken only as blocks are allocated)."},
 };
 
 int hmpt_options_parse_uint(const char *s, uint64_t *out)
@@ -64,10 +64,14 @@ int hmpt_options_parse_size(const char *s, uint64_t *out)
 			digits[--n] = '\0';
 	}
 	switch (n ? digits[n - 1] : 0) {
-	case 'k': case 'K': mult = KiB; break;
-	case 'm': case 'M': mult = MiB; break;
-	case 'g': case 'G': mult = GiB; break;
-	case 't': case 'T': mult = TiB; break;
+	case 'k':
+	case 'K': mult = KiB; break;
+	case 'm':
+	case 'M': mult = MiB; break;
+	case 'g':
+	case 'G': mult = GiB; break;
+	case 't':
+	case 'T': mult = TiB; break;
 	default: break;
 	}
 	if (mult != 1)
@@ -81,7 +85,7 @@ int hmpt_options_parse_size(const char *s, uint64_t *out)
 }
 
 static void report_bad(const hmpt_option_t *o, const char *value, const char *why,
-		       hmpt_opt_report_fn report, void *ctx)
+                       hmpt_opt_report_fn report, void *ctx)
 {
 	char buf[512];
 	hmpt_fmt_t f;
@@ -130,7 +134,7 @@ static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *c
 }
 
 static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_t *v,
-		      hmpt_opt_report_fn report, void *ctx)
+                      hmpt_opt_report_fn report, void *ctx)
 {
 	uint64_t num;
 	int rc;
@@ -145,15 +149,15 @@ static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_
 		return;
 	}
 	rc = o->type == HMPT_OPT_TYPE_SIZE ? hmpt_options_parse_size(value, &num)
-					   : hmpt_options_parse_uint(value, &num);
+	                                   : hmpt_options_parse_uint(value, &num);
 	if (rc == 0 && (num < o->min || num > o->max))
 		rc = -ERANGE;
 	if (rc) {
 		report_bad(o, value,
-			   o->type == HMPT_OPT_TYPE_SIZE
-				   ? "expected a size in bytes, with an optional K, M, G or T suffix,"
-				   : "expected a whole number",
-			   report, ctx);
+		           o->type == HMPT_OPT_TYPE_SIZE
+		               ? "expected a size in bytes, with an optional K, M, G or T suffix,"
+		               : "expected a whole number",
+		           report, ctx);
 		return;
 	}
 	v->num = num;
@@ -161,7 +165,7 @@ static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_
 }
 
 void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
-		       hmpt_opt_report_fn report, void *ctx)
+                       hmpt_opt_report_fn report, void *ctx)
 {
 	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
 		values[i].num = hmpt_options_g[i].def;

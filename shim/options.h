@@ -35,16 +35,16 @@ typedef enum {
 typedef struct {
 	const char *name;
 	hmpt_opt_type_t type;
-	uint64_t def;	       /* default for numeric options */
-	uint64_t min, max;     /* accepted range for numeric options */
-	const char *def_text;  /* default as shown to people */
-	const char *meaning;   /* one sentence */
+	uint64_t def;         /* default for numeric options */
+	uint64_t min, max;    /* accepted range for numeric options */
+	const char *def_text; /* default as shown to people */
+	const char *meaning;  /* one sentence */
 } hmpt_option_t;
 
 typedef struct {
-	uint64_t num;	 /* numeric value (default when unset or bad) */
+	uint64_t num;    /* numeric value (default when unset or bad) */
 	const char *str; /* string value, or NULL */
-	bool set;	 /* the variable was given with a valid value */
+	bool set;        /* the variable was given with a valid value */
 } hmpt_opt_value_t;
 
 extern const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT];
@@ -52,7 +52,7 @@ extern const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT];
 typedef void (*hmpt_opt_report_fn)(const char *msg, void *ctx);
 
 void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
-		       hmpt_opt_report_fn report, void *ctx);
+                       hmpt_opt_report_fn report, void *ctx);
 
 /* Parse a size ("4096", "64K", "1M", "2G", "1T"; binary multiples).
  * Returns 0, -EINVAL (not a size) or -ERANGE (overflows 64 bits). */

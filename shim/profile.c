@@ -135,7 +135,7 @@ static void write_process(hmpt_fmt_t *f, const hmpt_profile_info_t *info)
 static void write_frame(hmpt_fmt_t *f, const hmpt_site_t *s, uint32_t i)
 {
 	const hmpt_module_t *m =
-		s->mods[i] == HMPT_MODULE_UNKNOWN ? NULL : hmpt_modules_get(s->mods[i]);
+	    s->mods[i] == HMPT_MODULE_UNKNOWN ? NULL : hmpt_modules_get(s->mods[i]);
 
 	hmpt_fmt_char(f, '"');
 	hmpt_fmt_str(f, m ? m->name : "??");
@@ -191,7 +191,8 @@ static uint32_t sort_sites(void)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < hmpt_sites_count() && n < sizeof(order_g) / sizeof(order_g[0]); i++)
+	for (uint32_t i = 0; i < hmpt_sites_count() && n < sizeof(order_g) / sizeof(order_g[0]);
+	     i++)
 		if (hmpt_sites_get(i)->st.allocations || hmpt_sites_get(i)->st.live)
 			order_g[n++] = i;
 	for (uint32_t gap = n / 2; gap > 0; gap /= 2)

@@ -18,7 +18,7 @@ typedef struct {
 	uint64_t min_size;
 	uint64_t arena_bytes;
 	double start_unix;
-	bool forked;	/* a fork child of the process that loaded the shim */
+	bool forked; /* a fork child of the process that loaded the shim */
 	hmpt_end_t end;
 } hmpt_profile_info_t;
 

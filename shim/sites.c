@@ -13,7 +13,7 @@
 #include "sys.h"
 
 #define MAX_SITES   65536u
-#define SLOTS	    (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
+#define SLOTS       (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
 #define MAX_MODULES 4096u
 /* frames captured beyond the kept depth, for hmpt's and the runtime's */
 #define SKIP_ROOM 16
@@ -52,8 +52,8 @@ static const char *base_name(const char *path)
  * site of every allocation.  (hmpt's own frames are found by address.) */
 static bool is_runtime(const char *name)
 {
-	static const char *const prefixes[] = {"libc.so",      "libstdc++.so", "libgfortran.so",
-					       "libc++.so",    "libc++abi.so", "ld-linux"};
+	static const char *const prefixes[] = {"libc.so",   "libstdc++.so", "libgfortran.so",
+	                                       "libc++.so", "libc++abi.so", "ld-linux"};
 	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;

@@ -20,13 +20,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define HMPT_MAX_DEPTH	    64
+#define HMPT_MAX_DEPTH      64
 #define HMPT_SITE_OVERFLOW  0u
 #define HMPT_MODULE_UNKNOWN UINT32_MAX
 
 typedef struct {
 	uintptr_t lo, hi; /* address range of the loaded segments */
-	uintptr_t base;	  /* load bias (dlpi_addr) */
+	uintptr_t base;   /* load bias (dlpi_addr) */
 	const char *path;
 	const char *name; /* base name of path */
 	uint64_t name_hash;

@@ -20,8 +20,8 @@ void *hmpt_sys_perm_alloc(size_t len);
 /* copy of a string into permanent storage */
 char *hmpt_sys_perm_strdup(const char *s);
 
-uint64_t hmpt_sys_now_ns(void);	   /* CLOCK_MONOTONIC */
-double hmpt_sys_unix_time(void);   /* CLOCK_REALTIME, seconds */
+uint64_t hmpt_sys_now_ns(void);  /* CLOCK_MONOTONIC */
+double hmpt_sys_unix_time(void); /* CLOCK_REALTIME, seconds */
 
 /* Read up to cap-1 bytes of a file, NUL-terminate; returns bytes or -errno. */
 ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap);

@@ -25,7 +25,7 @@ extern char **environ;
 static void die_usage(const char *cmd, const char *msg, const char *arg)
 {
 	fprintf(stderr, "hmpt-tune%s%s: %s%s%s\n", cmd ? " " : "", cmd ? cmd : "", msg,
-		arg ? ": " : "", arg ? arg : "");
+	        arg ? ": " : "", arg ? arg : "");
 	fprintf(stderr, "Try 'hmpt-tune %s--help'.\n", cmd ? "help " : "");
 	exit(EXIT_USAGE);
 }
@@ -33,38 +33,38 @@ static void die_usage(const char *cmd, const char *msg, const char *arg)
 /* ------------------------------------------------------------- profile */
 
 static const char profile_usage[] =
-	"Usage: hmpt-tune profile [options] -- COMMAND [ARGS...]\n"
-	"\n"
-	"Run COMMAND with libhmpt.so preloaded, then list its allocation sites by size.\n"
-	"Every process of COMMAND (fork children, programs it runs) that tracked an\n"
-	"allocation writes DIR/profile.<pid>.json; hmpt-tune merges them into\n"
-	"DIR/profile.json, writes DIR/sites.tsv and prints the table on standard error,\n"
-	"so that COMMAND's own output stays as it is.\n"
-	"\n"
-	"Options:\n"
-	"  -o, --output DIR     where the profiles go (default: hmpt-profile)\n"
-	"  -m, --min-size SIZE  track allocations of at least SIZE bytes; K, M, G\n"
-	"                       suffixes (default: 1M, or $HMPT_MIN_SIZE)\n"
-	"  -d, --depth N        call-stack frames kept per site, 1-64 (default: 16)\n"
-	"      --lib PATH       the libhmpt.so to preload (default: next to hmpt-tune,\n"
-	"                       or ../lib/libhmpt.so)\n"
-	"  -n, --rows N         show at most N sites (default: 20; 0: all)\n"
-	"  -v, --verbose        show each site's whole call stack\n"
-	"  -q, --quiet          print no table\n"
-	"  -h, --help           this text\n"
-	"\n"
-	"Exit status: COMMAND's exit status; 128+N if it was killed by signal N;\n"
-	"126 if it could not be run, 127 if it was not found; 2 for a usage error.\n"
-	"\n"
-	"Example:\n"
-	"  hmpt-tune profile -o prof -- ./stream_c.exe\n"
-	"  hmpt-tune show -v prof\n";
+    "Usage: hmpt-tune profile [options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Run COMMAND with libhmpt.so preloaded, then list its allocation sites by size.\n"
+    "Every process of COMMAND (fork children, programs it runs) that tracked an\n"
+    "allocation writes DIR/profile.<pid>.json; hmpt-tune merges them into\n"
+    "DIR/profile.json, writes DIR/sites.tsv and prints the table on standard error,\n"
+    "so that COMMAND's own output stays as it is.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     where the profiles go (default: hmpt-profile)\n"
+    "  -m, --min-size SIZE  track allocations of at least SIZE bytes; K, M, G\n"
+    "                       suffixes (default: 1M, or $HMPT_MIN_SIZE)\n"
+    "  -d, --depth N        call-stack frames kept per site, 1-64 (default: 16)\n"
+    "      --lib PATH       the libhmpt.so to preload (default: next to hmpt-tune,\n"
+    "                       or ../lib/libhmpt.so)\n"
+    "  -n, --rows N         show at most N sites (default: 20; 0: all)\n"
+    "  -v, --verbose        show each site's whole call stack\n"
+    "  -q, --quiet          print no table\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Exit status: COMMAND's exit status; 128+N if it was killed by signal N;\n"
+    "126 if it could not be run, 127 if it was not found; 2 for a usage error.\n"
+    "\n"
+    "Example:\n"
+    "  hmpt-tune profile -o prof -- ./stream_c.exe\n"
+    "  hmpt-tune show -v prof\n";
 
 static int find_lib(char *out, size_t cap)
 {
 	static const char *const rel[] = {"libhmpt.so", "../lib/libhmpt.so",
-					  "../lib/hmpt/libhmpt.so",
-					  "../lib/x86_64-linux-gnu/libhmpt.so"};
+	                                  "../lib/hmpt/libhmpt.so",
+	                                  "../lib/x86_64-linux-gnu/libhmpt.so"};
 	char self[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -125,7 +125,7 @@ static void remove_old_profiles(const char *dir)
 /* The child's environment: ours, with LD_PRELOAD and the profile settings.
  * *added is the index of the first entry this function allocated. */
 static char **child_env(const char *lib, const char *pattern, const char *min_size,
-			const char *depth, size_t *added)
+                        const char *depth, size_t *added)
 {
 	size_t n = 0;
 	while (environ[n])
@@ -146,7 +146,7 @@ static char **child_env(const char *lib, const char *pattern, const char *min_si
 	}
 	*added = k;
 	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", lib, old_preload && *old_preload ? " " : "",
-		     old_preload ? old_preload : "") < 0 ||
+	             old_preload ? old_preload : "") < 0 ||
 	    asprintf(&env[k++], "HMPT_PROFILE=%s", pattern) < 0 ||
 	    (min_size && asprintf(&env[k++], "HMPT_MIN_SIZE=%s", min_size) < 0) ||
 	    (depth && asprintf(&env[k++], "HMPT_STACK_DEPTH=%s", depth) < 0))
@@ -202,12 +202,12 @@ static int run_command(char **argv, char **env, pid_t *child)
 	if (WIFSIGNALED(status)) {
 		int sig = WTERMSIG(status);
 		fprintf(stderr, "hmpt-tune: %s killed by signal %d (SIG%s)\n", argv[0], sig,
-			sigabbrev_np(sig) ?: "?");
+		        sigabbrev_np(sig) ?: "?");
 		return 128 + sig;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status))
 		fprintf(stderr, "hmpt-tune: %s exited with status %d\n", argv[0],
-			WEXITSTATUS(status));
+		        WEXITSTATUS(status));
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
 }
 
@@ -281,12 +281,15 @@ static int write_outputs(const char *dir, json_t *merged, hmpt_sym_t *sym)
 
 static int cmd_profile(int argc, char **argv)
 {
-	static const struct option longs[] = {
-		{"output", required_argument, 0, 'o'}, {"min-size", required_argument, 0, 'm'},
-		{"depth", required_argument, 0, 'd'},  {"lib", required_argument, 0, 'L'},
-		{"rows", required_argument, 0, 'n'},   {"verbose", no_argument, 0, 'v'},
-		{"quiet", no_argument, 0, 'q'},	       {"help", no_argument, 0, 'h'},
-		{0, 0, 0, 0}};
+	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
+	                                      {"min-size", required_argument, 0, 'm'},
+	                                      {"depth", required_argument, 0, 'd'},
+	                                      {"lib", required_argument, 0, 'L'},
+	                                      {"rows", required_argument, 0, 'n'},
+	                                      {"verbose", no_argument, 0, 'v'},
+	                                      {"quiet", no_argument, 0, 'q'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
 	const char *dir = "hmpt-profile", *min_size = NULL, *depth = NULL, *lib_opt = NULL;
 	int verbose = 0, quiet = 0, rows = 20, c;
 	uint64_t v;
@@ -296,14 +299,15 @@ static int cmd_profile(int argc, char **argv)
 		case 'o': dir = optarg; break;
 		case 'm':
 			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				die_usage("profile", "--min-size: expected a size such as 4096, 64K or 1M",
-					  optarg);
+				die_usage("profile",
+				          "--min-size: expected a size such as 4096, 64K or 1M",
+				          optarg);
 			min_size = optarg;
 			break;
 		case 'd':
 			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 64)
-				die_usage("profile", "--depth: expected a whole number from 1 to 64",
-					  optarg);
+				die_usage("profile",
+				          "--depth: expected a whole number from 1 to 64", optarg);
 			depth = optarg;
 			break;
 		case 'n':
@@ -329,13 +333,13 @@ static int cmd_profile(int argc, char **argv)
 		}
 	} else if (find_lib(lib, sizeof(lib)) != 0) {
 		fprintf(stderr, "hmpt-tune: cannot find libhmpt.so next to hmpt-tune or in "
-				"../lib; give it with --lib PATH\n");
+		                "../lib; give it with --lib PATH\n");
 		return EXIT_USAGE;
 	}
 	int rc = mkdir_p(dir);
 	if (rc || !realpath(dir, absdir)) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", dir,
-			strerror(rc ? -rc : errno));
+		        strerror(rc ? -rc : errno));
 		return EXIT_USAGE;
 	}
 	remove_old_profiles(absdir);
@@ -359,15 +363,15 @@ static int cmd_profile(int argc, char **argv)
 	if (!merged) {
 		if (none && !quiet)
 			fprintf(stderr, "hmpt: no allocation of at least %s bytes was tracked\n",
-				min_size ? min_size : "1M");
+			        min_size ? min_size : "1M");
 		return status;
 	}
 	hmpt_sym_t *sym = hmpt_sym_new();
 	if (write_outputs(dir, merged, sym) == 0 && !quiet) {
 		char more[PATH_MAX + 16];
 		snprintf(more, sizeof(more), "%s/sites.tsv", dir);
-		hmpt_report_opts_t o = {.verbose = verbose, .max_rows = verbose ? 0 : rows,
-					.more = more};
+		hmpt_report_opts_t o = {
+		    .verbose = verbose, .max_rows = verbose ? 0 : rows, .more = more};
 		hmpt_report_table(stderr, merged, sym, &o);
 		fprintf(stderr, "hmpt: profile in %s/profile.json\n", dir);
 	}
@@ -379,24 +383,24 @@ static int cmd_profile(int argc, char **argv)
 /* ---------------------------------------------------------------- show */
 
 static const char show_usage[] =
-	"Usage: hmpt-tune show [--format table|tsv|json] [-v] [-n N] PROFILE.json|DIR\n"
-	"\n"
-	"Print a saved profile: the table of sites (default), sites.tsv's format, or\n"
-	"the JSON. DIR means DIR/profile.json (as written by 'hmpt-tune profile').\n"
-	"\n"
-	"Options:\n"
-	"  -f, --format FMT   table, tsv or json (default: table)\n"
-	"  -n, --rows N       show at most N sites in the table (default: all)\n"
-	"  -v, --verbose      show each site's whole call stack\n"
-	"  -h, --help         this text\n";
+    "Usage: hmpt-tune show [--format table|tsv|json] [-v] [-n N] PROFILE.json|DIR\n"
+    "\n"
+    "Print a saved profile: the table of sites (default), sites.tsv's format, or\n"
+    "the JSON. DIR means DIR/profile.json (as written by 'hmpt-tune profile').\n"
+    "\n"
+    "Options:\n"
+    "  -f, --format FMT   table, tsv or json (default: table)\n"
+    "  -n, --rows N       show at most N sites in the table (default: all)\n"
+    "  -v, --verbose      show each site's whole call stack\n"
+    "  -h, --help         this text\n";
 
 static int cmd_show(int argc, char **argv)
 {
 	static const struct option longs[] = {{"format", required_argument, 0, 'f'},
-					      {"rows", required_argument, 0, 'n'},
-					      {"verbose", no_argument, 0, 'v'},
-					      {"help", no_argument, 0, 'h'},
-					      {0, 0, 0, 0}};
+	                                      {"rows", required_argument, 0, 'n'},
+	                                      {"verbose", no_argument, 0, 'v'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
 	const char *format = "table";
 	int verbose = 0, rows = 0, c;
 	uint64_t v;
@@ -404,7 +408,8 @@ static int cmd_show(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "f:n:vh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (strcmp(optarg, "table") && strcmp(optarg, "tsv") && strcmp(optarg, "json"))
+			if (strcmp(optarg, "table") && strcmp(optarg, "tsv") &&
+			    strcmp(optarg, "json"))
 				die_usage("show", "--format: expected table, tsv or json", optarg);
 			format = optarg;
 			break;
@@ -451,9 +456,9 @@ static int cmd_show(int argc, char **argv)
 /* ----------------------------------------------------------------- env */
 
 static const char env_usage[] = "Usage: hmpt-tune env [--markdown]\n"
-				"\n"
-				"List every HMPT_* environment variable the shim reads, with its\n"
-				"default and meaning.\n";
+                                "\n"
+                                "List every HMPT_* environment variable the shim reads, with its\n"
+                                "default and meaning.\n";
 
 static void wrap(const char *text, int indent, int width)
 {
@@ -514,27 +519,27 @@ struct command {
 };
 
 static const struct command commands[] = {
-	{"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
-	{"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
-	{"env", cmd_env, env_usage, "list the HMPT_* environment variables"},
+    {"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
+    {"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
+    {"env", cmd_env, env_usage, "list the HMPT_* environment variables"},
 };
 
 static void usage(FILE *out)
 {
 	fprintf(out, "Usage: hmpt-tune [--help] [--version] COMMAND [ARGS...]\n"
-		     "\n"
-		     "hmpt, the heterogeneous memory pool tuner: find which of a program's\n"
-		     "allocations deserve the fast memory.\n"
-		     "\n"
-		     "Commands:\n");
+	             "\n"
+	             "hmpt, the heterogeneous memory pool tuner: find which of a program's\n"
+	             "allocations deserve the fast memory.\n"
+	             "\n"
+	             "Commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 	fprintf(out, "  help CMD  the options of CMD\n"
-		     "\n"
-		     "Example:\n"
-		     "  hmpt-tune profile -- ./app args\n"
-		     "\n"
-		     "See hmpt-tune(1) and hmpt(7).\n");
+	             "\n"
+	             "Example:\n"
+	             "  hmpt-tune profile -- ./app args\n"
+	             "\n"
+	             "See hmpt-tune(1) and hmpt(7).\n");
 }
 
 int main(int argc, char **argv)

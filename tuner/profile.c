@@ -14,12 +14,11 @@ static int fail(char *err, size_t errlen, const char *path, const char *field, c
 }
 
 static int need(json_t *obj, const char *key, int type, const char *path, const char *ctx,
-		char *err, size_t errlen)
+                char *err, size_t errlen)
 {
 	static const char *const names[] = {
-		[JSON_OBJECT] = "an object", [JSON_ARRAY] = "an array",
-		[JSON_STRING] = "a string",  [JSON_INTEGER] = "an integer",
-		[JSON_REAL] = "a number",    [JSON_TRUE] = "a boolean",
+	    [JSON_OBJECT] = "an object",   [JSON_ARRAY] = "an array", [JSON_STRING] = "a string",
+	    [JSON_INTEGER] = "an integer", [JSON_REAL] = "a number",  [JSON_TRUE] = "a boolean",
 	};
 	json_t *v = json_object_get(obj, key);
 	char field[256], what[64];
@@ -35,7 +34,7 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
 		return 0;
 	snprintf(field, sizeof(field), "%s%s%s", ctx, *ctx ? "." : "", key);
 	snprintf(what, sizeof(what), "expected %s%s", names[type],
-		 type == JSON_INTEGER ? " >= 0" : "");
+	         type == JSON_INTEGER ? " >= 0" : "");
 	return fail(err, errlen, path, field, v ? what : "missing");
 }
 
@@ -77,8 +76,8 @@ json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
 	if (need(proc, "pid", JSON_INTEGER, path, "process", err, errlen))
 		goto bad;
 	static const char *const totals[] = {"tracked_allocations", "tracked_bytes",
-					     "peak_tracked_bytes", "live_tracked_bytes",
-					     "peak_rss_bytes", "untracked_large"};
+	                                     "peak_tracked_bytes",  "live_tracked_bytes",
+	                                     "peak_rss_bytes",      "untracked_large"};
 	for (i = 0; i < sizeof(totals) / sizeof(totals[0]); i++)
 		if (need(tot, totals[i], JSON_INTEGER, path, "totals", err, errlen))
 			goto bad;
@@ -95,8 +94,8 @@ json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
 	}
 	json_array_foreach(json_object_get(p, "sites"), i, v)
 	{
-		static const char *const ints[] = {"allocations",     "bytes",     "max_size",
-						   "peak_live_bytes", "live_bytes"};
+		static const char *const ints[] = {"allocations", "bytes", "max_size",
+		                                   "peak_live_bytes", "live_bytes"};
 		json_t *fr;
 		snprintf(ctx, sizeof(ctx), "sites[%zu]", i);
 		if (!json_is_object(v)) {
@@ -155,9 +154,9 @@ const char *hmpt_prof_module_path(const json_t *prof, const char *name)
 
 static void add_u64(json_t *dst, const json_t *src, const char *key)
 {
-	json_object_set_new(dst, key,
-			    json_integer((json_int_t)(hmpt_prof_u64(dst, key) +
-						      hmpt_prof_u64(src, key))));
+	json_object_set_new(
+	    dst, key,
+	    json_integer((json_int_t)(hmpt_prof_u64(dst, key) + hmpt_prof_u64(src, key))));
 }
 
 static void max_u64(json_t *dst, const json_t *src, const char *key)
@@ -182,8 +181,7 @@ static void merge_site(json_t *dst, const json_t *src)
 	json_object_set_new(dst, "last_s", json_real(l1 > l2 ? l1 : l2));
 }
 
-json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n,
-			long main_pid)
+json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid)
 {
 	json_t *out = json_deep_copy(profiles[0]);
 	json_t *by_id = json_object(), *mods = json_object(), *procs = json_array();
@@ -199,18 +197,18 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 		const json_t *p = profiles[i], *proc = json_object_get(p, "process");
 		const json_t *t = json_object_get(p, "totals");
 		json_array_append_new(procs, json_pack("{s:I,s:s,s:s}", "pid",
-						       (json_int_t)hmpt_prof_u64(proc, "pid"), "exe",
-						       hmpt_prof_str(proc, "exe") ?: "", "file",
-						       files ? files[i] : ""));
+		                                       (json_int_t)hmpt_prof_u64(proc, "pid"),
+		                                       "exe", hmpt_prof_str(proc, "exe") ?: "",
+		                                       "file", files ? files[i] : ""));
 		static const char *const sums[] = {"tracked_allocations", "tracked_bytes",
-						   "peak_tracked_bytes", "live_tracked_bytes",
-						   "untracked_large"};
+		                                   "peak_tracked_bytes", "live_tracked_bytes",
+		                                   "untracked_large"};
 		for (k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
 			add_u64(totals, t, sums[k]);
 		max_u64(totals, t, "peak_rss_bytes");
-		json_array_foreach(json_object_get(p, "modules"), k, v)
-			if (!json_object_get(mods, hmpt_prof_str(v, "name")))
-				json_object_set(mods, hmpt_prof_str(v, "name"), v);
+		json_array_foreach(json_object_get(p, "modules"), k,
+		                   v) if (!json_object_get(mods, hmpt_prof_str(v, "name")))
+		    json_object_set(mods, hmpt_prof_str(v, "name"), v);
 		json_array_foreach(json_object_get(p, "sites"), k, v)
 		{
 			const char *id = hmpt_prof_str(v, "id");
@@ -226,8 +224,7 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 	}
 	json_t *modarr = json_array();
 	const char *key;
-	json_object_foreach(mods, key, v)
-		json_array_append(modarr, v);
+	json_object_foreach(mods, key, v) json_array_append(modarr, v);
 	json_object_set_new(out, "modules", modarr);
 	json_object_set_new(out, "totals", totals);
 	json_object_set_new(out, "sites", sites);
@@ -245,7 +242,7 @@ static int by_bytes(const void *a, const void *b)
 	if (x != y)
 		return x < y ? 1 : -1;
 	return strcmp(hmpt_prof_str(*(json_t *const *)a, "id"),
-		      hmpt_prof_str(*(json_t *const *)b, "id"));
+	              hmpt_prof_str(*(json_t *const *)b, "id"));
 }
 
 void hmpt_prof_sort_sites(json_t *prof)

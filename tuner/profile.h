@@ -19,8 +19,7 @@
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 /* Merge profiles (at least one) into a new profile: sites by id, modules by
  * name; `process` is the one of `main_pid` when present, else the first's. */
-json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n,
-			long main_pid);
+json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid);
 /* Sort the sites of `prof` by bytes, largest first (in place). */
 void hmpt_prof_sort_sites(json_t *prof);
 /* Write JSON to path atomically; 0 or -errno. */

@@ -25,8 +25,8 @@ static const char *human(char *buf, size_t cap, uint64_t bytes)
 }
 
 /* expand one frame; returns entries and the module name */
-static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame,
-		  hmpt_sym_frame_t *out, int max)
+static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame, hmpt_sym_frame_t *out,
+                  int max)
 {
 	char module[256];
 	uint64_t off;
@@ -39,7 +39,7 @@ static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame,
 }
 
 void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
-			hmpt_site_loc_t *loc)
+                        hmpt_site_loc_t *loc)
 {
 	const json_t *frames = json_object_get(site, "frames");
 	hmpt_sym_frame_t chain[MAX_INLINE], any = {0}, first = {.function = "??"};
@@ -64,7 +64,7 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 			if (strncmp(chain[k].file, "/usr/", 5) != 0) {
 				loc->function = chain[k].function;
 				snprintf(loc->location, sizeof(loc->location), "%s:%d",
-					 base_name(chain[k].file), chain[k].line);
+				         base_name(chain[k].file), chain[k].line);
 				return;
 			}
 		}
@@ -72,7 +72,7 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 	if (have_any) {
 		loc->function = any.function;
 		snprintf(loc->location, sizeof(loc->location), "%s:%d", base_name(any.file),
-			 any.line);
+		         any.line);
 		return;
 	}
 	loc->function = first.function;
@@ -87,22 +87,21 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 	json_t *s, *f;
 
 	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
-		     "function\tlocation\tframes\n");
+	             "function\tlocation\tframes\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
 		uint64_t b = hmpt_prof_u64(s, "bytes");
 		hmpt_report_locate(sym, prof, s, &loc);
-		fprintf(out, "%s\t%llu\t%.4f\t%llu\t%llu\t%llu\t%llu\t%s\t%s\t",
-			hmpt_prof_str(s, "id"), (unsigned long long)b,
-			total ? (double)b / (double)total : 0.0,
-			(unsigned long long)hmpt_prof_u64(s, "allocations"),
-			(unsigned long long)hmpt_prof_u64(s, "max_size"),
-			(unsigned long long)hmpt_prof_u64(s, "peak_live_bytes"),
-			(unsigned long long)hmpt_prof_u64(s, "live_bytes"), loc.function,
-			loc.location);
+		fprintf(
+		    out, "%s\t%llu\t%.4f\t%llu\t%llu\t%llu\t%llu\t%s\t%s\t", hmpt_prof_str(s, "id"),
+		    (unsigned long long)b, total ? (double)b / (double)total : 0.0,
+		    (unsigned long long)hmpt_prof_u64(s, "allocations"),
+		    (unsigned long long)hmpt_prof_u64(s, "max_size"),
+		    (unsigned long long)hmpt_prof_u64(s, "peak_live_bytes"),
+		    (unsigned long long)hmpt_prof_u64(s, "live_bytes"), loc.function, loc.location);
 		json_array_foreach(json_object_get(s, "frames"), k, f)
-			fprintf(out, "%s%s", k ? " " : "", json_string_value(f));
+		    fprintf(out, "%s%s", k ? " " : "", json_string_value(f));
 		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
@@ -122,8 +121,7 @@ static void where(char *buf, size_t cap, const hmpt_site_loc_t *loc, int width)
 		snprintf(buf, cap, "%s (%s)", loc->function, loc->location);
 }
 
-int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
-		      const hmpt_report_opts_t *o)
+int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o)
 {
 	const json_t *sites = json_object_get(prof, "sites");
 	const json_t *tot = json_object_get(prof, "totals");
@@ -138,17 +136,17 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
 	if (json_array_size(procs) > 1)
 		fprintf(out, " (+%zu processes)", json_array_size(procs) - 1);
 	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live, peak RSS %s\n",
-		nsites, nsites == 1 ? "" : "s", human(b1, sizeof(b1), total),
-		(unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
-		human(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
-		human(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
+	        nsites, nsites == 1 ? "" : "s", human(b1, sizeof(b1), total),
+	        (unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
+	        human(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
+	        human(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
 	if (hmpt_prof_u64(tot, "untracked_large"))
 		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
-			(unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
+		        (unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;
 	fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %s\n", "#", "site", "bytes", "share",
-		"allocs", "max size", "where");
+	        "allocs", "max size", "where");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -163,10 +161,10 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
 		hmpt_report_locate(sym, prof, s, &loc);
 		where(w, sizeof(w), &loc, 40);
 		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  %6llu  %10s  %s\n", i + 1,
-			hmpt_prof_str(s, "id"), human(b1, sizeof(b1), b),
-			total ? 100.0 * (double)b / (double)total : 0.0,
-			(unsigned long long)hmpt_prof_u64(s, "allocations"),
-			human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")), w);
+		        hmpt_prof_str(s, "id"), human(b1, sizeof(b1), b),
+		        total ? 100.0 * (double)b / (double)total : 0.0,
+		        (unsigned long long)hmpt_prof_u64(s, "allocations"),
+		        human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")), w);
 		if (!o->verbose)
 			continue;
 		json_array_foreach(json_object_get(s, "frames"), k, f)
@@ -174,8 +172,9 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
 			hmpt_sym_frame_t chain[MAX_INLINE];
 			int n = expand(sym, prof, json_string_value(f), chain, MAX_INLINE);
 			for (int c = 0; c < n; c++) {
-				fprintf(out, "       %-28s %s", c ? "  (inlined)" : json_string_value(f),
-					chain[c].function);
+				fprintf(out, "       %-28s %s",
+				        c ? "  (inlined)" : json_string_value(f),
+				        chain[c].function);
 				if (chain[c].file)
 					fprintf(out, " %s:%d", chain[c].file, chain[c].line);
 				fputc('\n', out);

@@ -22,16 +22,15 @@ typedef struct {
  * headers); else the first with any source file; else the first frame's
  * symbol name at "??:0". */
 void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
-			hmpt_site_loc_t *loc);
+                        hmpt_site_loc_t *loc);
 
 typedef struct {
-	int verbose;	  /* whole stacks */
-	int max_rows;	  /* 0 = all */
+	int verbose;      /* whole stacks */
+	int max_rows;     /* 0 = all */
 	const char *more; /* where the rest is, for the "... N more" line */
 } hmpt_report_opts_t;
 
-int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym,
-		      const hmpt_report_opts_t *o);
+int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o);
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);
 
 #endif

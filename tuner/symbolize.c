@@ -29,9 +29,9 @@ struct hmpt_sym {
 };
 
 static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
 };
 
 hmpt_sym_t *hmpt_sym_new(void)
@@ -133,8 +133,8 @@ static const char *die_name(hmpt_sym_t *s, Dwarf_Die *die)
 	return name_of(s, n);
 }
 
-int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset,
-		     hmpt_sym_frame_t *out, int max)
+int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hmpt_sym_frame_t *out,
+                     int max)
 {
 	sym_module_t *m = module_path ? module_for(s, module_path) : NULL;
 	Dwarf_Addr addr = offset ? offset - 1 : 0; /* the call, not the return address */
@@ -181,8 +181,8 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset,
 		else
 			file = NULL;
 		lineno = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0
-				 ? (int)cl
-				 : 0;
+		             ? (int)cl
+		             : 0;
 	}
 	free(scopes);
 	if (n == 0) {

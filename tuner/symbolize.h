@@ -24,8 +24,8 @@ typedef struct {
 hmpt_sym_t *hmpt_sym_new(void);
 void hmpt_sym_free(hmpt_sym_t *s);
 /* Fills up to `max` entries; returns how many (>= 1 when max >= 1). */
-int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset,
-		     hmpt_sym_frame_t *out, int max);
+int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hmpt_sym_frame_t *out,
+                     int max);
 /* Split "module!0xoffset"; 0 or -EINVAL. `module` gets the name. */
 int hmpt_sym_parse_frame(const char *frame, char *module, unsigned cap, uint64_t *offset);
 

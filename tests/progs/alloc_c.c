@@ -14,7 +14,7 @@ static void *volatile keep;
 static __attribute__((noinline)) void *helper(size_t n)
 {
 	void *p = malloc(n); /* hmpt-expect: allocations=2 bytes=5242880 */
-	keep = p;	     /* work after the call: no tail call, even at -O2 */
+	keep = p;            /* work after the call: no tail call, even at -O2 */
 	return p;
 }
 

@@ -17,8 +17,8 @@ static double use(const double *p, size_t n)
 int main()
 {
 	double *a = new double[1 << 20]; // hmpt-expect: allocations=1 bytes=8388608
-	std::vector<double> v(3 << 19);	 // hmpt-expect: allocations=1 bytes=12582912
-	big *b = new big();		 // hmpt-expect: allocations=1 bytes=4194304
+	std::vector<double> v(3 << 19);  // hmpt-expect: allocations=1 bytes=12582912
+	big *b = new big();              // hmpt-expect: allocations=1 bytes=4194304
 	a[7] = 1;
 	double s = use(a, 1 << 20) + use(v.data(), v.size()) + use(b->x, 1 << 19);
 	delete[] a;

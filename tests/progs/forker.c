@@ -37,7 +37,8 @@ int main(int argc, char **argv)
 	memset(p, 3, 4 << 20);
 	int sa = wait_status(a), sb = wait_status(b);
 	if (sa != 5 || sb != 6) {
-		fprintf(stderr, "forker: children exited with %d and %d, expected 5 and 6\n", sa, sb);
+		fprintf(stderr, "forker: children exited with %d and %d, expected 5 and 6\n", sa,
+		        sb);
 		return 1;
 	}
 	if (before[12345] != 1) {

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#define SLOTS 64
+#define SLOTS  64
 #define SHARED 256
 
 struct blk {
@@ -174,7 +174,8 @@ static void *worker(void *arg)
 		} else if (what < 7) {
 			size_t n = pick_size(&s);
 			verify(b, b->n);
-			b->p[b->n - 1] = (unsigned char)(b->tag + b->n - 1); /* pattern everywhere */
+			b->p[b->n - 1] =
+			    (unsigned char)(b->tag + b->n - 1); /* pattern everywhere */
 			void *q = (what == 6) ? reallocarray(b->p, n, 1) : realloc(b->p, n);
 			if (!q)
 				fail("realloc failed", n);

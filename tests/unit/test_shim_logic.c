@@ -14,12 +14,12 @@
 
 static int failures;
 
-#define CHECK(cond)                                                                    \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                    \
-		}                                                                      \
+#define CHECK(cond)                                                                                \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 static void test_parse_size(void)
@@ -29,33 +29,33 @@ static void test_parse_size(void)
 		int rc;
 		uint64_t v;
 	} cases[] = {
-		{"0", 0, 0},
-		{"4096", 0, 4096},
-		{"64K", 0, 65536},
-		{"64k", 0, 65536},
-		{"1M", 0, 1 << 20},
-		{"1MiB", 0, 1 << 20},
-		{"1mb", 0, 1 << 20},
-		{"2G", 0, 2ull << 30},
-		{"16T", 0, 16ull << 40},
-		{"", -EINVAL, 0},
-		{"abc", -EINVAL, 0},
-		{"-5", -EINVAL, 0},
-		{"1Q", -EINVAL, 0},
-		{"1.5M", -EINVAL, 0},
-		{" 1M", -EINVAL, 0},
-		{"M", -EINVAL, 0},
-		{"18446744073709551615", 0, UINT64_MAX},
-		{"18446744073709551616", -ERANGE, 0},
-		{"17179869184G", -ERANGE, 0},
+	    {"0", 0, 0},
+	    {"4096", 0, 4096},
+	    {"64K", 0, 65536},
+	    {"64k", 0, 65536},
+	    {"1M", 0, 1 << 20},
+	    {"1MiB", 0, 1 << 20},
+	    {"1mb", 0, 1 << 20},
+	    {"2G", 0, 2ull << 30},
+	    {"16T", 0, 16ull << 40},
+	    {"", -EINVAL, 0},
+	    {"abc", -EINVAL, 0},
+	    {"-5", -EINVAL, 0},
+	    {"1Q", -EINVAL, 0},
+	    {"1.5M", -EINVAL, 0},
+	    {" 1M", -EINVAL, 0},
+	    {"M", -EINVAL, 0},
+	    {"18446744073709551615", 0, UINT64_MAX},
+	    {"18446744073709551616", -ERANGE, 0},
+	    {"17179869184G", -ERANGE, 0},
 	};
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t v = 12345;
 		int rc = hmpt_options_parse_size(cases[i].in, &v);
 		if (rc != cases[i].rc || (rc == 0 && v != cases[i].v)) {
 			fprintf(stderr, "parse_size(\"%s\") = %d, %llu; expected %d, %llu\n",
-				cases[i].in, rc, (unsigned long long)v, cases[i].rc,
-				(unsigned long long)cases[i].v);
+			        cases[i].in, rc, (unsigned long long)v, cases[i].rc,
+			        (unsigned long long)cases[i].v);
 			failures++;
 		}
 	}
@@ -78,7 +78,7 @@ static void test_options_load(void)
 	hmpt_opt_value_t v[HMPT_OPT_COUNT];
 	struct reports r = {0};
 	char *good[] = {"PATH=/bin", "HMPT_MIN_SIZE=64K", "HMPT_STACK_DEPTH=8",
-			"HMPT_PROFILE=/tmp/p.%p.json", NULL};
+	                "HMPT_PROFILE=/tmp/p.%p.json", NULL};
 	char *bad_size[] = {"HMPT_MIN_SIZE=abc", NULL};
 	char *bad_range[] = {"HMPT_STACK_DEPTH=1000", NULL};
 	char *unknown[] = {"HMPT_FOO=1", NULL};
@@ -112,7 +112,8 @@ static void test_options_load(void)
 
 	/* every option is documented */
 	for (int i = 0; i < HMPT_OPT_COUNT; i++)
-		CHECK(hmpt_options_g[i].name && hmpt_options_g[i].meaning && hmpt_options_g[i].def_text);
+		CHECK(hmpt_options_g[i].name && hmpt_options_g[i].meaning &&
+		      hmpt_options_g[i].def_text);
 }
 
 static void test_fmt(void)
