@@ -1,0 +1,16 @@
+. "$(dirname "$0")/lib.sh"
+# every HMPT_* variable of the options table is documented, the same way
+$TUNE env --markdown >"$work/env.md" || fail "hmpt-tune env --markdown failed"
+while IFS= read -r row; do
+	grep -qF -- "$row" "$top/README.md" || fail "README.md lacks: $row (regenerate with hmpt-tune env --markdown)"
+done < <(grep '^| `HMPT_' "$work/env.md")
+for v in $(grep -o '`HMPT_[A-Z_]*`' "$work/env.md" | tr -d '`'); do
+	grep -q "^\.B $v\$" "$top/docs/man/hmpt.7" || fail "hmpt.7 does not document $v"
+done
+# every command's help works and names its options
+for c in profile show env; do
+	$TUNE help $c >/dev/null || fail "hmpt-tune help $c"
+	$TUNE $c --help >/dev/null || fail "hmpt-tune $c --help"
+done
+$TUNE --help | grep -q '^Usage: hmpt-tune' || fail "--help"
+$TUNE --version | grep -q '^hmpt-tune [0-9]' || fail "--version"
