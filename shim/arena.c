@@ -198,6 +198,18 @@ static void give(uint64_t g, uint64_t n)
 	pthread_mutex_unlock(&lock_g);
 }
 
+/* Record the block now at granule g; with `old` >= 0, the block that was at
+ * granule `old` is gone (it moved to g) in the same step. */
+static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site)
+{
+	pthread_mutex_lock(&lock_g);
+	blocks_g[g] =
+	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
+	if (old >= 0 && old != g)
+		blocks_g[old].ngran = 0;
+	pthread_mutex_unlock(&lock_g);
+}
+
 void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
 {
 	size_t mapped = round_page(size);
@@ -221,10 +233,7 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
 		errno = -rc;
 		return NULL;
 	}
-	pthread_mutex_lock(&lock_g);
-	blocks_g[g] =
-	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
-	pthread_mutex_unlock(&lock_g);
+	record(g, -1, size, mapped, n, site);
 	return gran_addr((uint64_t)g);
 }
 
@@ -322,10 +331,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		} else if (n < old->ngran) {
 			release((uint64_t)g + n, old->ngran - n);
 		}
-		pthread_mutex_lock(&lock_g);
-		blocks_g[g] = (hmpt_block_t){
-		    .size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
-		pthread_mutex_unlock(&lock_g);
+		record(g, -1, size, mapped, n, site);
 		return p;
 	}
 	/* elsewhere: a new extent; pages moved when the kernel can, else copied */
@@ -354,11 +360,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = -rc;
 		return NULL;
 	}
-	pthread_mutex_lock(&lock_g);
-	blocks_g[ng] =
-	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
-	blocks_g[g].ngran = 0;
-	pthread_mutex_unlock(&lock_g);
+	record(ng, g, size, mapped, n, site);
 	if (moved)
 		give((uint64_t)g, old->ngran); /* empty now: nothing to drop */
 	else
