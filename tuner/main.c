@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "options.h"
-#include "profile.h"
+#include "profiles.h"
 #include "report.h"
 #include "symbolize.h"
 

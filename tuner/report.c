@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "fmt.h"
-#include "profile.h"
+#include "profiles.h"
 
 #define MAX_INLINE 16
 

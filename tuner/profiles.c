@@ -1,5 +1,5 @@
-/* profile.c — see profile.h. */
-#include "profile.h"
+/* profiles.c — see profiles.h. */
+#include "profiles.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* profile.h — reading, merging and writing hmpt profiles in the tuner.
+/* profiles.h — reading, merging and writing hmpt profiles in the tuner.
  *
  * Contract: profiles are held as jansson objects in the format of
  * docs/profile-format.md.  hmpt_prof_load() validates every field the tuner
