@@ -68,9 +68,9 @@ $(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(B)/asan/shim/options.o $(B)/asan/shim/fmt.o
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
-$(B)/asan/unit/%: tests/unit/%.c $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
+$(B)/asan/unit/%: tests/unit/%.c tests/unit/check.h $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
-	$(CC) $(CPPFLAGS) -Ishim -Ituner $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS) $(SHIM_LIBS)
+	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
 $(B)/shim $(B)/tuner $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
 	mkdir -p $@

@@ -53,8 +53,11 @@ enum { ST_UNINIT, ST_RESOLVING, ST_READY };
 
 static int state_g = ST_UNINIT;
 static pid_t init_tid_g;
-/* requests at or above this are tracked; SIZE_MAX while starting or off */
-static size_t min_size_g = SIZE_MAX;
+/* Requests at or above this take the slow path.  0 until set-up is done,
+ * so that the first request of any size (even one made before hmpt's
+ * constructor, by another library's) sets hmpt up; SIZE_MAX when hmpt does
+ * not track. */
+static size_t min_size_g = 0;
 static bool tracking_g; /* arena and sites are usable */
 static bool sites_ready_g;
 static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
@@ -191,6 +194,8 @@ static void setup(void)
 		page_g = (size_t)ps;
 	owner_pid_g = getpid();
 	start_unix_g = hmpt_sys_unix_time();
+	/* nothing is tracked unless the set-up below succeeds */
+	__atomic_store_n(&min_size_g, SIZE_MAX, __ATOMIC_RELEASE);
 	/* setuid/setgid programs: hmpt does nothing at all */
 	if (getauxval(AT_SECURE))
 		return;

@@ -5,19 +5,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #include "profiles.h"
 #include "symbolize.h"
 
-static int failures;
 static char dir[] = "/tmp/hmpt-test-profile.XXXXXX";
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static const char *write_file(const char *name, const char *text)
 {

@@ -6,21 +6,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
+
 #include "extents.h"
 #include "fmt.h"
 #include "options.h"
 #include "profile.h"
 #include "sites.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
 
 static void test_parse_size(void)
 {
