@@ -456,9 +456,11 @@ EXPORT void *calloc(size_t n, size_t size)
 static void *slow_realloc(void *p, size_t size)
 {
 	if (init()) {
+		if (p && !boot_owns(p)) /* made by glibc before hmpt started */
+			return __libc_realloc(p, size);
 		void *q = size ? boot_alloc(size, 16) : NULL;
 		if (q && p)
-			memcpy(q, p, boot_owns(p) && boot_size(p) < size ? boot_size(p) : size);
+			memcpy(q, p, boot_size(p) < size ? boot_size(p) : size);
 		return q;
 	}
 	if (hmpt_arena_owns(p))
@@ -516,7 +518,7 @@ static bool power_of_two(size_t x)
 static void *aligned_track(size_t align, size_t size)
 {
 	if (init())
-		return boot_alloc(size, align);
+		return boot_alloc(size, power_of_two(align) && align <= 4096 ? align : 4096);
 	if (size >= min_size_g && power_of_two(align))
 		return track_alloc(size, align, false);
 	return NULL;
