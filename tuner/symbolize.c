@@ -146,14 +146,17 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 	if (!m || !m->mod)
 		return 1;
 
-	Dwfl_Line *line = dwfl_module_getsrc(m->mod, addr);
+	/* a line only where a compile unit covers the address: outside one
+	 * (startup code without debug information) libdw would offer the
+	 * nearest line of some other function */
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
+	Dwfl_Line *line = cu ? dwfl_module_getsrc(m->mod, addr) : NULL;
 	const char *file = NULL;
 	int lineno = 0;
 	if (line)
 		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
 	Dwarf_Files *files = NULL;
@@ -186,10 +189,22 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 	}
 	free(scopes);
 	if (n == 0) {
-		/* no debug information: the symbol table */
-		out[0].function = name_of(s, dwfl_module_addrname(m->mod, addr));
-		out[0].file = file ? keep(s, file) : NULL;
-		out[0].line = lineno;
+		/* no function DIE found (Fortran contained procedures, OpenMP
+		 * outlined bodies): the symbol table's name, and the line only
+		 * if it lies inside that symbol; outside one, libdw offers the
+		 * nearest line of another function (startup code) */
+		GElf_Off sym_off = 0;
+		GElf_Sym sym;
+		Dwarf_Addr line_addr = 0;
+		const char *nm =
+		    dwfl_module_addrinfo(m->mod, addr, &sym_off, &sym, NULL, NULL, NULL);
+		out[0].function = name_of(s, nm);
+		if (line)
+			dwfl_lineinfo(line, &line_addr, NULL, NULL, NULL, NULL);
+		if (file && nm && line_addr >= addr - sym_off) {
+			out[0].file = keep(s, file);
+			out[0].line = lineno;
+		}
 		n = 1;
 	}
 	return n;
