@@ -77,6 +77,14 @@ $(B)/shim $(B)/tuner $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
 
+# libFuzzer targets (clang); run for a bounded time by tests/integration/t_fuzz.sh
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c shim/options.c shim/fmt.c | $(B)/fuzz
+	clang $(CPPFLAGS) -Ishim -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+$(B)/fuzz:
+	mkdir -p $@
+
 progs: all
 	$(MAKE) -C tests/progs B=$(abspath $(B))/progs
 
@@ -84,7 +92,7 @@ deps:
 	@scripts/install-deps.sh
 
 check: deps
-	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN)
+	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN) $(FUZZ_BIN)
 	$(MAKE) progs
 	$(MAKE) format-check
 	tests/run.sh
@@ -119,7 +127,8 @@ uninstall:
 	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
 
-FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.c tests/progs/*.c tests/progs/*.cpp)
+FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.c \
+            tests/progs/*.c tests/progs/*.cpp)
 format:
 	clang-format -i $(FMT_SRC)
 format-check:
