@@ -57,15 +57,20 @@ static char *gran_addr(uint64_t g)
 /* Granule states.  A granule is mapped read-write the first time a block
  * uses it and stays mapped.  When a block is freed, its pages are either
  * dropped at once (MADV_DONTNEED: memory back to the system, zeros on next
- * use) or, while fewer than DIRTY_MAX granules are waiting, kept as they
- * are, so a program that frees and allocates large buffers in a loop reuses
- * them without a system call or page faults, as it would with glibc.  A
- * kept ("dirty") granule is dropped before it serves a zeroed request. */
+ * use) or, while less than KEEP_MAX bytes are waiting, kept as they are, so
+ * a program that frees and allocates large buffers in a loop reuses them
+ * without a system call or page faults, as it would with glibc.  A kept
+ * ("dirty") granule is dropped before it serves a zeroed request.
+ *
+ * res_g bounds the bytes that may be resident in each granule (a block of
+ * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
+ * memory, not granules: many small freed blocks can wait for reuse. */
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
-#define DIRTY_MAX 32u /* 64 MiB */
+#define KEEP_MAX ((uint64_t)64 << 20)
 
-static uint8_t *rw_g;    /* per granule state */
-static uint64_t dirty_g; /* granules in GRAN_DIRTY, under lock_g */
+static uint8_t *rw_g;   /* per granule state */
+static uint32_t *res_g; /* per granule: bytes possibly resident; 0 when CLEAN and free */
+static uint64_t kept_g; /* res_g summed over GRAN_DIRTY granules, under lock_g */
 
 static void drop_pages(char *p, size_t len)
 {
@@ -73,71 +78,108 @@ static void drop_pages(char *p, size_t len)
 		madvise(p, len, MADV_DONTNEED);
 }
 
+static uint64_t resident(uint64_t g, uint64_t n)
+{
+	uint64_t sum = 0;
+
+	for (uint64_t i = g; i < g + n; i++)
+		sum += res_g[i];
+	return sum;
+}
+
+static void unkeep(uint64_t bytes)
+{
+	if (!bytes)
+		return;
+	pthread_mutex_lock(&lock_g);
+	kept_g -= bytes;
+	pthread_mutex_unlock(&lock_g);
+}
+
+/* The block of `mapped` bytes at granule g0 may touch its pages. */
+static void note_resident(uint64_t g0, uint64_t n, size_t mapped)
+{
+	for (uint64_t i = g0; i < g0 + n; i++) {
+		uint64_t off = (i - g0) << HMPT_GRANULE_SHIFT;
+		uint64_t part = off >= mapped ? 0 : mapped - off;
+		if (part > HMPT_GRANULE)
+			part = HMPT_GRANULE;
+		if (part > res_g[i])
+			res_g[i] = (uint32_t)part;
+	}
+}
+
 /* Make [g, g+n), which the caller owns, read-write; with `zero`, also
- * zero-filled.  Runs of granules are handled with one call each. */
+ * zero-filled.  First the unmapped runs are mapped (the only step that can
+ * fail, and it leaves nothing half-done: a fresh granule is clean), then
+ * kept pages are taken over, or dropped for a zeroed request; kept pages
+ * that are not dropped stay counted in res_g (the block owns them now). */
 static int prepare(uint64_t g, uint64_t n, bool zero)
 {
-	uint64_t dirty = 0;
-	int rc = 0;
+	uint64_t unkept = 0;
 
 	for (uint64_t i = g; i < g + n;) {
-		uint8_t st = rw_g[i];
 		uint64_t j = i;
-		while (j < g + n && rw_g[j] == st)
+		while (j < g + n && rw_g[j] == rw_g[i])
 			j++;
-		size_t len = (size_t)(j - i) << HMPT_GRANULE_SHIFT;
-		if (st == GRAN_UNMAPPED) {
-			void *r = mmap(gran_addr(i), len, PROT_READ | PROT_WRITE,
+		if (rw_g[i] == GRAN_UNMAPPED) {
+			void *r = mmap(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT,
+			               PROT_READ | PROT_WRITE,
 			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			if (r == MAP_FAILED) {
-				rc = -errno;
-				break;
-			}
-		} else if (st == GRAN_DIRTY) {
-			if (zero)
-				drop_pages(gran_addr(i), len);
-			dirty += j - i;
+			if (r == MAP_FAILED)
+				return -errno;
+			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		}
-		memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		i = j;
 	}
-	if (dirty) {
-		pthread_mutex_lock(&lock_g);
-		dirty_g -= dirty;
-		pthread_mutex_unlock(&lock_g);
+	for (uint64_t i = g; i < g + n;) {
+		uint64_t j = i;
+		while (j < g + n && rw_g[j] == rw_g[i])
+			j++;
+		if (rw_g[i] == GRAN_DIRTY) {
+			unkept += resident(i, j - i);
+			if (zero) {
+				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
+				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
+			}
+			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
+		}
+		i = j;
 	}
-	return rc;
+	unkeep(unkept);
+	return 0;
 }
 
 /* [g, g+n) just received a block's pages by mremap, which replaced
  * whatever mapping was there, kept pages included. */
 static void claim_moved(uint64_t g, uint64_t n)
 {
-	uint64_t dirty = 0;
+	uint64_t unkept = 0;
 
 	for (uint64_t i = g; i < g + n; i++)
-		dirty += rw_g[i] == GRAN_DIRTY;
+		if (rw_g[i] == GRAN_DIRTY)
+			unkept += res_g[i];
 	memset(rw_g + g, GRAN_CLEAN, (size_t)n);
-	if (dirty) {
-		pthread_mutex_lock(&lock_g);
-		dirty_g -= dirty;
-		pthread_mutex_unlock(&lock_g);
-	}
+	memset(res_g + g, 0, n * sizeof(*res_g));
+	unkeep(unkept);
 }
 
-/* Give [g, g+n) back: pages kept for reuse while few are waiting, else
+/* Give [g, g+n) back: pages kept for reuse while the budget allows, else
  * dropped; then the range joins the free set. */
 static void release(uint64_t g, uint64_t n)
 {
+	uint64_t bytes = resident(g, n);
 	bool keep;
 
 	pthread_mutex_lock(&lock_g);
-	keep = dirty_g + n <= DIRTY_MAX;
+	keep = kept_g + bytes <= KEEP_MAX;
 	if (keep)
-		dirty_g += n;
+		kept_g += bytes;
 	pthread_mutex_unlock(&lock_g);
-	if (!keep)
+	if (!keep) {
 		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
+		memset(res_g + g, 0, n * sizeof(*res_g));
+	}
 	memset(rw_g + g, keep ? GRAN_DIRTY : GRAN_CLEAN, (size_t)n);
 	pthread_mutex_lock(&lock_g);
 	hmpt_extents_give(&free_g, g, n); /* cannot fail: room for n/2+2 extents */
@@ -167,10 +209,12 @@ int hmpt_arena_init(uint64_t size)
 	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
 	rw_g = hmpt_sys_map(n);
-	if (!blocks || !ext || !rw_g) {
+	res_g = hmpt_sys_map(n * sizeof(*res_g));
+	if (!blocks || !ext || !rw_g || !res_g) {
 		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
 		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
 		hmpt_sys_unmap(rw_g, n);
+		hmpt_sys_unmap(res_g, n * sizeof(*res_g));
 		munmap(base, len);
 		return -ENOMEM;
 	}
@@ -190,7 +234,8 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 	return g;
 }
 
-/* Return granules that never held data (a failed request). */
+/* Return granules that hold no data: a failed request (prepare() changed
+ * nothing but mapping fresh granules) or pages that moved away. */
 static void give(uint64_t g, uint64_t n)
 {
 	pthread_mutex_lock(&lock_g);
@@ -202,6 +247,7 @@ static void give(uint64_t g, uint64_t n)
  * granule `old` is gone (it moved to g) in the same step. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site)
 {
+	note_resident((uint64_t)g, n, mapped);
 	pthread_mutex_lock(&lock_g);
 	blocks_g[g] =
 	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
@@ -361,10 +407,12 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		return NULL;
 	}
 	record(ng, g, size, mapped, n, site);
-	if (moved)
-		give((uint64_t)g, old->ngran); /* empty now: nothing to drop */
-	else
+	if (moved) { /* the pages moved away: the old range is mapped and empty */
+		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
+		give((uint64_t)g, old->ngran);
+	} else {
 		release((uint64_t)g, old->ngran);
+	}
 	return to;
 }
 
