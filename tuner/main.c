@@ -362,8 +362,14 @@ static int cmd_profile(int argc, char **argv)
 	json_t *merged = collect(absdir, (long)child, &none);
 	if (!merged) {
 		if (none && !quiet)
-			fprintf(stderr, "hmpt: no allocation of at least %s bytes was tracked\n",
-			        min_size ? min_size : "1M");
+			fprintf(
+			    stderr,
+			    "hmpt: no allocation of at least %s bytes was tracked (a statically "
+			    "linked or set-user-ID program cannot be preloaded; --min-size "
+			    "lowers the threshold)\n",
+			    min_size                  ? min_size
+			    : getenv("HMPT_MIN_SIZE") ? getenv("HMPT_MIN_SIZE")
+			                              : "1M");
 		return status;
 	}
 	hmpt_sym_t *sym = hmpt_sym_new();
