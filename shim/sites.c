@@ -30,17 +30,6 @@ static uint64_t t0_g;
 static hmpt_totals_t totals_g;
 static char exe_path_g[4096];
 
-uint64_t hmpt_sites_hash(uint64_t h, const void *data, unsigned long n)
-{
-	const unsigned char *p = data;
-
-	for (unsigned long i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
-	}
-	return h;
-}
-
 static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
@@ -124,7 +113,7 @@ static int refresh_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	if (!m->path)
 		return 0;
 	m->name = base_name(m->path);
-	m->name_hash = hmpt_sites_hash(HMPT_HASH_SEED, m->name, strlen(m->name));
+	m->name_hash = hmpt_hash_module(m->name, strlen(m->name));
 	m->base = info->dlpi_addr;
 	m->lo = lo;
 	m->hi = hi;
@@ -221,8 +210,7 @@ static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
 		uint64_t name_hash = m == HMPT_MODULE_UNKNOWN ? 0 : modules_g[m].name_hash;
 		if (m != HMPT_MODULE_UNKNOWN)
 			modules_g[m].used = true;
-		id = hmpt_sites_hash(id, &name_hash, sizeof(name_hash));
-		id = hmpt_sites_hash(id, &s->offs[i], sizeof(s->offs[i]));
+		id = hmpt_hash_frame(id, name_hash, s->offs[i]);
 	}
 	s->nframes = n;
 	s->key = key;
@@ -259,7 +247,7 @@ uint32_t hmpt_sites_capture(void)
 	for (int i = first; i < got && n < depth_g; i++)
 		ips[n++] = (uintptr_t)raw[i];
 
-	uint64_t key = hmpt_sites_hash(HMPT_HASH_SEED, ips, n * sizeof(ips[0]));
+	uint64_t key = hmpt_hash_bytes(HMPT_HASH_SEED, ips, n * sizeof(ips[0]));
 	uint32_t slot = (uint32_t)key & (SLOTS - 1);
 	for (;;) {
 		uint32_t v = slots_g[slot];
@@ -301,6 +289,9 @@ void hmpt_sites_reset_stats(uint64_t now_ns)
 		uint64_t live = st->live;
 		memset(st, 0, sizeof(*st));
 		st->live = st->peak_live = live;
+		if (sites_g[i].placed)
+			memset(sites_g[i].placed, 0,
+			       sites_g[i].nplaced * sizeof(hmpt_site_place_t));
 	}
 	totals_g.allocations = totals_g.bytes = totals_g.untracked_large = 0;
 	totals_g.peak_live = totals_g.live;

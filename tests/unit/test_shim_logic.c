@@ -205,9 +205,9 @@ static void test_profile_path(void)
 static void test_hash(void)
 {
 	/* FNV-1a 64 test vectors: ids must never change between versions */
-	CHECK(hmpt_sites_hash(HMPT_HASH_SEED, "", 0) == 0xcbf29ce484222325ull);
-	CHECK(hmpt_sites_hash(HMPT_HASH_SEED, "a", 1) == 0xaf63dc4c8601ec8cull);
-	CHECK(hmpt_sites_hash(HMPT_HASH_SEED, "foobar", 6) == 0x85944171f73967e8ull);
+	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "", 0) == 0xcbf29ce484222325ull);
+	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "a", 1) == 0xaf63dc4c8601ec8cull);
+	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "foobar", 6) == 0x85944171f73967e8ull);
 }
 
 int main(void)
