@@ -1,0 +1,627 @@
+/* topo.c — see topo.h.  Everything comes from sysfs text files, read with
+ * open/read and listed with getdents64: no malloc, usable inside malloc. */
+#include "topo.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "sys.h"
+
+#define NODE_DIR "/sys/devices/system/node"
+
+/* ------------------------------------------------------------ nodemasks */
+
+bool hmpt_nodemask_empty(const hmpt_nodemask_t *m)
+{
+	for (unsigned i = 0; i < HMPT_MAX_NODES / 64; i++)
+		if (m->w[i])
+			return false;
+	return true;
+}
+
+unsigned hmpt_nodemask_weight(const hmpt_nodemask_t *m)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < HMPT_MAX_NODES / 64; i++)
+		n += (unsigned)__builtin_popcountll(m->w[i]);
+	return n;
+}
+
+int hmpt_nodemask_next(const hmpt_nodemask_t *m, int n)
+{
+	for (int i = n + 1; i < HMPT_MAX_NODES; i++)
+		if (hmpt_nodemask_has(m, (unsigned)i))
+			return i;
+	return -1;
+}
+
+int hmpt_nodemask_first(const hmpt_nodemask_t *m)
+{
+	return hmpt_nodemask_next(m, -1);
+}
+
+bool hmpt_nodemask_equal(const hmpt_nodemask_t *a, const hmpt_nodemask_t *b)
+{
+	return memcmp(a->w, b->w, sizeof(a->w)) == 0;
+}
+
+bool hmpt_nodemask_subset(const hmpt_nodemask_t *a, const hmpt_nodemask_t *b)
+{
+	for (unsigned i = 0; i < HMPT_MAX_NODES / 64; i++)
+		if (a->w[i] & ~b->w[i])
+			return false;
+	return true;
+}
+
+static void say(char *err, size_t errlen, const char *a, const char *b, const char *c)
+{
+	hmpt_fmt_t f;
+
+	if (!err || !errlen)
+		return;
+	hmpt_fmt_init(&f, err, errlen, -1);
+	hmpt_fmt_str(&f, a);
+	if (b)
+		hmpt_fmt_str(&f, b);
+	if (c)
+		hmpt_fmt_str(&f, c);
+	hmpt_fmt_cstr(&f);
+}
+
+static bool space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n';
+}
+
+/* one decimal number at *p; -1 if none, -2 if too large */
+static long number(const char **p)
+{
+	long v = 0;
+
+	if (**p < '0' || **p > '9')
+		return -1;
+	while (**p >= '0' && **p <= '9') {
+		v = v * 10 + (**p - '0');
+		if (v > 1000000)
+			return -2;
+		(*p)++;
+	}
+	return v;
+}
+
+int hmpt_nodemask_parse(const char *s, hmpt_nodemask_t *m, char *err, size_t errlen)
+{
+	const char *p = s;
+
+	memset(m, 0, sizeof(*m));
+	while (space(*p))
+		p++;
+	if (!*p)
+		return 0;
+	for (;;) {
+		while (space(*p))
+			p++;
+		const char *item = p;
+		long a = number(&p), b;
+		if (a == -1) {
+			char bad[2] = {*p, 0};
+			say(err, errlen, "expected a node number at '", *p ? bad : "the end", "'");
+			return -EINVAL;
+		}
+		b = a;
+		while (space(*p))
+			p++;
+		if (*p == '-') {
+			p++;
+			while (space(*p))
+				p++;
+			b = number(&p);
+			if (b == -1) {
+				say(err, errlen, "a range needs an end, as in 0-3", NULL, NULL);
+				return -EINVAL;
+			}
+			if (a >= 0 && b >= 0 && b < a) {
+				say(err, errlen, "a range must go upwards, as in 1-3", NULL, NULL);
+				return -EINVAL;
+			}
+		}
+		if (a < 0 || b < 0 || b >= HMPT_MAX_NODES) {
+			(void)item;
+			say(err, errlen, "node numbers go up to 127", NULL, NULL);
+			return -ERANGE;
+		}
+		for (long n = a; n <= b; n++)
+			hmpt_nodemask_set(m, (unsigned)n);
+		while (space(*p))
+			p++;
+		if (!*p)
+			return 0;
+		if (*p != ',') {
+			char bad[2] = {*p, 0};
+			say(err, errlen, "expected ',' or the end at '", bad, "'");
+			return -EINVAL;
+		}
+		p++;
+	}
+}
+
+void hmpt_nodemask_format(hmpt_fmt_t *f, const hmpt_nodemask_t *m)
+{
+	bool first = true;
+
+	for (int n = hmpt_nodemask_first(m); n >= 0;) {
+		int end = n;
+		while (hmpt_nodemask_has(m, (unsigned)end + 1))
+			end++;
+		if (!first)
+			hmpt_fmt_char(f, ',');
+		hmpt_fmt_u64(f, (uint64_t)n);
+		if (end > n) {
+			hmpt_fmt_char(f, '-');
+			hmpt_fmt_u64(f, (uint64_t)end);
+		}
+		first = false;
+		n = hmpt_nodemask_next(m, end);
+	}
+}
+
+/* ------------------------------------------------------------- reading */
+
+/* root + parts, into buf */
+static const char *path(char *buf, size_t cap, const char *root, const char *a, long n,
+                        const char *b)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, buf, cap, -1);
+	hmpt_fmt_str(&f, root);
+	hmpt_fmt_str(&f, a);
+	if (n >= 0) {
+		hmpt_fmt_u64(&f, (uint64_t)n);
+		hmpt_fmt_str(&f, b);
+	}
+	return hmpt_fmt_cstr(&f);
+}
+
+static int read_text(const char *p, char *buf, size_t cap)
+{
+	ssize_t n = hmpt_sys_read_file(p, buf, cap);
+	return n < 0 ? (int)n : 0;
+}
+
+static int read_u64(const char *p, uint64_t *out)
+{
+	char buf[64];
+	const char *s = buf;
+	uint64_t v = 0;
+
+	if (read_text(p, buf, sizeof(buf)) != 0)
+		return -ENOENT;
+	while (space(*s))
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	*out = v;
+	return 0;
+}
+
+static int read_mask(const char *p, hmpt_nodemask_t *m)
+{
+	char buf[4096];
+
+	if (read_text(p, buf, sizeof(buf)) != 0)
+		return -ENOENT;
+	return hmpt_nodemask_parse(buf, m, NULL, 0);
+}
+
+/* "Node 0 MemTotal:  123 kB" or "MemTotal: 123 kB": the kB value of key */
+static uint64_t meminfo_kb(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	uint64_t v = 0;
+
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+/* A CPU list ("0-3,8") into cpu_node[] = node. */
+static void read_cpulist(hmpt_topo_t *t, const char *p, int node)
+{
+	char buf[8192];
+	const char *s = buf;
+
+	if (read_text(p, buf, sizeof(buf)) != 0)
+		return;
+	while (*s) {
+		while (space(*s) || *s == ',')
+			s++;
+		long a = number(&s), b;
+		if (a < 0)
+			break;
+		b = a;
+		if (*s == '-') {
+			s++;
+			b = number(&s);
+			if (b < a)
+				break;
+		}
+		for (long c = a; c <= b && c < HMPT_MAX_CPUS; c++) {
+			t->cpu_node[c] = (int16_t)node;
+			if (c + 1 > t->ncpus)
+				t->ncpus = (int)c + 1;
+		}
+	}
+}
+
+/* The "nodeK" entries of a directory into m. */
+static void list_nodes(const char *dir, hmpt_nodemask_t *m)
+{
+	char buf[4096];
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	for (;;) {
+		long n = syscall(SYS_getdents64, fd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			const char *name = buf + off + 19;
+			if (strncmp(name, "node", 4) == 0) {
+				const char *d = name + 4;
+				long k = number(&d);
+				if (k >= 0 && !*d && k < HMPT_MAX_NODES)
+					hmpt_nodemask_set(m, (unsigned)k);
+			}
+			off += reclen;
+		}
+	}
+	close(fd);
+}
+
+static void read_hmat(hmpt_topo_t *t, const char *root, int n)
+{
+	static const char *const access[] = {"/access1/initiators", "/access0/initiators"};
+	hmpt_node_t *nd = &t->node[n];
+	char p[512], d[512];
+	uint64_t v;
+
+	for (unsigned a = 0; a < 2; a++) {
+		path(d, sizeof(d), root, NODE_DIR "/node", n, access[a]);
+		hmpt_fmt_t f;
+		hmpt_fmt_init(&f, p, sizeof(p), -1);
+		hmpt_fmt_str(&f, d);
+		hmpt_fmt_str(&f, "/read_bandwidth");
+		if (read_u64(hmpt_fmt_cstr(&f), &v) != 0)
+			continue;
+		nd->read_bw = (uint32_t)v;
+		hmpt_fmt_init(&f, p, sizeof(p), -1);
+		hmpt_fmt_str(&f, d);
+		hmpt_fmt_str(&f, "/read_latency");
+		if (read_u64(hmpt_fmt_cstr(&f), &v) == 0)
+			nd->read_lat = (uint32_t)v;
+		list_nodes(d, &nd->initiators);
+		return;
+	}
+}
+
+static void read_distances(hmpt_topo_t *t, const char *root, int n)
+{
+	char p[512], buf[4096];
+	const char *s = buf;
+	int to = hmpt_nodemask_first(&t->online);
+
+	if (read_text(path(p, sizeof(p), root, NODE_DIR "/node", n, "/distance"), buf,
+	              sizeof(buf)) != 0)
+		return;
+	/* one number per online node, in the order of the node numbers */
+	while (to >= 0) {
+		while (space(*s))
+			s++;
+		long d = number(&s);
+		if (d < 0)
+			break;
+		t->distance[n][to] = (uint8_t)(d > 255 ? 255 : d);
+		to = hmpt_nodemask_next(&t->online, to);
+	}
+}
+
+static void read_thp(hmpt_topo_t *t, const char *root)
+{
+	char p[512], buf[256];
+	const char *l, *r;
+
+	t->thp[0] = '\0';
+	if (read_text(
+	        path(p, sizeof(p), root, "/sys/kernel/mm/transparent_hugepage/enabled", -1, NULL),
+	        buf, sizeof(buf)) != 0)
+		return;
+	l = strchr(buf, '[');
+	r = l ? strchr(l, ']') : NULL;
+	if (l && r && (size_t)(r - l - 1) < sizeof(t->thp)) {
+		memcpy(t->thp, l + 1, (size_t)(r - l - 1));
+		t->thp[r - l - 1] = '\0';
+	}
+}
+
+/* No NUMA in the kernel: one node 0 with everything. */
+static int read_flat(hmpt_topo_t *t, const char *root)
+{
+	char p[512], buf[8192];
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (read_text(path(p, sizeof(p), root, "/proc/meminfo", -1, NULL), buf, sizeof(buf)) != 0)
+		return -ENOENT;
+	hmpt_nodemask_set(&t->online, 0);
+	hmpt_nodemask_set(&t->cpu, 0);
+	hmpt_nodemask_set(&t->memory, 0);
+	t->max_node = 0;
+	t->node[0].mem_total = meminfo_kb(buf, "MemTotal:") * 1024;
+	t->node[0].mem_free = meminfo_kb(buf, "MemFree:") * 1024;
+	t->distance[0][0] = 10;
+	read_cpulist(t, path(p, sizeof(p), root, "/sys/devices/system/cpu/online", -1, NULL), 0);
+	if (t->ncpus == 0 && ncpu > 0)
+		for (long c = 0; c < ncpu && c < HMPT_MAX_CPUS; c++)
+			t->cpu_node[c] = 0, t->ncpus = (int)c + 1;
+	return 0;
+}
+
+int hmpt_topo_read(hmpt_topo_t *t, const char *root)
+{
+	char p[512], buf[8192];
+	uint64_t v;
+
+	memset(t, 0, sizeof(*t));
+	t->max_node = -1;
+	for (int c = 0; c < HMPT_MAX_CPUS; c++)
+		t->cpu_node[c] = -1;
+	read_thp(t, root);
+	if (read_u64(path(p, sizeof(p), root,
+	                  "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", -1, NULL),
+	             &v) == 0)
+		t->huge_total = v;
+	if (read_u64(path(p, sizeof(p), root,
+	                  "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", -1, NULL),
+	             &v) == 0)
+		t->huge_free_total = v;
+	if (read_mask(path(p, sizeof(p), root, NODE_DIR "/online", -1, NULL), &t->online) != 0)
+		return read_flat(t, root);
+	if (read_mask(path(p, sizeof(p), root, NODE_DIR "/has_cpu", -1, NULL), &t->cpu) != 0)
+		t->cpu = t->online;
+	if (read_mask(path(p, sizeof(p), root, NODE_DIR "/has_memory", -1, NULL), &t->memory) != 0)
+		t->memory = t->online;
+	for (int n = hmpt_nodemask_first(&t->online); n >= 0;
+	     n = hmpt_nodemask_next(&t->online, n)) {
+		hmpt_node_t *nd = &t->node[n];
+		t->max_node = n;
+		if (read_text(path(p, sizeof(p), root, NODE_DIR "/node", n, "/meminfo"), buf,
+		              sizeof(buf)) == 0) {
+			nd->mem_total = meminfo_kb(buf, "MemTotal:") * 1024;
+			nd->mem_free = meminfo_kb(buf, "MemFree:") * 1024;
+		}
+		if (read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
+		                  "/hugepages/hugepages-2048kB/nr_hugepages"),
+		             &v) == 0)
+			nd->huge_total = v;
+		if (read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
+		                  "/hugepages/hugepages-2048kB/free_hugepages"),
+		             &v) == 0)
+			nd->huge_free = v;
+		read_cpulist(t, path(p, sizeof(p), root, NODE_DIR "/node", n, "/cpulist"), n);
+		read_distances(t, root, n);
+		read_hmat(t, root, n);
+	}
+	/* memory without CPUs listed in has_memory but empty: keep only nodes
+	 * that hold memory */
+	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
+		if (!hmpt_nodemask_has(&t->online, (unsigned)n))
+			t->memory.w[n / 64] &= ~(1ull << (n % 64));
+	return 0;
+}
+
+/* ---------------------------------------------------------- classify */
+
+const char *hmpt_topo_src_name(hmpt_topo_src_t s)
+{
+	static const char *const names[] = {"not found", "environment", "plan",
+	                                    "HMAT",      "memkind",     "nodes with CPUs"};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+/* An explicit list: parsed (env) or given (plan), every node online with
+ * memory. */
+static int explicit_list(const hmpt_topo_t *t, const char *env, const char *env_name,
+                         const hmpt_nodemask_t *plan, const char *plan_name, hmpt_nodemask_t *out,
+                         char *err, size_t errlen)
+{
+	char why[160];
+	hmpt_fmt_t f;
+
+	if (env) {
+		if (hmpt_nodemask_parse(env, out, why, sizeof(why)) != 0 ||
+		    hmpt_nodemask_empty(out)) {
+			hmpt_fmt_init(&f, err, errlen, -1);
+			hmpt_fmt_str(&f, env_name);
+			hmpt_fmt_char(&f, '=');
+			hmpt_fmt_str(&f, env);
+			hmpt_fmt_str(&f, ": expected a node list such as 2-3");
+			if (*env) {
+				hmpt_fmt_str(&f, " (");
+				hmpt_fmt_str(&f, why);
+				hmpt_fmt_char(&f, ')');
+			}
+			hmpt_fmt_cstr(&f);
+			return -EINVAL;
+		}
+	} else {
+		*out = *plan;
+	}
+	for (int n = hmpt_nodemask_first(out); n >= 0; n = hmpt_nodemask_next(out, n))
+		if (!hmpt_nodemask_has(&t->memory, (unsigned)n)) {
+			hmpt_fmt_init(&f, err, errlen, -1);
+			if (env) {
+				hmpt_fmt_str(&f, env_name);
+				hmpt_fmt_char(&f, '=');
+				hmpt_fmt_str(&f, env);
+			} else {
+				hmpt_fmt_str(&f, plan_name);
+			}
+			hmpt_fmt_str(&f, ": node ");
+			hmpt_fmt_u64(&f, (uint64_t)n);
+			hmpt_fmt_str(
+			    &f, " is not an online node with memory (online nodes with memory: ");
+			hmpt_nodemask_format(&f, &t->memory);
+			hmpt_fmt_char(&f, ')');
+			hmpt_fmt_cstr(&f);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* The nodes of `cls` local to CPU node c: HMAT initiators first, else the
+ * nearest by distance, else all. */
+static void local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls, hmpt_nodemask_t *out)
+{
+	unsigned best = 256;
+
+	memset(out, 0, sizeof(*out));
+	for (int n = hmpt_nodemask_first(cls); n >= 0; n = hmpt_nodemask_next(cls, n))
+		if (hmpt_nodemask_has(&t->node[n].initiators, (unsigned)c))
+			hmpt_nodemask_set(out, (unsigned)n);
+	if (!hmpt_nodemask_empty(out))
+		return;
+	for (int n = hmpt_nodemask_first(cls); n >= 0; n = hmpt_nodemask_next(cls, n))
+		if (t->distance[c][n] && t->distance[c][n] < best)
+			best = t->distance[c][n];
+	for (int n = hmpt_nodemask_first(cls); n >= 0; n = hmpt_nodemask_next(cls, n))
+		if (best == 256 || t->distance[c][n] == best)
+			hmpt_nodemask_set(out, (unsigned)n);
+}
+
+int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(&t->hbm, 0, sizeof(t->hbm));
+	memset(&t->ddr, 0, sizeof(t->ddr));
+	t->hbm_src = t->ddr_src = HMPT_TOPO_SRC_NONE;
+	if (h->hbm_env || h->hbm_plan) {
+		rc = explicit_list(t, h->hbm_env, "HMPT_HBM_NODES", h->hbm_plan,
+		                   "the plan's hbm_nodes", &t->hbm, err, errlen);
+		if (rc)
+			return rc;
+		t->hbm_src = h->hbm_env ? HMPT_TOPO_SRC_ENV : HMPT_TOPO_SRC_PLAN;
+	}
+	if (t->hbm_src == HMPT_TOPO_SRC_NONE) {
+		uint32_t ddr_bw = 0;
+		for (int n = hmpt_nodemask_first(&t->memory); n >= 0;
+		     n = hmpt_nodemask_next(&t->memory, n))
+			if (hmpt_nodemask_has(&t->cpu, (unsigned)n) && t->node[n].read_bw > ddr_bw)
+				ddr_bw = t->node[n].read_bw;
+		for (int n = hmpt_nodemask_first(&t->memory); ddr_bw && n >= 0;
+		     n = hmpt_nodemask_next(&t->memory, n))
+			if (!hmpt_nodemask_has(&t->cpu, (unsigned)n) && t->node[n].read_bw > ddr_bw)
+				hmpt_nodemask_set(&t->hbm, (unsigned)n);
+		if (!hmpt_nodemask_empty(&t->hbm))
+			t->hbm_src = HMPT_TOPO_SRC_HMAT;
+	}
+	if (t->hbm_src == HMPT_TOPO_SRC_NONE && h->probe) {
+		hmpt_nodemask_t m = {{0}};
+		if (h->probe(&m, h->probe_ctx) == 0 && hmpt_nodemask_subset(&m, &t->memory) &&
+		    !hmpt_nodemask_empty(&m)) {
+			t->hbm = m;
+			t->hbm_src = HMPT_TOPO_SRC_PROBE;
+		}
+	}
+	if (h->ddr_env || h->ddr_plan) {
+		rc = explicit_list(t, h->ddr_env, "HMPT_DDR_NODES", h->ddr_plan,
+		                   "the plan's ddr_nodes", &t->ddr, err, errlen);
+		if (rc)
+			return rc;
+		t->ddr_src = h->ddr_env ? HMPT_TOPO_SRC_ENV : HMPT_TOPO_SRC_PLAN;
+	} else {
+		for (unsigned i = 0; i < HMPT_MAX_NODES / 64; i++)
+			t->ddr.w[i] = t->memory.w[i] & t->cpu.w[i] & ~t->hbm.w[i];
+		t->ddr_src = hmpt_nodemask_empty(&t->ddr) ? HMPT_TOPO_SRC_NONE : HMPT_TOPO_SRC_CPUS;
+	}
+	for (int c = hmpt_nodemask_first(&t->cpu); c >= 0; c = hmpt_nodemask_next(&t->cpu, c)) {
+		local_of(t, c, &t->hbm, &t->local_hbm[c]);
+		if (hmpt_nodemask_has(&t->ddr, (unsigned)c)) {
+			memset(&t->local_ddr[c], 0, sizeof(t->local_ddr[c]));
+			hmpt_nodemask_set(&t->local_ddr[c], (unsigned)c);
+		} else {
+			local_of(t, c, &t->ddr, &t->local_ddr[c]);
+		}
+	}
+	return 0;
+}
+
+int hmpt_topo_current_node(const hmpt_topo_t *t)
+{
+	int cpu = sched_getcpu();
+
+	return cpu >= 0 && cpu < HMPT_MAX_CPUS ? t->cpu_node[cpu] : -1;
+}
+
+void hmpt_topo_describe(hmpt_fmt_t *f, const hmpt_topo_t *t)
+{
+	if (hmpt_nodemask_empty(&t->hbm)) {
+		hmpt_fmt_str(
+		    f, "no HBM nodes found (no HMAT bandwidth above DDR's; set HMPT_HBM_NODES)");
+	} else {
+		hmpt_fmt_str(f, "HBM nodes ");
+		hmpt_nodemask_format(f, &t->hbm);
+		hmpt_fmt_str(f, " (");
+		hmpt_fmt_str(f, hmpt_topo_src_name(t->hbm_src));
+		if (t->hbm_src == HMPT_TOPO_SRC_HMAT) {
+			uint32_t hbw = 0, dbw = 0;
+			for (int n = 0; n < HMPT_MAX_NODES; n++) {
+				uint32_t bw = t->node[n].read_bw;
+				if (hmpt_nodemask_has(&t->hbm, (unsigned)n) && bw > hbw)
+					hbw = bw;
+				else if (hmpt_nodemask_has(&t->cpu, (unsigned)n) && bw > dbw)
+					dbw = bw;
+			}
+			hmpt_fmt_str(f, ": CPU-less, ");
+			hmpt_fmt_u64(f, hbw);
+			hmpt_fmt_str(f, " MB/s against ");
+			hmpt_fmt_u64(f, dbw);
+			hmpt_fmt_str(f, " MB/s");
+		}
+		hmpt_fmt_char(f, ')');
+	}
+	hmpt_fmt_str(f, ", DDR nodes ");
+	if (hmpt_nodemask_empty(&t->ddr))
+		hmpt_fmt_str(f, "none");
+	else
+		hmpt_nodemask_format(f, &t->ddr);
+	hmpt_fmt_str(f, " (");
+	hmpt_fmt_str(f, hmpt_topo_src_name(t->ddr_src));
+	hmpt_fmt_char(f, ')');
+	if (!hmpt_nodemask_empty(&t->hbm)) {
+		hmpt_fmt_str(f, "; local HBM:");
+		for (int c = hmpt_nodemask_first(&t->cpu); c >= 0;
+		     c = hmpt_nodemask_next(&t->cpu, c)) {
+			hmpt_fmt_char(f, ' ');
+			hmpt_fmt_u64(f, (uint64_t)c);
+			hmpt_fmt_str(f, "->");
+			hmpt_nodemask_format(f, &t->local_hbm[c]);
+		}
+	}
+}
