@@ -1,0 +1,998 @@
+/* plan.c — see plan.h.  Every rule here is a sentence of
+ * docs/plan-format.md; keep the two in step (tests/unit/test_plan.c has a
+ * case for each error). */
+#include "plan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fmt.h"
+#include "hash.h"
+#include "options.h"
+#include "sys.h"
+
+const char *const hmpt_plan_kinds_g[] = {"hbw",
+                                         "hbw_all",
+                                         "hbw_preferred",
+                                         "hbw_interleave",
+                                         "hbw_hugetlb",
+                                         "hbw_all_hugetlb",
+                                         "hbw_preferred_hugetlb",
+                                         "hugetlb",
+                                         "interleave",
+                                         "regular",
+                                         "default",
+                                         "dax_kmem",
+                                         "dax_kmem_all",
+                                         "dax_kmem_preferred",
+                                         "dax_kmem_interleave",
+                                         "highest_capacity",
+                                         "highest_capacity_preferred",
+                                         "highest_capacity_local",
+                                         "highest_capacity_local_preferred",
+                                         "lowest_latency_local",
+                                         "lowest_latency_local_preferred",
+                                         "highest_bandwidth_local",
+                                         "highest_bandwidth_local_preferred",
+                                         NULL};
+
+static const char *const policies_g[] = {"bind", "preferred", "interleave", NULL};
+static const char *const pages_g[] = {"default", "4k", "thp", "hugetlb", NULL};
+
+typedef struct {
+	const char *file;
+	char *err;
+	size_t errlen;
+	hmpt_plan_t *plan;
+	char *mem; /* bump storage for sites, frames and names */
+	size_t used, cap;
+} ctx_t;
+
+/* ------------------------------------------------------------ messages */
+
+static void describe_value(hmpt_fmt_t *f, const hmpt_json_t *v)
+{
+	switch (v->type) {
+	case HMPT_JSON_STRING:
+		if (v->len > 40) {
+			char cut[44];
+			memcpy(cut, v->str, 37);
+			memcpy(cut + 37, "...", 4);
+			hmpt_fmt_json_str(f, cut);
+		} else {
+			hmpt_fmt_json_str(f, v->str);
+		}
+		break;
+	case HMPT_JSON_NUMBER: hmpt_fmt_mem(f, v->str, v->len > 40 ? 40 : v->len); break;
+	default: hmpt_fmt_str(f, hmpt_json_type_name(v->type)); break;
+	}
+}
+
+/* "FILE:LINE:COL: FIELD: WHAT[, got VALUE]"; returns -EINVAL */
+static int fail(ctx_t *c, const hmpt_json_t *at, const char *field, const char *what,
+                const hmpt_json_t *got)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, c->err, c->errlen, -1);
+	hmpt_fmt_str(&f, c->file);
+	if (at) {
+		hmpt_fmt_char(&f, ':');
+		hmpt_fmt_u64(&f, at->line);
+		hmpt_fmt_char(&f, ':');
+		hmpt_fmt_u64(&f, at->col);
+	}
+	hmpt_fmt_str(&f, ": ");
+	if (field && *field) {
+		hmpt_fmt_str(&f, field);
+		hmpt_fmt_str(&f, ": ");
+	}
+	hmpt_fmt_str(&f, what);
+	if (got) {
+		hmpt_fmt_str(&f, ", got ");
+		describe_value(&f, got);
+	}
+	hmpt_fmt_cstr(&f);
+	return -EINVAL;
+}
+
+/* field paths: "pools.hbm.policy", "groups[2].sites[0]" */
+typedef struct {
+	char s[192];
+} path_t;
+
+static void path_join(path_t *out, const char *base, const char *key, long index)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, out->s, sizeof(out->s), -1);
+	hmpt_fmt_str(&f, base);
+	if (key) {
+		if (*base)
+			hmpt_fmt_char(&f, '.');
+		hmpt_fmt_str(&f, key);
+	}
+	if (index >= 0) {
+		hmpt_fmt_char(&f, '[');
+		hmpt_fmt_u64(&f, (uint64_t)index);
+		hmpt_fmt_char(&f, ']');
+	}
+	hmpt_fmt_cstr(&f);
+}
+
+/* "expected one of "a", "b" or "c"" into buf */
+static const char *expected_one_of(char *buf, size_t cap, const char *const *names)
+{
+	hmpt_fmt_t f;
+	int n = 0;
+
+	while (names[n])
+		n++;
+	hmpt_fmt_init(&f, buf, cap, -1);
+	hmpt_fmt_str(&f, "expected ");
+	for (int i = 0; i < n; i++) {
+		if (i)
+			hmpt_fmt_str(&f, i == n - 1 ? " or " : ", ");
+		hmpt_fmt_json_str(&f, names[i]);
+	}
+	return hmpt_fmt_cstr(&f);
+}
+
+static int index_of(const char *const *names, const char *s)
+{
+	for (int i = 0; names[i]; i++)
+		if (strcmp(names[i], s) == 0)
+			return i;
+	return -1;
+}
+
+/* ----------------------------------------------------------- structure */
+
+/* Every member must be one of `allowed` (or "comment"). */
+static int check_keys(ctx_t *c, const hmpt_json_t *obj, const char *base,
+                      const char *const *allowed)
+{
+	for (const hmpt_json_t *m = obj->child; m; m = m->next) {
+		if (strcmp(m->key, "comment") == 0 || index_of(allowed, m->key) >= 0)
+			continue;
+		char what[512];
+		path_t p;
+		hmpt_fmt_t f;
+		hmpt_fmt_init(&f, what, sizeof(what), -1);
+		hmpt_fmt_str(&f, "unknown field (");
+		char list[400];
+		hmpt_fmt_str(&f, expected_one_of(list, sizeof(list), allowed));
+		hmpt_fmt_char(&f, ')');
+		path_join(&p, base, m->key, -1);
+		return fail(c, m, p.s, hmpt_fmt_cstr(&f), NULL);
+	}
+	return 0;
+}
+
+static const hmpt_json_t *member(const hmpt_json_t *obj, const char *key)
+{
+	return hmpt_json_get(obj, key);
+}
+
+static int want_type(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt_json_type_t t)
+{
+	char what[64];
+	hmpt_fmt_t f;
+
+	if (v->type == t)
+		return 0;
+	hmpt_fmt_init(&f, what, sizeof(what), -1);
+	hmpt_fmt_str(&f, "expected ");
+	hmpt_fmt_str(&f, hmpt_json_type_name(t));
+	return fail(c, v, field, hmpt_fmt_cstr(&f), v);
+}
+
+static int want_enum(ctx_t *c, const hmpt_json_t *v, const char *field, const char *const *names,
+                     int *out)
+{
+	char what[400];
+
+	if (v->type == HMPT_JSON_STRING && (*out = index_of(names, v->str)) >= 0)
+		return 0;
+	return fail(c, v, field, expected_one_of(what, sizeof(what), names), v);
+}
+
+static void *bump(ctx_t *c, size_t n)
+{
+	size_t at = (c->used + 15) & ~(size_t)15;
+
+	if (at + n > c->cap)
+		return NULL;
+	c->used = at + n;
+	return c->mem + at;
+}
+
+static bool valid_pool_name(const char *s, size_t len)
+{
+	if (len == 0 || len >= HMPT_POOL_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '.' || ch == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* A pool name or "system": its index or HMPT_POOL_SYSTEM. */
+static int want_pool_ref(ctx_t *c, const hmpt_json_t *v, const char *field, int *out)
+{
+	hmpt_plan_t *pl = c->plan;
+
+	if (v->type != HMPT_JSON_STRING)
+		return fail(c, v, field, "expected a pool name", v);
+	if (strcmp(v->str, HMPT_POOL_SYSTEM_NAME) == 0) {
+		*out = HMPT_POOL_SYSTEM;
+		return 0;
+	}
+	for (int i = 0; i < pl->npools; i++)
+		if (strcmp(pl->pools[i].name, v->str) == 0) {
+			*out = i;
+			return 0;
+		}
+	char what[64 + HMPT_PLAN_MAX_POOLS * (HMPT_POOL_NAME_MAX + 4)];
+	hmpt_fmt_t f;
+	hmpt_fmt_init(&f, what, sizeof(what), -1);
+	hmpt_fmt_str(&f, "expected the name of a pool (");
+	for (int i = 0; i < pl->npools; i++) {
+		hmpt_fmt_str(&f, pl->pools[i].name);
+		hmpt_fmt_str(&f, ", ");
+	}
+	hmpt_fmt_str(&f, "or system)");
+	return fail(c, v, field, hmpt_fmt_cstr(&f), v);
+}
+
+/* A node list: "0-3,5" or [0, 1, 2]. */
+static int want_nodelist(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt_nodemask_t *m)
+{
+	memset(m, 0, sizeof(*m));
+	if (v->type == HMPT_JSON_STRING) {
+		char why[160], what[220];
+		hmpt_fmt_t f;
+		if (hmpt_nodemask_parse(v->str, m, why, sizeof(why)) == 0 &&
+		    !hmpt_nodemask_empty(m))
+			return 0;
+		hmpt_fmt_init(&f, what, sizeof(what), -1);
+		hmpt_fmt_str(&f, "expected a node list such as \"2-3\" or [2, 3]");
+		if (!hmpt_nodemask_empty(m) || v->len) {
+			hmpt_fmt_str(&f, " (");
+			hmpt_fmt_str(&f, why);
+			hmpt_fmt_char(&f, ')');
+		}
+		return fail(c, v, field, hmpt_fmt_cstr(&f), v);
+	}
+	if (v->type != HMPT_JSON_ARRAY || v->count == 0)
+		return fail(c, v, field, "expected a node list such as \"2-3\" or [2, 3]", v);
+	for (const hmpt_json_t *e = v->child; e; e = e->next) {
+		uint64_t n;
+		if (!hmpt_json_u64(e, &n) || n >= HMPT_MAX_NODES) {
+			char what[96];
+			hmpt_fmt_t f;
+			hmpt_fmt_init(&f, what, sizeof(what), -1);
+			hmpt_fmt_str(&f, "expected node numbers from 0 to ");
+			hmpt_fmt_u64(&f, HMPT_MAX_NODES - 1);
+			return fail(c, e, field, hmpt_fmt_cstr(&f), e);
+		}
+		hmpt_nodemask_set(m, (unsigned)n);
+	}
+	return 0;
+}
+
+static int want_bool(ctx_t *c, const hmpt_json_t *v, const char *field, bool *out)
+{
+	if (v->type == HMPT_JSON_TRUE || v->type == HMPT_JSON_FALSE) {
+		*out = v->type == HMPT_JSON_TRUE;
+		return 0;
+	}
+	return fail(c, v, field, "expected true or false", v);
+}
+
+/* capacity: bytes, "60G" or "50%" */
+static int want_capacity(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt_plan_pool_t *p)
+{
+	static const char what[] =
+	    "expected a size in bytes (a number, or a string such as \"512M\" "
+	    "or \"60G\") or a share such as \"50%\"";
+	uint64_t n;
+
+	if (v->type == HMPT_JSON_NUMBER) {
+		if (!hmpt_json_u64(v, &n) || n == 0)
+			return fail(c, v, field, what, v);
+		p->capacity = n;
+		return 0;
+	}
+	if (v->type != HMPT_JSON_STRING || v->len == 0 || v->len > 30)
+		return fail(c, v, field, what, v);
+	if (v->str[v->len - 1] == '%') {
+		char digits[32];
+		memcpy(digits, v->str, v->len - 1);
+		digits[v->len - 1] = '\0';
+		if (hmpt_options_parse_uint(digits, &n) != 0 || n < 1 || n > 100)
+			return fail(c, v, field, "expected a share from \"1%\" to \"100%\"", v);
+		p->capacity_pct = (uint32_t)n;
+		return 0;
+	}
+	if (hmpt_options_parse_size(v->str, &n) != 0 || n == 0)
+		return fail(c, v, field, what, v);
+	p->capacity = n;
+	return 0;
+}
+
+/* -------------------------------------------------------------- pools */
+
+static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *given_fallback,
+                      const hmpt_json_t **fallback_node)
+{
+	static const char *const keys[] = {"backend",  "nodes",    "local", "policy", "pages",
+	                                   "capacity", "fallback", "kind",  NULL};
+	static const char *const backends[] = {"numa", "memkind", NULL};
+	path_t base, f;
+	const hmpt_json_t *m;
+	int rc, e;
+
+	path_join(&base, "pools", v->key, -1);
+	if ((rc = want_type(c, v, base.s, HMPT_JSON_OBJECT)) ||
+	    (rc = check_keys(c, v, base.s, keys)))
+		return rc;
+	p->line = v->line;
+	p->local = true;
+	p->kind = -1;
+	if ((m = member(v, "backend"))) {
+		path_join(&f, base.s, "backend", -1);
+		if ((rc = want_enum(c, m, f.s, backends, &e)))
+			return rc;
+		p->backend = (hmpt_backend_t)e;
+	}
+	if (p->backend == HMPT_BACKEND_MEMKIND) {
+		static const char *const numa_only[] = {"nodes", "local", "policy", "pages", NULL};
+		for (int i = 0; numa_only[i]; i++)
+			if ((m = member(v, numa_only[i]))) {
+				path_join(&f, base.s, numa_only[i], -1);
+				return fail(c, m, f.s,
+				            "not allowed in a memkind pool: its kind decides "
+				            "nodes and pages",
+				            NULL);
+			}
+		if (!(m = member(v, "kind"))) {
+			path_join(&f, base.s, "kind", -1);
+			return fail(c, v, f.s,
+			            "missing: a memkind pool needs a kind, such as \"hbw\"", NULL);
+		}
+		path_join(&f, base.s, "kind", -1);
+		if ((rc = want_enum(c, m, f.s, hmpt_plan_kinds_g, &p->kind)))
+			return rc;
+	} else if ((m = member(v, "kind"))) {
+		path_join(&f, base.s, "kind", -1);
+		return fail(c, m, f.s,
+		            "only memkind pools have a kind (add \"backend\": \"memkind\")", NULL);
+	}
+	if ((m = member(v, "nodes"))) {
+		path_join(&f, base.s, "nodes", -1);
+		if (m->type == HMPT_JSON_STRING && strcmp(m->str, "hbm") == 0)
+			p->nodes = HMPT_NODES_HBM;
+		else if (m->type == HMPT_JSON_STRING && strcmp(m->str, "ddr") == 0)
+			p->nodes = HMPT_NODES_DDR;
+		else if (m->type == HMPT_JSON_STRING && strcmp(m->str, "all") == 0)
+			p->nodes = HMPT_NODES_ALL;
+		else if (m->type == HMPT_JSON_STRING && m->len &&
+		         !(m->str[0] >= '0' && m->str[0] <= '9'))
+			return fail(
+			    c, m, f.s,
+			    "expected \"hbm\", \"ddr\", \"all\" or a node list such as \"2-3\" "
+			    "or [2, 3]",
+			    m);
+		else if ((rc = want_nodelist(c, m, f.s, &p->list)))
+			return rc;
+		else
+			p->nodes = HMPT_NODES_LIST;
+	}
+	if ((m = member(v, "local"))) {
+		path_join(&f, base.s, "local", -1);
+		if ((rc = want_bool(c, m, f.s, &p->local)))
+			return rc;
+		if (p->nodes != HMPT_NODES_HBM && p->nodes != HMPT_NODES_DDR)
+			return fail(c, m, f.s, "only applies to \"nodes\": \"hbm\" or \"ddr\"",
+			            NULL);
+	}
+	if (p->nodes != HMPT_NODES_HBM && p->nodes != HMPT_NODES_DDR)
+		p->local = false;
+	if ((m = member(v, "policy"))) {
+		path_join(&f, base.s, "policy", -1);
+		if ((rc = want_enum(c, m, f.s, policies_g, &e)))
+			return rc;
+		p->policy = (hmpt_policy_t)e;
+		if (p->nodes == HMPT_NODES_NONE)
+			return fail(c, m, f.s, "a policy needs \"nodes\" to apply to", NULL);
+	}
+	if ((m = member(v, "pages"))) {
+		path_join(&f, base.s, "pages", -1);
+		if ((rc = want_enum(c, m, f.s, pages_g, &e)))
+			return rc;
+		p->pages = (hmpt_pages_t)e;
+	}
+	if ((m = member(v, "capacity"))) {
+		path_join(&f, base.s, "capacity", -1);
+		if ((rc = want_capacity(c, m, f.s, p)))
+			return rc;
+	}
+	*fallback_node = member(v, "fallback");
+	*given_fallback = *fallback_node != NULL;
+	return 0;
+}
+
+/* Every fallback chain must end in "system". */
+static int check_fallback_cycles(ctx_t *c, const hmpt_json_t *const *nodes)
+{
+	hmpt_plan_t *pl = c->plan;
+
+	for (int i = 0; i < pl->npools; i++) {
+		int at = i, steps = 0;
+		while (at != HMPT_POOL_SYSTEM && steps <= pl->npools) {
+			at = pl->pools[at].fallback;
+			steps++;
+		}
+		if (at == HMPT_POOL_SYSTEM)
+			continue;
+		char what[64 + (HMPT_PLAN_MAX_POOLS + 1) * (HMPT_POOL_NAME_MAX + 4)];
+		hmpt_fmt_t f;
+		path_t p;
+		hmpt_fmt_init(&f, what, sizeof(what), -1);
+		hmpt_fmt_str(&f, "the fallback chain is a cycle: ");
+		at = i;
+		for (int k = 0; k <= pl->npools; k++) {
+			hmpt_fmt_str(&f, pl->pools[at].name);
+			at = pl->pools[at].fallback;
+			if (at == i) {
+				hmpt_fmt_str(&f, " -> ");
+				hmpt_fmt_str(&f, pl->pools[at].name);
+				break;
+			}
+			hmpt_fmt_str(&f, " -> ");
+		}
+		hmpt_fmt_str(&f, " (a chain must end in \"system\")");
+		path_join(&p, "pools", pl->pools[i].name, -1);
+		path_join(&p, p.s, "fallback", -1);
+		return fail(c, nodes[i] ? nodes[i] : NULL, p.s, hmpt_fmt_cstr(&f), NULL);
+	}
+	return 0;
+}
+
+/* the fallback chain from `from` reaches `to` */
+static bool leads_to(const hmpt_plan_t *pl, int from, int to)
+{
+	for (int steps = 0; from != HMPT_POOL_SYSTEM && steps <= pl->npools; steps++) {
+		if (from == to)
+			return true;
+		from = pl->pools[from].fallback;
+	}
+	return false;
+}
+
+static int parse_pools(ctx_t *c, const hmpt_json_t *pools, const hmpt_json_t *def)
+{
+	hmpt_plan_t *pl = c->plan;
+	const hmpt_json_t *fb_node[HMPT_PLAN_MAX_POOLS], *pool_node[HMPT_PLAN_MAX_POOLS];
+	int given[HMPT_PLAN_MAX_POOLS];
+	int rc, i = 0;
+
+	if ((rc = want_type(c, pools, "pools", HMPT_JSON_OBJECT)))
+		return rc;
+	if (pools->count == 0)
+		return fail(c, pools, "pools", "expected at least one pool", NULL);
+	if (pools->count > HMPT_PLAN_MAX_POOLS) {
+		char what[64];
+		hmpt_fmt_t f;
+		hmpt_fmt_init(&f, what, sizeof(what), -1);
+		hmpt_fmt_str(&f, "expected at most ");
+		hmpt_fmt_u64(&f, HMPT_PLAN_MAX_POOLS);
+		hmpt_fmt_str(&f, " pools");
+		return fail(c, pools, "pools", hmpt_fmt_cstr(&f), NULL);
+	}
+	/* names first, so that fallbacks may name pools defined later */
+	for (const hmpt_json_t *v = pools->child; v; v = v->next, i++) {
+		size_t len = strlen(v->key);
+		path_t p;
+		path_join(&p, "pools", v->key, -1);
+		if (!valid_pool_name(v->key, len))
+			return fail(c, v, p.s,
+			            "a pool name has 1 to 31 characters from A-Z a-z 0-9 _ . -",
+			            NULL);
+		if (strcmp(v->key, HMPT_POOL_SYSTEM_NAME) == 0)
+			return fail(c, v, p.s,
+			            "\"system\" is reserved (the normal allocator's placement)",
+			            NULL);
+		memcpy(pl->pools[i].name, v->key, len + 1);
+		pool_node[i] = v;
+	}
+	pl->npools = (int)pools->count;
+	i = 0;
+	for (const hmpt_json_t *v = pools->child; v; v = v->next, i++)
+		if ((rc = parse_pool(c, v, &pl->pools[i], &given[i], &fb_node[i])))
+			return rc;
+	pl->default_pool = HMPT_POOL_SYSTEM;
+	if (def && (rc = want_pool_ref(c, def, "default_pool", &pl->default_pool)))
+		return rc;
+	for (i = 0; i < pl->npools; i++) {
+		hmpt_plan_pool_t *p = &pl->pools[i];
+		p->fallback = HMPT_POOL_SYSTEM;
+		if (given[i]) {
+			path_t f;
+			path_join(&f, "pools", p->name, -1);
+			path_join(&f, f.s, "fallback", -1);
+			if ((rc = want_pool_ref(c, fb_node[i], f.s, &p->fallback)))
+				return rc;
+			if (p->fallback == i)
+				return fail(c, fb_node[i], f.s, "a pool cannot fall back to itself",
+				            NULL);
+		} else {
+			fb_node[i] = pool_node[i];
+		}
+	}
+	/* only the fallbacks written in the plan can make a cycle */
+	if ((rc = check_fallback_cycles(c, fb_node)))
+		return rc;
+	/* an unwritten fallback is the default pool, unless that would lead
+	 * back to this pool: then "system" */
+	for (i = 0; i < pl->npools; i++)
+		if (!given[i] && i != pl->default_pool && !leads_to(pl, pl->default_pool, i))
+			pl->pools[i].fallback = pl->default_pool;
+	return 0;
+}
+
+/* ------------------------------------------------------------- groups */
+
+/* "module!0x1a2b" -> module (copied) and offset */
+static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const char **module,
+                       uint64_t *hash, uint64_t *off)
+{
+	static const char what[] = "expected a frame \"module!0xoffset\" as profiles write it";
+	const char *bang;
+	uint64_t o = 0;
+
+	if (v->type != HMPT_JSON_STRING || !(bang = strrchr(v->str, '!')) || bang == v->str ||
+	    bang[1] != '0' || (bang[2] != 'x' && bang[2] != 'X') || !bang[3])
+		return fail(c, v, field, what, v);
+	for (const char *h = bang + 3; *h; h++) {
+		unsigned d;
+		if (*h >= '0' && *h <= '9')
+			d = (unsigned)(*h - '0');
+		else if (*h >= 'a' && *h <= 'f')
+			d = (unsigned)(*h - 'a' + 10);
+		else if (*h >= 'A' && *h <= 'F')
+			d = (unsigned)(*h - 'A' + 10);
+		else
+			return fail(c, v, field, what, v);
+		if (o >> 60)
+			return fail(c, v, field, "the offset does not fit in 64 bits", v);
+		o = o << 4 | d;
+	}
+	size_t len = (size_t)(bang - v->str);
+	char *m = bump(c, len + 1);
+	if (!m)
+		return -ENOMEM;
+	memcpy(m, v->str, len);
+	m[len] = '\0';
+	*module = m;
+	/* profiles write "??" for a frame in no known module; the shim hashes
+	 * such a module as 0 */
+	*hash = strcmp(m, "??") == 0 ? 0 : hmpt_hash_module(m, len);
+	*off = o;
+	return 0;
+}
+
+static bool same_site(const hmpt_plan_site_t *a, const hmpt_plan_site_t *b)
+{
+	return a->prefix == b->prefix && a->nframes == b->nframes &&
+	       memcmp(a->name_hashes, b->name_hashes, a->nframes * sizeof(uint64_t)) == 0 &&
+	       memcmp(a->offsets, b->offsets, a->nframes * sizeof(uint64_t)) == 0;
+}
+
+static int parse_hex_id(const hmpt_json_t *v, uint64_t *out)
+{
+	uint64_t id = 0;
+
+	if (v->type != HMPT_JSON_STRING || v->len != 16)
+		return -1;
+	for (size_t i = 0; i < 16; i++) {
+		char h = v->str[i];
+		unsigned d = h >= '0' && h <= '9'   ? (unsigned)(h - '0')
+		             : h >= 'a' && h <= 'f' ? (unsigned)(h - 'a' + 10)
+		             : h >= 'A' && h <= 'F' ? (unsigned)(h - 'A' + 10)
+		                                    : 16u;
+		if (d == 16)
+			return -1;
+		id = id << 4 | d;
+	}
+	*out = id;
+	return 0;
+}
+
+static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t group,
+                      hmpt_plan_site_t *s)
+{
+	static const char *const keys[] = {"frames", "match", "id", "symbols", "bytes", NULL};
+	static const char *const matches[] = {"stack", "prefix", NULL};
+	const hmpt_json_t *fr, *m;
+	path_t f;
+	int rc, e;
+	uint64_t u;
+
+	if ((rc = want_type(c, v, base, HMPT_JSON_OBJECT)) || (rc = check_keys(c, v, base, keys)))
+		return rc;
+	s->group = group;
+	s->line = v->line;
+	path_join(&f, base, "frames", -1);
+	if (!(fr = member(v, "frames")))
+		return fail(c, v, f.s, "missing: a site needs its frames", NULL);
+	if (fr->type != HMPT_JSON_ARRAY || fr->count == 0 || fr->count > 64)
+		return fail(c, fr, f.s, "expected an array of 1 to 64 frames \"module!0xoffset\"",
+		            fr->type == HMPT_JSON_ARRAY ? NULL : fr);
+	s->nframes = fr->count;
+	s->modules = bump(c, fr->count * sizeof(char *));
+	s->name_hashes = bump(c, fr->count * sizeof(uint64_t));
+	s->offsets = bump(c, fr->count * sizeof(uint64_t));
+	if (!s->modules || !s->name_hashes || !s->offsets)
+		return -ENOMEM;
+	s->id = HMPT_HASH_SEED;
+	uint32_t k = 0;
+	for (const hmpt_json_t *x = fr->child; x; x = x->next, k++) {
+		path_t xf;
+		path_join(&xf, base, "frames", k);
+		if ((rc = parse_frame(c, x, xf.s, &s->modules[k], &s->name_hashes[k],
+		                      &s->offsets[k])))
+			return rc;
+		s->id = hmpt_hash_frame(s->id, s->name_hashes[k], s->offsets[k]);
+	}
+	if ((m = member(v, "match"))) {
+		path_join(&f, base, "match", -1);
+		if ((rc = want_enum(c, m, f.s, matches, &e)))
+			return rc;
+		s->prefix = e == 1;
+	}
+	if ((m = member(v, "id"))) {
+		uint64_t id;
+		path_join(&f, base, "id", -1);
+		if (parse_hex_id(m, &id) != 0)
+			return fail(c, m, f.s, "expected a site id of 16 hexadecimal digits", m);
+		if (!s->prefix && id != s->id) {
+			char what[96];
+			hmpt_fmt_t w;
+			hmpt_fmt_init(&w, what, sizeof(what), -1);
+			hmpt_fmt_str(&w, "does not match the frames (their id is ");
+			hmpt_fmt_hex(&w, s->id, 16);
+			hmpt_fmt_str(&w, "): the frames or the id were edited");
+			return fail(c, m, f.s, hmpt_fmt_cstr(&w), NULL);
+		}
+	}
+	if ((m = member(v, "symbols"))) {
+		path_join(&f, base, "symbols", -1);
+		if ((rc = want_type(c, m, f.s, HMPT_JSON_ARRAY)))
+			return rc;
+		k = 0;
+		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
+			path_t xf;
+			path_join(&xf, base, "symbols", k);
+			if ((rc = want_type(c, x, xf.s, HMPT_JSON_STRING)))
+				return rc;
+		}
+	}
+	if ((m = member(v, "bytes"))) {
+		path_join(&f, base, "bytes", -1);
+		if (!hmpt_json_u64(m, &u))
+			return fail(c, m, f.s, "expected a whole number of bytes", m);
+	}
+	return 0;
+}
+
+static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
+{
+	static const char *const keys[] = {"name", "pool", "sites", NULL};
+	hmpt_plan_t *pl = c->plan;
+	uint32_t nsites = 0, g = 0;
+	int rc;
+
+	if ((rc = want_type(c, groups, "groups", HMPT_JSON_ARRAY)))
+		return rc;
+	for (const hmpt_json_t *v = groups->child; v; v = v->next) {
+		const hmpt_json_t *s = member(v, "sites");
+		if (s && s->type == HMPT_JSON_ARRAY)
+			nsites += s->count;
+	}
+	pl->groups = bump(c, (groups->count + 1) * sizeof(hmpt_plan_group_t));
+	pl->sites = bump(c, (nsites + 1) * sizeof(hmpt_plan_site_t));
+	if (!pl->groups || !pl->sites)
+		return -ENOMEM;
+	for (const hmpt_json_t *v = groups->child; v; v = v->next, g++) {
+		hmpt_plan_group_t *gr = &pl->groups[g];
+		const hmpt_json_t *m;
+		path_t base, f;
+
+		path_join(&base, "groups", NULL, g);
+		if ((rc = want_type(c, v, base.s, HMPT_JSON_OBJECT)) ||
+		    (rc = check_keys(c, v, base.s, keys)))
+			return rc;
+		gr->line = v->line;
+		if ((m = member(v, "name"))) {
+			path_join(&f, base.s, "name", -1);
+			if (m->type != HMPT_JSON_STRING || m->len == 0)
+				return fail(c, m, f.s, "expected a non-empty string", m);
+			gr->name = m->str;
+		} else {
+			char *name = bump(c, 24);
+			hmpt_fmt_t nf;
+			if (!name)
+				return -ENOMEM;
+			hmpt_fmt_init(&nf, name, 24, -1);
+			hmpt_fmt_str(&nf, "group");
+			hmpt_fmt_u64(&nf, g + 1);
+			gr->name = hmpt_fmt_cstr(&nf);
+		}
+		for (uint32_t k = 0; k < g; k++)
+			if (strcmp(pl->groups[k].name, gr->name) == 0) {
+				char what[80];
+				hmpt_fmt_t w;
+				hmpt_fmt_init(&w, what, sizeof(what), -1);
+				hmpt_fmt_str(&w, "the name is already used by groups[");
+				hmpt_fmt_u64(&w, k);
+				hmpt_fmt_str(&w, "]");
+				path_join(&f, base.s, "name", -1);
+				return fail(c, m ? m : v, f.s, hmpt_fmt_cstr(&w), NULL);
+			}
+		path_join(&f, base.s, "pool", -1);
+		if (!(m = member(v, "pool")))
+			return fail(c, v, f.s, "missing: a group needs a pool", NULL);
+		if ((rc = want_pool_ref(c, m, f.s, &gr->pool)))
+			return rc;
+		path_join(&f, base.s, "sites", -1);
+		if (!(m = member(v, "sites")))
+			return fail(c, v, f.s, "missing: a group needs its sites", NULL);
+		if (m->type != HMPT_JSON_ARRAY || m->count == 0)
+			return fail(c, m, f.s, "expected a non-empty array of sites",
+			            m->type == HMPT_JSON_ARRAY ? NULL : m);
+		gr->first_site = pl->nsites;
+		uint32_t k = 0;
+		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
+			hmpt_plan_site_t *s = &pl->sites[pl->nsites];
+			path_t sf;
+			path_join(&sf, base.s, "sites", k);
+			if ((rc = parse_site(c, x, sf.s, g, s)))
+				return rc;
+			for (uint32_t o = 0; o < pl->nsites; o++)
+				if (same_site(&pl->sites[o], s)) {
+					char what[160];
+					hmpt_fmt_t w;
+					hmpt_fmt_init(&w, what, sizeof(what), -1);
+					hmpt_fmt_str(&w, "the same site (same frames and match) is "
+					                 "already in group ");
+					hmpt_fmt_json_str(&w, pl->groups[pl->sites[o].group].name);
+					hmpt_fmt_str(&w, " at line ");
+					hmpt_fmt_u64(&w, pl->sites[o].line);
+					return fail(c, x, sf.s, hmpt_fmt_cstr(&w), NULL);
+				}
+			pl->nsites++;
+		}
+		gr->nsites = pl->nsites - gr->first_site;
+	}
+	pl->ngroups = g;
+	return 0;
+}
+
+/* ---------------------------------------------------------- top level */
+
+static int parse_top(ctx_t *c, const hmpt_json_t *root)
+{
+	static const char *const keys[] = {
+	    "format",    "format_version", "pools",       "default_pool", "groups",
+	    "hbm_nodes", "ddr_nodes",      "stack_depth", "provenance",   NULL};
+	hmpt_plan_t *pl = c->plan;
+	const hmpt_json_t *m;
+	uint64_t u;
+	int rc;
+
+	if (root->type != HMPT_JSON_OBJECT)
+		return fail(c, root, "(top level)", "expected an object", root);
+	if ((rc = check_keys(c, root, "", keys)))
+		return rc;
+	if (!(m = member(root, "format")))
+		return fail(c, root, "format", "missing: expected \"" HMPT_PLAN_FORMAT "\"", NULL);
+	if (m->type != HMPT_JSON_STRING || strcmp(m->str, HMPT_PLAN_FORMAT) != 0)
+		return fail(c, m, "format", "expected \"" HMPT_PLAN_FORMAT "\"", m);
+	if (!(m = member(root, "format_version")))
+		return fail(c, root, "format_version", "missing: expected 1", NULL);
+	if (!hmpt_json_u64(m, &u) || u != HMPT_PLAN_VERSION)
+		return fail(
+		    c, m, "format_version",
+		    "expected 1 (this hmpt reads version 1 plans; a newer hmpt wrote this?)", m);
+	if ((m = member(root, "stack_depth"))) {
+		if (!hmpt_json_u64(m, &u) || u < 1 || u > 64)
+			return fail(c, m, "stack_depth", "expected a whole number from 1 to 64", m);
+		pl->stack_depth = (uint32_t)u;
+	}
+	if ((m = member(root, "hbm_nodes"))) {
+		if ((rc = want_nodelist(c, m, "hbm_nodes", &pl->hbm_nodes)))
+			return rc;
+		pl->has_hbm_nodes = true;
+	}
+	if ((m = member(root, "ddr_nodes"))) {
+		if ((rc = want_nodelist(c, m, "ddr_nodes", &pl->ddr_nodes)))
+			return rc;
+		pl->has_ddr_nodes = true;
+	}
+	if ((m = member(root, "provenance"))) {
+		if ((rc = want_type(c, m, "provenance", HMPT_JSON_OBJECT)))
+			return rc;
+		pl->provenance = m;
+	}
+	if (!(m = member(root, "pools")))
+		return fail(c, root, "pools", "missing: a plan needs at least one pool", NULL);
+	if ((rc = parse_pools(c, m, member(root, "default_pool"))))
+		return rc;
+	if (!(m = member(root, "groups")))
+		return fail(c, root, "groups",
+		            "missing: expected an array of groups (may be empty)", NULL);
+	return parse_groups(c, m);
+}
+
+int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t *plan, char *err,
+                    size_t errlen)
+{
+	hmpt_json_error_t je;
+	ctx_t c = {.file = path, .err = err, .errlen = errlen, .plan = plan};
+	hmpt_fmt_t f;
+	int rc;
+
+	memset(plan, 0, sizeof(*plan));
+	hmpt_fmt_init(&f, plan->path, sizeof(plan->path), -1);
+	hmpt_fmt_str(&f, path);
+	hmpt_fmt_cstr(&f);
+	if (errlen)
+		err[0] = '\0';
+	rc = hmpt_json_parse(text, len, &plan->doc, &je);
+	if (rc) {
+		hmpt_fmt_init(&f, err, errlen, -1);
+		hmpt_fmt_str(&f, path);
+		if (rc == -EINVAL) {
+			hmpt_fmt_char(&f, ':');
+			hmpt_fmt_u64(&f, je.line);
+			hmpt_fmt_char(&f, ':');
+			hmpt_fmt_u64(&f, je.col);
+			hmpt_fmt_str(&f, ": not valid JSON: ");
+			hmpt_fmt_str(&f, je.msg);
+		} else {
+			hmpt_fmt_str(&f, ": ");
+			hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		}
+		hmpt_fmt_cstr(&f);
+		return rc;
+	}
+	/* sites, frames and names: never more than a few times the text */
+	c.cap = len * 4 + 4096;
+	c.mem = hmpt_sys_map(c.cap);
+	if (!c.mem) {
+		hmpt_json_free(&plan->doc);
+		return -ENOMEM;
+	}
+	plan->mem = c.mem;
+	plan->mem_len = c.cap;
+	rc = parse_top(&c, plan->doc.root);
+	if (rc == -ENOMEM) {
+		hmpt_fmt_init(&f, err, errlen, -1);
+		hmpt_fmt_str(&f, path);
+		hmpt_fmt_str(&f, ": out of memory while reading the plan");
+		hmpt_fmt_cstr(&f);
+	}
+	if (rc)
+		hmpt_plan_free(plan);
+	return rc;
+}
+
+/* "PATH: WHY" into err; returns rc */
+static int fail_file(const char *path, const char *why, int rc, hmpt_plan_t *plan, char *err,
+                     size_t errlen)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, err, errlen, -1);
+	hmpt_fmt_str(&f, path);
+	hmpt_fmt_str(&f, ": ");
+	hmpt_fmt_str(&f, why);
+	hmpt_fmt_cstr(&f);
+	memset(plan, 0, sizeof(*plan));
+	return rc;
+}
+
+int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen)
+{
+	struct stat st;
+	void *text;
+	int fd, rc;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return fail_file(path, strerrordesc_np(errno), -errno, plan, err, errlen);
+	if (fstat(fd, &st) != 0) {
+		rc = -errno;
+		close(fd);
+		return fail_file(path, strerrordesc_np(-rc), rc, plan, err, errlen);
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > HMPT_PLAN_MAX_BYTES) {
+		close(fd);
+		return fail_file(path,
+		                 S_ISREG(st.st_mode) ? "larger than 64 MiB: not a plan"
+		                                     : "not a regular file",
+		                 -EINVAL, plan, err, errlen);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return hmpt_plan_parse("", 0, path, plan, err, errlen);
+	}
+	text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	rc = text == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (rc)
+		return fail_file(path, strerrordesc_np(-rc), rc, plan, err, errlen);
+	rc = hmpt_plan_parse(text, (size_t)st.st_size, path, plan, err, errlen);
+	munmap(text, (size_t)st.st_size);
+	return rc;
+}
+
+void hmpt_plan_free(hmpt_plan_t *plan)
+{
+	hmpt_json_free(&plan->doc);
+	hmpt_sys_unmap(plan->mem, plan->mem_len);
+	plan->mem = NULL;
+	plan->groups = NULL;
+	plan->sites = NULL;
+	plan->ngroups = plan->nsites = 0;
+	plan->npools = 0;
+}
+
+int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
+                    uint32_t n)
+{
+	int best = -1;
+	uint32_t best_len = 0;
+
+	for (uint32_t i = 0; i < plan->nsites; i++) {
+		const hmpt_plan_site_t *s = &plan->sites[i];
+		if (s->prefix ? s->nframes > n : s->nframes != n)
+			continue;
+		if (memcmp(s->name_hashes, name_hashes, s->nframes * sizeof(uint64_t)) != 0 ||
+		    memcmp(s->offsets, offsets, s->nframes * sizeof(uint64_t)) != 0)
+			continue;
+		if (!s->prefix)
+			return (int)i; /* a whole-stack match is the most specific */
+		if (s->nframes > best_len) {
+			best = (int)i;
+			best_len = s->nframes;
+		}
+	}
+	return best;
+}
+
+const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool)
+{
+	if (pool < 0 || pool >= plan->npools)
+		return HMPT_POOL_SYSTEM_NAME;
+	return plan->pools[pool].name;
+}
+
+const char *hmpt_plan_policy_name(hmpt_policy_t p)
+{
+	return policies_g[p];
+}
+
+const char *hmpt_plan_pages_name(hmpt_pages_t p)
+{
+	return pages_g[p];
+}

@@ -1,0 +1,115 @@
+/* plan.h — placement plans (docs/plan-format.md): read, validate, match.
+ *
+ * Why one loader: the shim enforces plans and hmpt-tune checks and writes
+ * them; both must accept exactly the same files and say the same thing
+ * about the bad ones.
+ *
+ * Contract: hmpt_plan_parse() validates a whole document against the format
+ * (not against the machine: that is pool.h's job) and fills `plan`.  On a bad
+ * document it returns -EINVAL and writes one message into `err`:
+ * "FILE:LINE:COL: FIELD: what was expected, got what" (or "FILE: ..." when
+ * there is no position); -ENOMEM when memory is refused.  hmpt_plan_load()
+ * reads the file first (-errno with the file named).  No malloc and no
+ * stdio: the plan lives in anonymous mappings released by hmpt_plan_free().
+ * The plan is read-only afterwards; its strings stay valid until freed.
+ */
+#ifndef HMPT_PLAN_H
+#define HMPT_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json.h"
+#include "topo.h"
+
+#define HMPT_PLAN_FORMAT    "hmpt-plan"
+#define HMPT_PLAN_VERSION   1
+#define HMPT_PLAN_MAX_POOLS 32
+#define HMPT_PLAN_MAX_BYTES (64u << 20)
+#define HMPT_POOL_NAME_MAX  32
+/* the normal allocator's placement, usable wherever a pool is named */
+#define HMPT_POOL_SYSTEM      (-1)
+#define HMPT_POOL_SYSTEM_NAME "system"
+
+typedef enum { HMPT_BACKEND_NUMA, HMPT_BACKEND_MEMKIND } hmpt_backend_t;
+typedef enum {
+	HMPT_NODES_NONE, /* no node policy */
+	HMPT_NODES_ALL,
+	HMPT_NODES_HBM,
+	HMPT_NODES_DDR,
+	HMPT_NODES_LIST,
+} hmpt_nodes_t;
+typedef enum { HMPT_POLICY_BIND, HMPT_POLICY_PREFERRED, HMPT_POLICY_INTERLEAVE } hmpt_policy_t;
+typedef enum { HMPT_PAGES_DEFAULT, HMPT_PAGES_4K, HMPT_PAGES_THP, HMPT_PAGES_HUGETLB } hmpt_pages_t;
+
+typedef struct {
+	char name[HMPT_POOL_NAME_MAX];
+	hmpt_backend_t backend;
+	hmpt_nodes_t nodes;
+	hmpt_nodemask_t list; /* HMPT_NODES_LIST */
+	bool local;           /* HBM/DDR: the nodes local to the allocating thread */
+	hmpt_policy_t policy;
+	hmpt_pages_t pages;
+	uint64_t capacity;     /* bytes; 0 = not given */
+	uint32_t capacity_pct; /* 1-100 of the nodes' memory; 0 = not given */
+	int fallback;          /* pool index or HMPT_POOL_SYSTEM */
+	int kind;              /* memkind: index into hmpt_plan_kinds_g */
+	uint32_t line;         /* where the pool is defined */
+} hmpt_plan_pool_t;
+
+typedef struct {
+	uint32_t nframes;
+	const char **modules;  /* base names */
+	uint64_t *name_hashes; /* hmpt_hash_module of each */
+	uint64_t *offsets;
+	bool prefix; /* "match": "prefix" */
+	uint64_t id; /* hmpt_hash_frame over all frames */
+	uint32_t group;
+	uint32_t line;
+} hmpt_plan_site_t;
+
+typedef struct {
+	const char *name;
+	int pool; /* index or HMPT_POOL_SYSTEM */
+	uint32_t first_site, nsites;
+	uint32_t line;
+} hmpt_plan_group_t;
+
+typedef struct {
+	char path[256]; /* as given, for messages (truncated) */
+	int npools;
+	hmpt_plan_pool_t pools[HMPT_PLAN_MAX_POOLS];
+	int default_pool; /* index or HMPT_POOL_SYSTEM */
+	uint32_t ngroups, nsites;
+	hmpt_plan_group_t *groups;
+	hmpt_plan_site_t *sites;
+	bool has_hbm_nodes, has_ddr_nodes;
+	hmpt_nodemask_t hbm_nodes, ddr_nodes;
+	uint32_t stack_depth;          /* 0: not given */
+	const hmpt_json_t *provenance; /* or NULL */
+	hmpt_json_doc_t doc;           /* keeps strings and provenance alive */
+	void *mem;
+	size_t mem_len;
+} hmpt_plan_t;
+
+/* memkind kinds by plan name ("hbw" -> MEMKIND_HBW), NULL-terminated */
+extern const char *const hmpt_plan_kinds_g[];
+
+int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t *plan, char *err,
+                    size_t errlen);
+int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen);
+void hmpt_plan_free(hmpt_plan_t *plan);
+
+/* The plan site that places a stack of n frames, given as module-name
+ * hashes and offsets: the most specific match (a whole-stack match, else the
+ * longest prefix); -1 when none. */
+int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
+                    uint32_t n);
+
+/* Pool name for an index (HMPT_POOL_SYSTEM -> "system"). */
+const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool);
+const char *hmpt_plan_policy_name(hmpt_policy_t p);
+const char *hmpt_plan_pages_name(hmpt_pages_t p);
+
+#endif

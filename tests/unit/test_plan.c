@@ -1,0 +1,231 @@
+/* test_plan.c — the plan loader: every malformed plan of tests/plans/bad.tsv
+ * gives its one expected message; the examples load with the right
+ * meaning; matching picks the most specific site.  Run from the repository
+ * root. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#include "hash.h"
+#include "plan.h"
+
+static hmpt_plan_t plan;
+
+static void test_bad_table(void)
+{
+	FILE *t = fopen("bad.tsv", "r");
+	char line[1024], path[1100], err[1024];
+	int n = 0;
+
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	while (fgets(line, sizeof(line), t)) {
+		if (line[0] == '#')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		char *tab = strchr(line, '\t');
+		if (!tab)
+			continue;
+		*tab = '\0';
+		snprintf(path, sizeof(path), "bad/%s.json", line);
+		int rc = hmpt_plan_load(path, &plan, err, sizeof(err));
+		if (rc != -EINVAL || !strstr(err, tab + 1)) {
+			fprintf(stderr, "%s: rc %d, message\n  %s\nexpected to contain\n  %s\n",
+			        path, rc, err, tab + 1);
+			failures++;
+		}
+		/* one line, no newline inside */
+		CHECK(!strchr(err, '\n'));
+		n++;
+	}
+	fclose(t);
+	fprintf(stderr, "bad plans: %d cases\n", n);
+	CHECK(n >= 45);
+}
+
+static void test_missing_file(void)
+{
+	char err[512];
+
+	CHECK(hmpt_plan_load("no/such/plan.json", &plan, err, sizeof(err)) == -ENOENT);
+	CHECK(strcmp(err, "no/such/plan.json: No such file or directory") == 0);
+	CHECK(hmpt_plan_load(".", &plan, err, sizeof(err)) == -EINVAL);
+	CHECK(strcmp(err, ".: not a regular file") == 0);
+}
+
+static int pool_index(const char *name)
+{
+	for (int i = 0; i < plan.npools; i++)
+		if (!strcmp(plan.pools[i].name, name))
+			return i;
+	return -100;
+}
+
+static void test_examples(void)
+{
+	static const char *const files[] = {"xeonmax-flat", "thp-vs-4k", "hugetlb", "memkind-hbw",
+	                                    "interleave-cxl"};
+	char path[256], err[1024];
+
+	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(path, sizeof(path), "../../plans/examples/%s.json", files[i]);
+		int rc = hmpt_plan_load(path, &plan, err, sizeof(err));
+		if (rc) {
+			fprintf(stderr, "%s: %s\n", path, err);
+			failures++;
+			continue;
+		}
+		hmpt_plan_free(&plan);
+	}
+
+	CHECK(hmpt_plan_load("../../plans/examples/xeonmax-flat.json", &plan, err, sizeof(err)) ==
+	      0);
+	CHECK(plan.npools == 2);
+	int hbm = pool_index("hbm"), ddr = pool_index("ddr");
+	CHECK(hbm == 0 && ddr == 1);
+	CHECK(plan.default_pool == ddr);
+	CHECK(plan.pools[hbm].nodes == HMPT_NODES_HBM && plan.pools[hbm].local);
+	CHECK(plan.pools[hbm].policy == HMPT_POLICY_BIND);
+	CHECK(plan.pools[hbm].capacity == 60ull << 30);
+	CHECK(plan.pools[hbm].fallback == ddr);
+	CHECK(plan.pools[ddr].fallback == HMPT_POOL_SYSTEM); /* the default pool */
+	CHECK(plan.stack_depth == 16);
+	CHECK(plan.ngroups == 2 && plan.nsites == 2);
+	CHECK(!strcmp(plan.groups[0].name, "grid") && plan.groups[0].pool == hbm);
+	CHECK(plan.sites[0].nframes == 5 && !plan.sites[0].prefix);
+	CHECK(!strcmp(plan.sites[0].modules[2], "libc.so.6") &&
+	      plan.sites[0].offsets[2] == 0x271ca);
+	CHECK(plan.sites[1].prefix && plan.sites[1].nframes == 1);
+	CHECK(plan.provenance && hmpt_json_get(plan.provenance, "tool"));
+	CHECK(!strcmp(hmpt_plan_pool_name(&plan, HMPT_POOL_SYSTEM), "system"));
+	hmpt_plan_free(&plan);
+
+	CHECK(hmpt_plan_load("../../plans/examples/interleave-cxl.json", &plan, err, sizeof(err)) ==
+	      0);
+	int spread = pool_index("spread");
+	CHECK(spread >= 0 && plan.pools[spread].nodes == HMPT_NODES_LIST);
+	CHECK(hmpt_nodemask_has(&plan.pools[spread].list, 0) &&
+	      hmpt_nodemask_has(&plan.pools[spread].list, 2) &&
+	      !hmpt_nodemask_has(&plan.pools[spread].list, 1));
+	CHECK(plan.pools[spread].policy == HMPT_POLICY_INTERLEAVE && !plan.pools[spread].local);
+	CHECK(plan.has_ddr_nodes && hmpt_nodemask_weight(&plan.ddr_nodes) == 1);
+	hmpt_plan_free(&plan);
+
+	CHECK(hmpt_plan_load("../../plans/examples/memkind-hbw.json", &plan, err, sizeof(err)) ==
+	      0);
+	CHECK(plan.pools[0].backend == HMPT_BACKEND_MEMKIND);
+	CHECK(!strcmp(hmpt_plan_kinds_g[plan.pools[0].kind], "hbw"));
+	hmpt_plan_free(&plan);
+}
+
+static int parse(const char *text)
+{
+	char err[1024];
+	int rc = hmpt_plan_parse(text, strlen(text), "t.json", &plan, err, sizeof(err));
+	if (rc)
+		fprintf(stderr, "parse: %s\n", err);
+	return rc;
+}
+
+static uint64_t h(const char *m)
+{
+	return hmpt_hash_module(m, strlen(m));
+}
+
+static void test_match(void)
+{
+	const char *text =
+	    "{\"format\": \"hmpt-plan\", \"format_version\": 1,\n"
+	    " \"pools\": {\"p\": {}, \"q\": {\"capacity\": \"25%\"}},\n"
+	    " \"groups\": [\n"
+	    "  {\"name\": \"whole\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x1\", "
+	    "\"b!0x2\", "
+	    "\"c!0x3\"]}]},\n"
+	    "  {\"name\": \"short\", \"pool\": \"q\", \"sites\": [{\"frames\": [\"a!0x1\"], "
+	    "\"match\": \"prefix\"}]},\n"
+	    "  {\"name\": \"long\", \"pool\": \"system\", \"sites\": [{\"frames\": [\"a!0x1\", "
+	    "\"b!0x2\"], \"match\": \"prefix\"}, {\"frames\": [\"?\?!0x7f00\"]}]}\n"
+	    " ]}";
+	uint64_t hs[4], offs[4];
+
+	CHECK(parse(text) == 0);
+	CHECK(plan.pools[1].capacity_pct == 25);
+	CHECK(plan.default_pool == HMPT_POOL_SYSTEM && plan.pools[0].fallback == HMPT_POOL_SYSTEM);
+	CHECK(plan.groups[2].pool == HMPT_POOL_SYSTEM);
+	/* a, b, c: the whole stack */
+	hs[0] = h("a"), hs[1] = h("b"), hs[2] = h("c"), hs[3] = h("d");
+	offs[0] = 1, offs[1] = 2, offs[2] = 3, offs[3] = 4;
+	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 0);
+	/* a, b, c, d: not the whole stack; the longer prefix wins */
+	CHECK(hmpt_plan_match(&plan, hs, offs, 4) == 2);
+	/* a, b */
+	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 2);
+	/* a */
+	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 1);
+	/* a, x */
+	offs[1] = 9;
+	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 1);
+	/* same offsets in another module */
+	hs[0] = h("z");
+	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == -1);
+	/* a frame outside any module hashes as 0, as the shim does */
+	hs[0] = 0, offs[0] = 0x7f00;
+	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 3);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 0) == -1);
+	/* ids: the shim's hash over (module hash, offset) */
+	uint64_t id = hmpt_hash_frame(
+	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("a"), 1), h("b"), 2), h("c"), 3);
+	CHECK(plan.sites[0].id == id);
+	hmpt_plan_free(&plan);
+
+	/* an id given with the frames is checked against them */
+	char buf[512];
+	snprintf(buf, sizeof(buf),
+	         "{\"format\": \"hmpt-plan\", \"format_version\": 1, \"pools\": {\"p\": {}},"
+	         " \"groups\": [{\"pool\": \"p\", \"sites\": [{\"id\": \"%016llx\", \"frames\": "
+	         "[\"a!0x1\", \"b!0x2\", \"c!0x3\"]}]}]}",
+	         (unsigned long long)id);
+	CHECK(parse(buf) == 0);
+	CHECK(plan.sites[0].id == id);
+	hmpt_plan_free(&plan);
+}
+
+static void test_fallback_defaults(void)
+{
+	const char *text = "{\"format\": \"hmpt-plan\", \"format_version\": 1,\n"
+	                   " \"pools\": {\"a\": {\"fallback\": \"c\"}, \"b\": {}, \"c\": {}},\n"
+	                   " \"default_pool\": \"b\", \"groups\": []}";
+
+	CHECK(parse(text) == 0);
+	CHECK(plan.pools[0].fallback == 2);                /* given, to a pool defined later */
+	CHECK(plan.pools[1].fallback == HMPT_POOL_SYSTEM); /* the default pool */
+	CHECK(plan.pools[2].fallback == 1);                /* the default pool */
+	hmpt_plan_free(&plan);
+	/* the default pool falls back to b: b's unwritten fallback would lead
+	 * back to it, so b falls back to system (no cycle) */
+	CHECK(
+	    parse("{\"format\": \"hmpt-plan\", \"format_version\": 1, \"pools\": {\"a\": "
+	          "{\"fallback\": \"b\"}, \"b\": {}}, \"default_pool\": \"a\", \"groups\": []}") ==
+	    0);
+	CHECK(plan.pools[0].fallback == 1 && plan.pools[1].fallback == HMPT_POOL_SYSTEM);
+	hmpt_plan_free(&plan);
+}
+
+int main(void)
+{
+	if (chdir("tests/plans") != 0) {
+		perror("tests/plans");
+		return 1;
+	}
+	test_bad_table();
+	test_missing_file();
+	test_examples();
+	test_match();
+	test_fallback_defaults();
+	return failures != 0;
+}
