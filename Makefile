@@ -31,8 +31,8 @@ CFLAGS    += -std=gnu11 $(WARN)
 SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                 -fno-omit-frame-pointer -fno-strict-aliasing
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
-                -Wl,-z,nodelete
-SHIM_LIBS    := -lunwind -ldl -lpthread
+                -Wl,-z,nodelete -Wl,-z,defs
+SHIM_LIBS    := -lunwind -lnuma -ldl -lpthread
 
 SHIM_SRC  := $(wildcard shim/*.c)
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
@@ -41,7 +41,9 @@ SHIM_PURE := $(filter-out $(B)/shim/interpose.o,$(SHIM_OBJ))
 
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
-TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lm
+TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
+# the shim's pieces that the tuner shares: one plan loader, one topology
+SHARED_OBJ := options.o fmt.o sys.o log.o json.o plan.o topo.o pool.o pool_memkind.o
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 
@@ -58,7 +60,7 @@ $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 
 $(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
-$(B)/hmpt-tune: $(TUNER_OBJ) $(B)/shim/options.o $(B)/shim/fmt.o
+$(B)/hmpt-tune: $(TUNER_OBJ) $(SHARED_OBJ:%=$(B)/shim/%)
 	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
 
 # ASan/UBSan builds of the tuner and the unit tests
@@ -66,7 +68,7 @@ $(B)/asan/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/asan/shim
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/asan/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
-$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(B)/asan/shim/options.o $(B)/asan/shim/fmt.o
+$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(SHARED_OBJ:%=$(B)/asan/shim/%)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
 $(B)/asan/unit/%: tests/unit/%.c tests/unit/check.h $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit

@@ -13,6 +13,9 @@
 #ifndef MREMAP_DONTUNMAP
 #define MREMAP_DONTUNMAP 4
 #endif
+#ifndef MAP_HUGE_2MB
+#define MAP_HUGE_2MB (21 << 26)
+#endif
 
 uintptr_t hmpt_arena_base_g;
 uintptr_t hmpt_arena_size_g;
@@ -23,6 +26,7 @@ static hmpt_block_t *blocks_g; /* one record per granule */
 static uint64_t ngran_g;
 static size_t page_g = 4096;
 static int dontunmap_g = 1; /* mremap(MREMAP_DONTUNMAP) works here */
+static const hmpt_arena_shaper_t *shaper_g;
 
 void hmpt_arena_lock(void)
 {
@@ -42,6 +46,22 @@ void hmpt_arena_reset_lock(void)
 static size_t round_page(size_t n)
 {
 	return (n + page_g - 1) & ~(page_g - 1);
+}
+
+static bool is_huge(uint16_t tag)
+{
+	return tag && shaper_g && shaper_g->hugetlb(tag);
+}
+
+/* mapped bytes of a block: whole pages, whole 2 MiB pages for hugetlb */
+static size_t round_block(size_t n, uint16_t tag)
+{
+	return is_huge(tag) ? (n + HMPT_GRANULE - 1) & ~(HMPT_GRANULE - 1) : round_page(n);
+}
+
+void hmpt_arena_set_shaper(const hmpt_arena_shaper_t *s)
+{
+	shaper_g = s;
 }
 
 static uint64_t granules(size_t bytes)
@@ -68,9 +88,10 @@ static char *gran_addr(uint64_t g)
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
 #define KEEP_MAX ((uint64_t)64 << 20)
 
-static uint8_t *rw_g;   /* per granule state */
-static uint32_t *res_g; /* per granule: bytes possibly resident; 0 when CLEAN and free */
-static uint64_t kept_g; /* res_g summed over GRAN_DIRTY granules, under lock_g */
+static uint8_t *rw_g;     /* per granule state */
+static uint16_t *shape_g; /* per mapped granule: the tag its mapping was made for */
+static uint32_t *res_g;   /* per granule: bytes possibly resident; 0 when CLEAN and free */
+static uint64_t kept_g;   /* res_g summed over GRAN_DIRTY granules, under lock_g */
 
 static void drop_pages(char *p, size_t len)
 {
@@ -109,30 +130,72 @@ static void note_resident(uint64_t g0, uint64_t n, size_t mapped)
 	}
 }
 
-/* Make [g, g+n), which the caller owns, read-write; with `zero`, also
- * zero-filled.  First the unmapped runs are mapped (the only step that can
- * fail, and it leaves nothing half-done: a fresh granule is clean), then
- * kept pages are taken over, or dropped for a zeroed request; kept pages
- * that are not dropped stay counted in res_g (the block owns them now). */
-static int prepare(uint64_t g, uint64_t n, bool zero)
+/* [g, g+n) back to reserved address space: no pages, no policy. */
+static void reset_run(uint64_t g, uint64_t n)
 {
-	uint64_t unkept = 0;
+	mmap(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT, PROT_NONE,
+	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+	memset(rw_g + g, GRAN_UNMAPPED, (size_t)n);
+	memset(shape_g + g, 0, n * sizeof(*shape_g));
+	memset(res_g + g, 0, n * sizeof(*res_g));
+}
 
+/* A new mapping over [g, g+n) for `tag`, shaped. */
+static int map_fresh(uint64_t g, uint64_t n, uint16_t tag, bool huge)
+{
+	int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED;
+	size_t len = (size_t)n << HMPT_GRANULE_SHIFT;
+	int rc = 0;
+
+	if (huge)
+		flags |= MAP_HUGETLB | MAP_HUGE_2MB;
+	if (mmap(gran_addr(g), len, PROT_READ | PROT_WRITE, flags, -1, 0) == MAP_FAILED)
+		rc = -errno;
+	else if (tag && shaper_g)
+		rc = shaper_g->shape(gran_addr(g), len, tag);
+	if (rc) {
+		/* a failed MAP_FIXED may leave a hole: reserve the range again so
+		 * that no other mapping lands in the arena */
+		reset_run(g, n);
+		return rc;
+	}
+	memset(rw_g + g, GRAN_CLEAN, (size_t)n);
+	for (uint64_t i = g; i < g + n; i++)
+		shape_g[i] = tag;
+	memset(res_g + g, 0, n * sizeof(*res_g));
+	return 0;
+}
+
+/* Make [g, g+n), which the caller owns, read-write for `tag`; with `zero`,
+ * also zero-filled.  First every granule not mapped for this tag is mapped
+ * afresh and shaped (the only step that can fail; fresh granules are clean
+ * and what was kept there is dropped), then kept pages of the same tag are
+ * taken over, or dropped for a zeroed request; kept pages that are not
+ * dropped stay counted in res_g (the block owns them now). */
+static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
+{
+	bool huge = is_huge(tag);
+	uint64_t unkept = 0;
+	int rc = 0;
+
+#define FRESH(k) (huge || rw_g[k] == GRAN_UNMAPPED || shape_g[k] != tag)
 	for (uint64_t i = g; i < g + n;) {
-		uint64_t j = i;
-		while (j < g + n && rw_g[j] == rw_g[i])
+		uint64_t j = i + 1;
+		bool fresh = FRESH(i);
+		while (j < g + n && FRESH(j) == fresh)
 			j++;
-		if (rw_g[i] == GRAN_UNMAPPED) {
-			void *r = mmap(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT,
-			               PROT_READ | PROT_WRITE,
-			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-			if (r == MAP_FAILED)
-				return -errno;
-			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
+		if (fresh) {
+			for (uint64_t k = i; k < j; k++)
+				if (rw_g[k] == GRAN_DIRTY)
+					unkept += res_g[k];
+			rc = map_fresh(i, j - i, tag, huge);
+			if (rc)
+				break;
 		}
 		i = j;
 	}
-	for (uint64_t i = g; i < g + n;) {
+#undef FRESH
+	for (uint64_t i = g; rc == 0 && i < g + n;) {
 		uint64_t j = i;
 		while (j < g + n && rw_g[j] == rw_g[i])
 			j++;
@@ -147,30 +210,48 @@ static int prepare(uint64_t g, uint64_t n, bool zero)
 		i = j;
 	}
 	unkeep(unkept);
-	return 0;
+	return rc;
 }
 
 /* [g, g+n) just received a block's pages by mremap, which replaced
- * whatever mapping was there, kept pages included. */
-static void claim_moved(uint64_t g, uint64_t n)
+ * whatever mapping was there, kept pages included; the mapping (and its
+ * policy) is now the block's. */
+static void claim_moved(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t unkept = 0;
 
-	for (uint64_t i = g; i < g + n; i++)
+	for (uint64_t i = g; i < g + n; i++) {
 		if (rw_g[i] == GRAN_DIRTY)
 			unkept += res_g[i];
+		shape_g[i] = tag;
+	}
 	memset(rw_g + g, GRAN_CLEAN, (size_t)n);
 	memset(res_g + g, 0, n * sizeof(*res_g));
 	unkeep(unkept);
 }
 
+/* Return granules that hold no data: a failed request (prepare() left only
+ * clean or unmapped granules) or pages that moved away. */
+static void give(uint64_t g, uint64_t n)
+{
+	pthread_mutex_lock(&lock_g);
+	hmpt_extents_give(&free_g, g, n);
+	pthread_mutex_unlock(&lock_g);
+}
+
 /* Give [g, g+n) back: pages kept for reuse while the budget allows, else
- * dropped; then the range joins the free set. */
-static void release(uint64_t g, uint64_t n)
+ * dropped (hugetlb pages always go back to the system's pool); then the
+ * range joins the free set. */
+static void release(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
 	bool keep;
 
+	if (is_huge(tag)) {
+		reset_run(g, n);
+		give(g, n);
+		return;
+	}
 	pthread_mutex_lock(&lock_g);
 	keep = kept_g + bytes <= KEEP_MAX;
 	if (keep)
@@ -210,11 +291,13 @@ int hmpt_arena_init(uint64_t size)
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
 	rw_g = hmpt_sys_map(n);
 	res_g = hmpt_sys_map(n * sizeof(*res_g));
-	if (!blocks || !ext || !rw_g || !res_g) {
+	shape_g = hmpt_sys_map(n * sizeof(*shape_g));
+	if (!blocks || !ext || !rw_g || !res_g || !shape_g) {
 		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
 		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
 		hmpt_sys_unmap(rw_g, n);
 		hmpt_sys_unmap(res_g, n * sizeof(*res_g));
+		hmpt_sys_unmap(shape_g, n * sizeof(*shape_g));
 		munmap(base, len);
 		return -ENOMEM;
 	}
@@ -234,31 +317,23 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 	return g;
 }
 
-/* Return granules that hold no data: a failed request (prepare() changed
- * nothing but mapping fresh granules) or pages that moved away. */
-static void give(uint64_t g, uint64_t n)
-{
-	pthread_mutex_lock(&lock_g);
-	hmpt_extents_give(&free_g, g, n);
-	pthread_mutex_unlock(&lock_g);
-}
-
 /* Record the block now at granule g; with `old` >= 0, the block that was at
  * granule `old` is gone (it moved to g) in the same step. */
-static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site)
+static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
+                   uint16_t tag)
 {
 	note_resident((uint64_t)g, n, mapped);
 	pthread_mutex_lock(&lock_g);
-	blocks_g[g] =
-	    (hmpt_block_t){.size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site};
+	blocks_g[g] = (hmpt_block_t){
+	    .size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site, .tag = tag};
 	if (old >= 0 && old != g)
 		blocks_g[old].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
 }
 
-void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
+void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag)
 {
-	size_t mapped = round_page(size);
+	size_t mapped = round_block(size, tag);
 	uint64_t n = granules(mapped);
 	uint64_t ag = align > HMPT_GRANULE ? align >> HMPT_GRANULE_SHIFT : 1;
 	int64_t g;
@@ -273,13 +348,13 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site)
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = prepare((uint64_t)g, n, zero);
+	rc = prepare((uint64_t)g, n, zero, tag);
 	if (rc) {
 		give((uint64_t)g, n);
 		errno = -rc;
 		return NULL;
 	}
-	record(g, -1, size, mapped, n, site);
+	record(g, -1, size, mapped, n, site, tag);
 	return gran_addr((uint64_t)g);
 }
 
@@ -321,7 +396,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 	pthread_mutex_unlock(&lock_g);
 	if (!out->ngran)
 		return -EINVAL;
-	release((uint64_t)g, out->ngran);
+	release((uint64_t)g, out->ngran, out->tag);
 	return 0;
 }
 
@@ -352,8 +427,6 @@ static bool take_at_grow(int64_t g, uint64_t have, uint64_t want)
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 {
 	int64_t g = block_index(p);
-	size_t mapped = round_page(size);
-	uint64_t n = granules(mapped);
 	char *base = p;
 	int rc;
 
@@ -361,6 +434,9 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = EINVAL;
 		return NULL;
 	}
+	uint16_t tag = old->tag;
+	size_t mapped = round_block(size, tag);
+	uint64_t n = granules(mapped);
 	if (size == 0 || mapped < size) {
 		errno = ENOMEM;
 		return NULL;
@@ -368,19 +444,20 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (n <= old->ngran || take_at_grow(g, old->ngran, n)) {
 		/* in place */
 		if (n > old->ngran) {
-			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false);
+			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag);
 			if (rc) {
 				give((uint64_t)g + old->ngran, n - old->ngran);
 				errno = -rc;
 				return NULL;
 			}
 		} else if (n < old->ngran) {
-			release((uint64_t)g + n, old->ngran - n);
+			release((uint64_t)g + n, old->ngran - n, tag);
 		}
-		record(g, -1, size, mapped, n, site);
+		record(g, -1, size, mapped, n, site, tag);
 		return p;
 	}
-	/* elsewhere: a new extent; pages moved when the kernel can, else copied */
+	/* elsewhere: a new extent; pages moved when the kernel can (not
+	 * hugetlb ones), else copied */
 	int64_t ng = take(n, 1);
 	if (ng < 0) {
 		errno = ENOMEM;
@@ -388,30 +465,30 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	}
 	char *to = gran_addr((uint64_t)ng);
 	size_t span = (size_t)old->ngran << HMPT_GRANULE_SHIFT;
-	rc = move_pages_to(base, to, span);
+	rc = is_huge(tag) ? -ENOSYS : move_pages_to(base, to, span);
 	bool moved = rc == 0;
 	if (moved) {
 		/* the pages now live at `to`; the old range is mapped and empty */
-		claim_moved((uint64_t)ng, old->ngran);
-		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false);
+		claim_moved((uint64_t)ng, old->ngran, tag);
+		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag);
 		if (rc) /* put the pages back where they were */
 			move_pages_to(to, base, span);
 	} else {
-		rc = prepare((uint64_t)ng, n, false);
+		rc = prepare((uint64_t)ng, n, false, tag);
 		if (rc == 0)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
 	if (rc) {
-		release((uint64_t)ng, n);
+		release((uint64_t)ng, n, tag);
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site);
+	record(ng, g, size, mapped, n, site, tag);
 	if (moved) { /* the pages moved away: the old range is mapped and empty */
 		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
 		give((uint64_t)g, old->ngran);
 	} else {
-		release((uint64_t)g, old->ngran);
+		release((uint64_t)g, old->ngran, tag);
 	}
 	return to;
 }

@@ -10,8 +10,15 @@
  * whole granules; a granule is mapped read-write when a block first uses it
  * and stays mapped.  A freed block's pages are dropped (MADV_DONTNEED), so
  * its memory goes back to the system, except for a few recently freed
- * granules kept for reuse (see DIRTY_MAX in arena.c).
- * The usable size of a block is round_up(size, page).
+ * granules kept for reuse (see KEEP_MAX in arena.c).
+ * The usable size of a block is round_up(size, page), or round_up(size,
+ * 2 MiB) for hugetlb placements.
+ *
+ * Placement: every block and every mapped granule carries a tag (pool.h: 0
+ * is "system", no policy).  A granule whose mapping was made for another
+ * tag is mapped afresh (which clears node policy and page advice) and given
+ * to the shaper, so pages placed for one pool never serve another; hugetlb
+ * granules are always fresh and are unmapped when their block is freed.
  *
  * Contract: all functions are thread-safe (one internal lock, never held
  * across a system call that can block for long), never call malloc, and
@@ -35,7 +42,16 @@ typedef struct {
 	uint64_t mapped; /* bytes mapped read-write: round_up(size, page) */
 	uint32_t ngran;  /* granules held, 0 = no block starts here */
 	uint32_t site;   /* allocation site index */
+	uint16_t tag;    /* placement (pool.h), 0 = system */
 } hmpt_block_t;
+
+/* How the arena learns what a tag means (pool.h provides both). */
+typedef struct {
+	/* give a freshly mapped range its placement: 0 or -errno */
+	int (*shape)(void *addr, size_t len, uint16_t tag);
+	/* this tag maps 2 MiB hugetlb pages */
+	bool (*hugetlb)(uint16_t tag);
+} hmpt_arena_shaper_t;
 
 extern uintptr_t hmpt_arena_base_g;
 extern uintptr_t hmpt_arena_size_g;
@@ -47,19 +63,23 @@ static inline bool hmpt_arena_owns(const void *p)
 
 /* Reserve `size` bytes (rounded down to granules) of address space. */
 int hmpt_arena_init(uint64_t size);
+/* Before any block with a tag other than 0; `s` must stay valid. */
+void hmpt_arena_set_shaper(const hmpt_arena_shaper_t *s);
 /* A block of `size` bytes aligned to `align` (power of two, <=
- * HMPT_ARENA_MAX_ALIGN); zero-filled when `zero` (calloc) — otherwise it may
- * reuse the pages of a recently freed block. */
-void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site);
+ * HMPT_ARENA_MAX_ALIGN) placed as `tag` says; zero-filled when `zero`
+ * (calloc) — otherwise it may reuse the pages of a recently freed block of
+ * the same tag.  NULL with errno: ENOMEM (no room, or memory refused), or
+ * the shaper's error. */
+void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag);
 /* Release the block starting at p; its record is copied to *out.
  * -EINVAL: p is not the start of a live block. */
 int hmpt_arena_free(void *p, hmpt_block_t *out);
 /* The record of the live block starting at p; -EINVAL if none. */
 int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
-/* Resize the block at p to `size` bytes keeping its contents, in place when
- * possible, otherwise moving its pages; the new record gets `site`.  On
- * failure returns NULL (errno) and the block is unchanged.  *old gets the
- * block's record as it was. */
+/* Resize the block at p to `size` bytes keeping its contents and its tag,
+ * in place when possible, otherwise moving its pages (copying hugetlb
+ * ones); the new record gets `site`.  On failure returns NULL (errno) and
+ * the block is unchanged.  *old gets the block's record as it was. */
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);
 /* Bytes of the arena not in use (for reports). */
 uint64_t hmpt_arena_free_bytes(void);

@@ -32,6 +32,8 @@
 #include "arena.h"
 #include "log.h"
 #include "options.h"
+#include "plan.h"
+#include "pool.h"
 #include "profile.h"
 #include "sites.h"
 #include "sys.h"
@@ -61,6 +63,10 @@ static size_t min_size_g = 0;
 static bool tracking_g; /* arena and sites are usable */
 static bool sites_ready_g;
 static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
+static pthread_once_t place_once_g = PTHREAD_ONCE_INIT;
+static bool placing_g; /* a plan is in force */
+static hmpt_plan_t plan_g;
+static hmpt_topo_t topo_g;
 static hmpt_opt_value_t opt_g[HMPT_OPT_COUNT];
 static pid_t owner_pid_g; /* the process the profile is for */
 static bool forked_g;
@@ -245,12 +251,238 @@ static bool init(void)
 
 static void sites_init_once(void)
 {
-	int rc = hmpt_sites_init((unsigned)opt_g[HMPT_OPT_STACK_DEPTH].num);
+	unsigned depth = (unsigned)opt_g[HMPT_OPT_STACK_DEPTH].num;
+
+	/* a plan's "stack" matches compare stacks as deep as its profile's */
+	if (placing_g && plan_g.stack_depth && !opt_g[HMPT_OPT_STACK_DEPTH].set)
+		depth = plan_g.stack_depth;
+	int rc = hmpt_sites_init(depth);
 	if (rc) {
 		hmpt_log_msg(HMPT_LOG_WARN, "cannot allocate the site tables; nothing is tracked");
 		return;
 	}
 	__atomic_store_n(&sites_ready_g, true, __ATOMIC_RELEASE);
+}
+
+/* ------------------------------------------------------------- placement */
+
+static const hmpt_arena_shaper_t shaper_g = {hmpt_pools_shape, hmpt_pools_tag_hugetlb};
+
+static void report_pool_warning(const char *msg, void *ctx)
+{
+	(void)ctx;
+	hmpt_log_msg(HMPT_LOG_WARN, msg);
+}
+
+/* The plan could not be used: one line, then default placement (or, with
+ * HMPT_STRICT=1, the end of the program before it starts). */
+static void plan_failed(const char *err)
+{
+	char buf[1400];
+	hmpt_fmt_t f;
+	bool strict = opt_g[HMPT_OPT_STRICT].num != 0;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, err);
+	hmpt_fmt_str(&f, strict ? "; HMPT_STRICT=1: stopping with exit status 125"
+	                        : "; the program runs with default placement");
+	hmpt_log_end(&f, HMPT_LOG_ERROR);
+	if (strict)
+		for (;;)
+			syscall(SYS_exit_group, 125);
+}
+
+static bool plan_uses_hbm(const hmpt_plan_t *pl)
+{
+	for (int i = 0; i < pl->npools; i++)
+		if (pl->pools[i].nodes == HMPT_NODES_HBM ||
+		    (pl->pools[i].backend == HMPT_BACKEND_MEMKIND && pl->pools[i].kind >= 0 &&
+		     strncmp(hmpt_plan_kinds_g[pl->pools[i].kind], "hbw", 3) == 0))
+			return true;
+	return false;
+}
+
+static void log_plan(void)
+{
+	char buf[1024];
+	hmpt_fmt_t f;
+
+	if (hmpt_log_level_g < HMPT_LOG_INFO)
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "plan ");
+	hmpt_fmt_str(&f, plan_g.path);
+	hmpt_fmt_str(&f, ": ");
+	hmpt_fmt_u64(&f, (uint64_t)plan_g.npools);
+	hmpt_fmt_str(&f, plan_g.npools == 1 ? " pool, " : " pools, ");
+	hmpt_fmt_u64(&f, plan_g.ngroups);
+	hmpt_fmt_str(&f, plan_g.ngroups == 1 ? " group, " : " groups, ");
+	hmpt_fmt_u64(&f, plan_g.nsites);
+	hmpt_fmt_str(&f, plan_g.nsites == 1 ? " site; default pool " : " sites; default pool ");
+	hmpt_fmt_str(&f, hmpt_plan_pool_name(&plan_g, plan_g.default_pool));
+	hmpt_log_end(&f, HMPT_LOG_INFO);
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_topo_describe(&f, &topo_g);
+	hmpt_log_end(&f, HMPT_LOG_INFO);
+	for (int i = 0; i < plan_g.npools; i++) {
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "pool ");
+		hmpt_pools_describe(&f, i);
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+}
+
+/* Read the plan, find the nodes, resolve the pools: once, at the first
+ * tracked request or in the constructor, with the guard held (memkind and
+ * dlopen allocate). */
+static void place_init_once(void)
+{
+	const char *path = opt_g[HMPT_OPT_PLAN].str;
+	char err[1024];
+	int rc;
+
+	if (!path)
+		return;
+	rc = hmpt_plan_load(path, &plan_g, err, sizeof(err));
+	if (rc) {
+		plan_failed(err);
+		return;
+	}
+	rc = hmpt_topo_read(&topo_g, "");
+	if (rc) {
+		hmpt_fmt_t f;
+		hmpt_fmt_init(&f, err, sizeof(err), -1);
+		hmpt_fmt_str(&f, "cannot read the NUMA topology from /sys: ");
+		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_fmt_cstr(&f);
+	} else {
+		hmpt_topo_hints_t h = {
+		    .hbm_env = opt_g[HMPT_OPT_HBM_NODES].str,
+		    .ddr_env = opt_g[HMPT_OPT_DDR_NODES].str,
+		    .hbm_plan = plan_g.has_hbm_nodes ? &plan_g.hbm_nodes : NULL,
+		    .ddr_plan = plan_g.has_ddr_nodes ? &plan_g.ddr_nodes : NULL,
+		    /* memkind is loaded to find HBM only when the plan needs HBM */
+		    .probe = plan_uses_hbm(&plan_g) ? hmpt_memkind_probe_hbw : NULL,
+		};
+		rc = hmpt_topo_classify(&topo_g, &h, err, sizeof(err));
+	}
+	if (rc == 0)
+		rc = hmpt_pools_resolve(&plan_g, &topo_g, report_pool_warning, NULL, err,
+		                        sizeof(err));
+	if (rc) {
+		plan_failed(err);
+		hmpt_plan_free(&plan_g);
+		return;
+	}
+	hmpt_arena_set_shaper(&shaper_g);
+	placing_g = true;
+	log_plan();
+}
+
+/* The pool planned for a site, decided the first time the site allocates. */
+static int site_pool(uint32_t site)
+{
+	hmpt_site_t *s;
+	int pool;
+
+	hmpt_sites_lock();
+	s = hmpt_sites_get(site);
+	if (!s->decided) {
+		uint64_t hashes[HMPT_MAX_DEPTH];
+		for (uint32_t i = 0; i < s->nframes; i++)
+			hashes[i] = s->mods[i] == HMPT_MODULE_UNKNOWN
+			                ? 0
+			                : hmpt_modules_get(s->mods[i])->name_hash;
+		s->plan_site = hmpt_plan_match(&plan_g, hashes, s->offs, s->nframes);
+		s->pool = (int16_t)(s->plan_site >= 0
+		                        ? plan_g.groups[plan_g.sites[s->plan_site].group].pool
+		                        : plan_g.default_pool);
+		s->placed = hmpt_sys_perm_alloc((size_t)(plan_g.npools + 1) * sizeof(*s->placed));
+		s->nplaced = s->placed ? (uint32_t)plan_g.npools + 1 : 0;
+		s->decided = true;
+	}
+	pool = s->pool;
+	hmpt_sites_unlock();
+	return pool;
+}
+
+/* A tracked block, wherever it lives. */
+typedef struct {
+	uint64_t size, usable;
+	uint32_t site;
+	uint16_t tag;
+	bool memkind;
+} block_t;
+
+static bool block_lookup(void *p, block_t *b)
+{
+	hmpt_block_t a;
+	hmpt_memkind_block_t m;
+
+	if (hmpt_arena_owns(p)) {
+		if (hmpt_arena_lookup(p, &a) != 0)
+			return false;
+		*b = (block_t){a.size, a.mapped, a.site, a.tag, false};
+		return true;
+	}
+	if (hmpt_memkind_lookup(p, &m) != 0)
+		return false;
+	*b = (block_t){m.size, m.usable, m.site, m.tag, true};
+	return true;
+}
+
+/* Made by hmpt: in the arena, or a live memkind block (only page-aligned
+ * pointers are looked up, and only while memkind blocks exist). */
+static inline bool is_tracked(const void *p)
+{
+	hmpt_memkind_block_t m;
+
+	return hmpt_arena_owns(p) || (hmpt_memkind_any() && hmpt_memkind_lookup(p, &m) == 0);
+}
+
+/* Allocate for `site` as the plan says, along the fallback chain; NULL:
+ * not even the "system" placement could be made (the arena is full). */
+static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
+{
+	hmpt_choice_t c = {.pool = HMPT_POOL_SYSTEM};
+	uint64_t id = hmpt_sites_get(site)->id;
+	void *p;
+
+	if (placing_g)
+		hmpt_pools_choose(site_pool(site), size, id, &c);
+	for (;;) {
+		int kind = c.pool >= 0 ? plan_g.pools[c.pool].kind : -1;
+		p = c.memkind ? hmpt_memkind_alloc(kind, size, align, zero, site, c.tag)
+		              : hmpt_arena_alloc(size, align, zero, site, c.tag);
+		if (p || !placing_g || !hmpt_pools_refuse(&c, size, id, errno))
+			break;
+	}
+	if (p && placing_g) {
+		hmpt_sites_lock();
+		hmpt_site_t *s = hmpt_sites_get(site);
+		if (s->placed) {
+			s->placed[c.pool + 1].allocations++;
+			s->placed[c.pool + 1].bytes += size;
+		}
+		hmpt_sites_unlock();
+	}
+	return p;
+}
+
+/* Release a tracked block: its memory, its charge, its site's live bytes. */
+static void block_free(void *p, const block_t *b)
+{
+	hmpt_block_t a;
+	hmpt_memkind_block_t m;
+
+	if (b->memkind)
+		hmpt_memkind_free(p, &m);
+	else
+		hmpt_arena_free(p, &a);
+	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
+	hmpt_sites_lock();
+	hmpt_sites_note_free(b->site, b->size);
+	hmpt_sites_unlock();
 }
 
 /* ------------------------------------------------------------- tracking */
@@ -279,6 +511,7 @@ static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
 {
 	char buf[256];
 	hmpt_fmt_t f;
+	block_t b;
 
 	if (hmpt_log_level_g < HMPT_LOG_DEBUG)
 		return;
@@ -290,11 +523,23 @@ static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
 	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
 	hmpt_fmt_str(&f, " site ");
 	hmpt_fmt_hex(&f, hmpt_sites_get(site)->id, 16);
+	if (placing_g && block_lookup(p, &b)) {
+		hmpt_fmt_str(&f, " pool ");
+		hmpt_fmt_str(&f, hmpt_plan_pool_name(&plan_g, hmpt_pools_tag_pool(b.tag)));
+	}
 	hmpt_log_end(&f, HMPT_LOG_DEBUG);
 }
 
-/* Capture the site and allocate from the arena; NULL means "not tracked,
- * use the normal allocator" (errno preserved). */
+/* Set up plan and sites (once); false when sites cannot be used. */
+static bool ready_to_track(void)
+{
+	pthread_once(&place_once_g, place_init_once);
+	pthread_once(&sites_once_g, sites_init_once);
+	return __atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE);
+}
+
+/* Capture the site and allocate as planned; NULL means "not tracked, use
+ * the normal allocator" (errno preserved). */
 static void *track_alloc(size_t size, size_t align, bool zero)
 {
 	int saved = errno;
@@ -308,11 +553,10 @@ static void *track_alloc(size_t size, size_t align, bool zero)
 		return NULL;
 	}
 	guard_tl = 1;
-	pthread_once(&sites_once_g, sites_init_once);
-	if (!__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+	if (!ready_to_track())
 		goto out;
 	uint32_t site = hmpt_sites_capture();
-	p = hmpt_arena_alloc(size, align, zero, site);
+	p = place_alloc(site, size, align, zero);
 	if (!p) {
 		note_untracked(errno == ENOMEM ? "arena full or memory refused" : "mapping failed",
 		               size);
@@ -328,61 +572,105 @@ out:
 	return p;
 }
 
-static void track_free(void *p)
+static void warn_invalid_free(void *p)
 {
-	hmpt_block_t b;
+	char buf[256];
+	hmpt_fmt_t f;
 
-	if (hmpt_arena_free(p, &b) != 0) {
-		if (hmpt_log_first(&warned_invalid_free_g)) {
-			char buf[256];
-			hmpt_fmt_t f;
-			hmpt_log_begin(&f, buf, sizeof(buf));
-			hmpt_fmt_str(&f, "free(0x");
-			hmpt_fmt_hex(&f, (uintptr_t)p, 1);
-			hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); "
-			                 "ignored");
-			hmpt_log_end(&f, HMPT_LOG_WARN);
-		}
+	if (!hmpt_log_first(&warned_invalid_free_g))
 		return;
-	}
-	hmpt_sites_lock();
-	hmpt_sites_note_free(b.site, b.size);
-	hmpt_sites_unlock();
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "free(0x");
+	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
+	hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); ignored");
+	hmpt_log_end(&f, HMPT_LOG_WARN);
 }
 
-static size_t track_usable(void *p)
+/* free() of a pointer in the arena, or of a live memkind block */
+static void track_free(void *p)
 {
-	hmpt_block_t b;
+	block_t b;
 
-	return hmpt_arena_lookup(p, &b) == 0 ? b.mapped : 0;
+	if (!block_lookup(p, &b)) {
+		warn_invalid_free(p);
+		return;
+	}
+	guard_tl++;
+	block_free(p, &b);
+	guard_tl--;
+}
+
+/* realloc of a tracked block to a new tracked size: in place when the new
+ * site's placement is the block's own, else a new block (placed for the new
+ * site, along its fallback chain) and a copy.  NULL, errno set: nothing
+ * changed. */
+static void *track_resize(void *p, const block_t *old, size_t size)
+{
+	uint32_t site = hmpt_sites_capture();
+	hmpt_block_t was;
+	void *q = NULL;
+
+	if (!old->memkind && (!placing_g || hmpt_pools_tag_pool(old->tag) == site_pool(site))) {
+		/* same pool: grow or shrink in place, or move the pages, if the
+		 * placement's budget takes the new size */
+		uint64_t before = hmpt_pools_round(old->tag, old->size);
+		uint64_t after = hmpt_pools_round(old->tag, size);
+		if (hmpt_pools_regrow(old->tag, before, after)) {
+			q = hmpt_arena_realloc(p, size, site, &was);
+			if (q)
+				goto done;
+			hmpt_pools_regrow(old->tag, after, before);
+		}
+	}
+	/* elsewhere: a new block where the plan says, then the copy */
+	q = place_alloc(site, size, 0, false);
+	if (!q)
+		return NULL;
+	memcpy(q, p, size < old->usable ? size : old->usable);
+	block_free(p, old);
+	hmpt_sites_lock();
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("realloc", q, size, site);
+	return q;
+done:
+	hmpt_pools_count(old->tag, hmpt_pools_round(old->tag, size));
+	hmpt_sites_lock();
+	if (placing_g) {
+		hmpt_site_t *s = hmpt_sites_get(site);
+		int pool = hmpt_pools_tag_pool(old->tag);
+		if (s->placed) {
+			s->placed[pool + 1].allocations++;
+			s->placed[pool + 1].bytes += size;
+		}
+	}
+	hmpt_sites_note_free(old->site, old->size);
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("realloc", q, size, site);
+	return q;
 }
 
 /* realloc of a tracked block */
 static void *track_realloc(void *p, size_t size)
 {
-	hmpt_block_t old;
+	block_t old;
 	void *q;
 
 	if (size == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
 		track_free(p);
 		return NULL;
 	}
-	if (hmpt_arena_lookup(p, &old) != 0) {
+	if (!block_lookup(p, &old)) {
 		errno = EINVAL;
 		return NULL;
 	}
 	if (size >= min_size_g && !guard_tl) {
 		int saved = errno;
 		guard_tl = 1;
-		uint32_t site = hmpt_sites_capture();
-		q = hmpt_arena_realloc(p, size, site, &old);
+		q = track_resize(p, &old, size);
 		guard_tl = 0;
 		if (q) {
-			hmpt_sites_lock();
-			hmpt_sites_note_free(old.site, old.size);
-			hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
-			hmpt_sites_unlock();
-			log_tracked("realloc", q, size, site);
 			errno = saved;
 			return q;
 		}
@@ -396,7 +684,7 @@ static void *track_realloc(void *p, size_t size)
 	q = real_malloc_g(size);
 	if (!q)
 		return NULL; /* errno set; p is untouched */
-	memcpy(q, p, size < old.mapped ? size : old.mapped);
+	memcpy(q, p, size < old.usable ? size : old.usable);
 	track_free(p);
 	return q;
 }
@@ -424,7 +712,7 @@ EXPORT void *malloc(size_t size)
 
 EXPORT void free(void *p)
 {
-	if (unlikely(hmpt_arena_owns(p))) {
+	if (unlikely(is_tracked(p))) {
 		track_free(p);
 		return;
 	}
@@ -463,7 +751,7 @@ static void *slow_realloc(void *p, size_t size)
 			memcpy(q, p, boot_size(p) < size ? boot_size(p) : size);
 		return q;
 	}
-	if (hmpt_arena_owns(p))
+	if (is_tracked(p))
 		return track_realloc(p, size);
 	if (boot_owns(p)) {
 		if (size == 0)
@@ -491,7 +779,7 @@ static void *slow_realloc(void *p, size_t size)
 EXPORT void *realloc(void *p, size_t size)
 {
 	if (likely(size < __atomic_load_n(&min_size_g, __ATOMIC_ACQUIRE) && !hmpt_arena_owns(p) &&
-	           !boot_owns(p)))
+	           !boot_owns(p) && !hmpt_memkind_any()))
 		return real_realloc_g(p, size);
 	return slow_realloc(p, size);
 }
@@ -582,10 +870,12 @@ EXPORT void *pvalloc(size_t size)
 
 EXPORT size_t malloc_usable_size(void *p)
 {
+	block_t b;
+
 	if (!p)
 		return 0;
-	if (hmpt_arena_owns(p))
-		return track_usable(p);
+	if (is_tracked(p))
+		return block_lookup(p, &b) ? b.usable : 0;
 	if (boot_owns(p))
 		return boot_size(p);
 	init();
@@ -650,8 +940,39 @@ static void profile_at_exit(hmpt_end_t end)
 	write_profile(opt_g[HMPT_OPT_PROFILE].str, end);
 }
 
+/* HMPT_VERBOSE=1: what each pool took, at exit */
+static void log_pools_at_exit(void)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	if (!placing_g || hmpt_log_level_g < HMPT_LOG_INFO || getpid() != owner_pid_g)
+		return;
+	for (int i = 0; i < plan_g.npools; i++) {
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(i, &st);
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "pool ");
+		hmpt_fmt_str(&f, plan_g.pools[i].name);
+		hmpt_fmt_str(&f, ": ");
+		hmpt_fmt_u64(&f, st.allocations);
+		hmpt_fmt_str(&f, " allocations, ");
+		hmpt_fmt_size(&f, st.bytes);
+		hmpt_fmt_str(&f, " placed, peak ");
+		hmpt_fmt_size(&f, st.peak);
+		hmpt_fmt_str(&f, "; ");
+		hmpt_fmt_u64(&f, st.refused);
+		hmpt_fmt_str(&f, " refused (");
+		hmpt_fmt_size(&f, st.refused_bytes);
+		hmpt_fmt_str(&f, ") went to ");
+		hmpt_fmt_str(&f, hmpt_plan_pool_name(&plan_g, plan_g.pools[i].fallback));
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+}
+
 __attribute__((destructor)) static void hmpt_fini(void)
 {
+	log_pools_at_exit();
 	profile_at_exit(HMPT_END_EXIT);
 }
 
@@ -667,21 +988,28 @@ EXPORT __attribute__((noreturn)) void _Exit(int status)
 	_exit(status);
 }
 
+/* Locks are never nested at run time except in this fixed order. */
 static void fork_prepare(void)
 {
 	hmpt_sites_lock();
+	hmpt_pools_lock();
+	hmpt_memkind_lock();
 	hmpt_arena_lock();
 }
 
 static void fork_parent(void)
 {
 	hmpt_arena_unlock();
+	hmpt_memkind_unlock();
+	hmpt_pools_unlock();
 	hmpt_sites_unlock();
 }
 
 static void fork_child(void)
 {
 	hmpt_arena_reset_lock();
+	hmpt_memkind_reset_lock();
+	hmpt_pools_reset_lock();
 	hmpt_sites_reset_lock();
 	owner_pid_g = getpid();
 	forked_g = true;
@@ -696,10 +1024,10 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	if (!tracking_g)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	/* warm the unwinder up now, outside any malloc */
+	/* read the plan (HMPT_STRICT stops here, before main) and warm the
+	 * unwinder up now, outside any malloc */
 	guard_tl = 1;
-	pthread_once(&sites_once_g, sites_init_once);
-	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+	if (ready_to_track())
 		hmpt_sites_warmup();
 	guard_tl = 0;
 }

@@ -28,6 +28,20 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
                              "16T",
                              "Virtual address range reserved for tracked blocks (reserved, not "
                              "used: memory is taken only as blocks are allocated)."},
+    [HMPT_OPT_PLAN] = {"HMPT_PLAN", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
+                       "Place tracked allocations as this plan file says (docs/plan-format.md); "
+                       "a plan that cannot be used leaves default placement, with one error "
+                       "line."},
+    [HMPT_OPT_STRICT] = {"HMPT_STRICT", HMPT_OPT_TYPE_UINT, 0, 0, 1, "0",
+                         "1: when the plan cannot be read or does not fit the machine, stop the "
+                         "program at once with exit status 125 instead of running it with "
+                         "default placement."},
+    [HMPT_OPT_HBM_NODES] = {"HMPT_HBM_NODES", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(detected)",
+                            "The HBM nodes, as a node list such as 2-3; overrides the plan's "
+                            "hbm_nodes and the detection from HMAT or memkind."},
+    [HMPT_OPT_DDR_NODES] = {"HMPT_DDR_NODES", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(detected)",
+                            "The DDR nodes, as a node list such as 0-1; default: the nodes with "
+                            "CPUs and memory that are not HBM."},
 };
 
 int hmpt_options_parse_uint(const char *s, uint64_t *out)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "pool.h"
 #include "sites.h"
 #include "sys.h"
 
@@ -208,6 +209,113 @@ static uint32_t sort_sites(void)
 	return n;
 }
 
+/* ,\n "placement": {...}: where the site's allocations went, per pool */
+static void write_site_placement(hmpt_fmt_t *f, const hmpt_site_t *s)
+{
+	const hmpt_plan_t *pl = hmpt_pools_plan();
+	bool first = true;
+
+	if (!hmpt_pools_active() || !s->decided)
+		return;
+	hmpt_fmt_str(f, ",\n      \"placement\": {");
+	key(f, "pool");
+	hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, s->pool));
+	hmpt_fmt_str(f, ", ");
+	key(f, "group");
+	if (s->plan_site >= 0)
+		hmpt_fmt_json_str(f, pl->groups[pl->sites[s->plan_site].group].name);
+	else
+		hmpt_fmt_str(f, "null");
+	hmpt_fmt_str(f, ", ");
+	key(f, "pools");
+	hmpt_fmt_char(f, '[');
+	for (uint32_t i = 0; i < s->nplaced; i++) {
+		const hmpt_site_place_t *pp = &s->placed[i];
+		int pool = (int)i - 1;
+		if (!pp->allocations)
+			continue;
+		hmpt_fmt_str(f, first ? "\n        {" : ",\n        {");
+		key(f, "pool");
+		hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, pool));
+		hmpt_fmt_str(f, ", ");
+		kv_u64(f, "allocations", pp->allocations, ", ");
+		kv_u64(f, "bytes", pp->bytes, ", ");
+		key(f, "fallback");
+		hmpt_fmt_str(f, pool != s->pool ? "true}" : "false}");
+		first = false;
+	}
+	hmpt_fmt_str(f, "]}");
+}
+
+/* "plan": the plan in force, the nodes found, and each pool's figures */
+static void write_plan(hmpt_fmt_t *f)
+{
+	const hmpt_plan_t *pl = hmpt_pools_plan();
+	const hmpt_topo_t *t = hmpt_pools_topo();
+
+	if (!hmpt_pools_active())
+		return;
+	hmpt_fmt_str(f, "  \"plan\": {\n    ");
+	key(f, "path");
+	hmpt_fmt_json_str(f, pl->path);
+	hmpt_fmt_str(f, ", ");
+	key(f, "default_pool");
+	hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, pl->default_pool));
+	hmpt_fmt_str(f, ",\n    ");
+	key(f, "hbm_nodes");
+	hmpt_fmt_char(f, '"');
+	hmpt_nodemask_format(f, &t->hbm);
+	hmpt_fmt_str(f, "\", ");
+	key(f, "hbm_from");
+	hmpt_fmt_json_str(f, hmpt_topo_src_name(t->hbm_src));
+	hmpt_fmt_str(f, ", ");
+	key(f, "ddr_nodes");
+	hmpt_fmt_char(f, '"');
+	hmpt_nodemask_format(f, &t->ddr);
+	hmpt_fmt_str(f, "\", ");
+	key(f, "ddr_from");
+	hmpt_fmt_json_str(f, hmpt_topo_src_name(t->ddr_src));
+	hmpt_fmt_str(f, ",\n    \"pools\": [");
+	for (int i = 0; i < pl->npools; i++) {
+		const hmpt_plan_pool_t *p = &pl->pools[i];
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(i, &st);
+		hmpt_fmt_str(f, i ? ",\n      {" : "\n      {");
+		key(f, "name");
+		hmpt_fmt_json_str(f, p->name);
+		hmpt_fmt_str(f, ", ");
+		key(f, "nodes");
+		hmpt_fmt_char(f, '"');
+		hmpt_nodemask_format(f, &st.nodes);
+		hmpt_fmt_str(f, "\", ");
+		key(f, "policy");
+		hmpt_fmt_json_str(
+		    f, p->nodes == HMPT_NODES_NONE ? "none" : hmpt_plan_policy_name(p->policy));
+		hmpt_fmt_str(f, ", ");
+		key(f, "pages");
+		hmpt_fmt_json_str(f, hmpt_plan_pages_name(p->pages));
+		hmpt_fmt_str(f, ", ");
+		key(f, "fallback");
+		hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, p->fallback));
+		hmpt_fmt_str(f, ",\n       ");
+		key(f, "budget_bytes");
+		if (st.budget == UINT64_MAX)
+			hmpt_fmt_str(f, "null");
+		else
+			hmpt_fmt_u64(f, st.budget);
+		hmpt_fmt_str(f, ", ");
+		key(f, "budget_from");
+		hmpt_fmt_json_str(f, st.budget_from);
+		hmpt_fmt_str(f, ", ");
+		kv_u64(f, "peak_bytes", st.peak, ",\n       ");
+		kv_u64(f, "allocations", st.allocations, ", ");
+		kv_u64(f, "bytes", st.bytes, ", ");
+		kv_u64(f, "refused", st.refused, ", ");
+		kv_u64(f, "refused_bytes", st.refused_bytes, "}");
+	}
+	hmpt_fmt_str(f, "\n    ]\n  },\n");
+}
+
 static void write_sites(hmpt_fmt_t *f, uint32_t n)
 {
 	hmpt_fmt_str(f, "  \"sites\": [");
@@ -232,7 +340,9 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 		kv_u64(f, "peak_live_bytes", s->st.peak_live, ", ");
 		kv_u64(f, "live_bytes", s->st.live, ",\n      ");
 		kv_sec(f, "first_s", s->st.first_ns, ", ");
-		kv_sec(f, "last_s", s->st.last_ns, "}");
+		kv_sec(f, "last_s", s->st.last_ns, "");
+		write_site_placement(f, s);
+		hmpt_fmt_char(f, '}');
 	}
 	hmpt_fmt_str(f, n ? "\n  ]\n" : "]\n");
 }
@@ -267,6 +377,7 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 	kv_u64(&f, "min_size", info->min_size, ", ");
 	kv_u64(&f, "stack_depth", hmpt_sites_depth(), ", ");
 	kv_u64(&f, "arena_bytes", info->arena_bytes, "},\n");
+	write_plan(&f);
 	write_modules(&f);
 	write_totals(&f);
 	write_sites(&f, sort_sites());

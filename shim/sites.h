@@ -20,6 +20,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hash.h"
+
 #define HMPT_MAX_DEPTH      64
 #define HMPT_SITE_OVERFLOW  0u
 #define HMPT_MODULE_UNKNOWN UINT32_MAX
@@ -47,6 +49,11 @@ typedef struct {
 	uint64_t first_ns, last_ns; /* since hmpt_sites_t0 */
 } hmpt_site_stats_t;
 
+/* allocations and bytes a site put in one pool */
+typedef struct {
+	uint64_t allocations, bytes;
+} hmpt_site_place_t;
+
 typedef struct {
 	uint64_t key; /* hash of the raw return addresses */
 	uint64_t id;  /* stable id: hash of the module!offset frames */
@@ -55,6 +62,12 @@ typedef struct {
 	uint32_t *mods; /* module index per frame, or HMPT_MODULE_UNKNOWN */
 	uint64_t *offs; /* offset from the module's load base */
 	hmpt_site_stats_t st;
+	/* placement under a plan, decided once by interpose.c (sites lock held) */
+	bool decided;
+	int16_t pool;              /* the planned pool (pool.h), -1: system */
+	int32_t plan_site;         /* the matching plan site, or -1 */
+	uint32_t nplaced;          /* entries in placed */
+	hmpt_site_place_t *placed; /* [0]: system, [1 + i]: pool i */
 } hmpt_site_t;
 
 typedef struct {
@@ -86,9 +99,5 @@ const hmpt_module_t *hmpt_modules_get(uint32_t i);
 const hmpt_totals_t *hmpt_sites_totals(void);
 uint64_t hmpt_sites_t0_ns(void);
 unsigned hmpt_sites_depth(void);
-
-/* 64-bit FNV-1a, exposed for the unit tests */
-uint64_t hmpt_sites_hash(uint64_t h, const void *data, unsigned long n);
-#define HMPT_HASH_SEED 0xcbf29ce484222325ull
 
 #endif

@@ -1,0 +1,677 @@
+/* pool.c — see pool.h.  Node pools: mbind(2) through libnuma's wrapper,
+ * madvise(2) for the page kind; budgets per pool and per node. */
+#include "pool.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "log.h"
+
+#ifndef MPOL_PREFERRED_MANY
+#define MPOL_PREFERRED_MANY 5
+#endif
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#define HUGE_2M ((uint64_t)2 << 20)
+
+typedef struct {
+	int pool;
+	hmpt_nodemask_t nodes; /* empty: no node policy */
+	unsigned nnodes;
+	bool hugetlb, memkind;
+} place_t;
+
+typedef struct {
+	hmpt_pool_stats_t st;
+	uint16_t by_node[HMPT_MAX_NODES]; /* CPU node -> tag, for local pools */
+	uint16_t any;                     /* tag when the thread's node is not known */
+	int warned_full, warned_refused;
+} pool_rt_t;
+
+static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
+static const hmpt_plan_t *plan_g;
+static const hmpt_topo_t *topo_g;
+static bool active_g;
+static place_t places_g[HMPT_MAX_PLACES];
+static int nplaces_g;
+static pool_rt_t pools_g[HMPT_PLAN_MAX_POOLS];
+/* per node: what may still be placed there (normal and huge pages) */
+static uint64_t room_g[HMPT_MAX_NODES], used_g[HMPT_MAX_NODES];
+static uint64_t huge_room_g[HMPT_MAX_NODES], huge_used_g[HMPT_MAX_NODES];
+static uint64_t huge_room_all_g, huge_used_all_g;
+static size_t page_g = 4096;
+static int preferred_many_g = 1; /* the kernel knows MPOL_PREFERRED_MANY */
+
+void hmpt_pools_lock(void)
+{
+	pthread_mutex_lock(&lock_g);
+}
+
+void hmpt_pools_unlock(void)
+{
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_pools_reset_lock(void)
+{
+	pthread_mutex_init(&lock_g, NULL);
+}
+
+bool hmpt_pools_active(void)
+{
+	return __atomic_load_n(&active_g, __ATOMIC_ACQUIRE);
+}
+
+const hmpt_plan_t *hmpt_pools_plan(void)
+{
+	return plan_g;
+}
+
+const hmpt_topo_t *hmpt_pools_topo(void)
+{
+	return topo_g;
+}
+
+/* ------------------------------------------------------------ resolve */
+
+/* The kernel keeps this much of each node for itself, in hmpt's
+ * accounting: 1/64 of the node, at least 16 MiB. */
+static uint64_t node_reserve(const hmpt_node_t *n)
+{
+	uint64_t r = n->mem_total / 64;
+	return r < ((uint64_t)16 << 20) ? (uint64_t)16 << 20 : r;
+}
+
+static uint16_t add_place(int pool, const hmpt_nodemask_t *nodes, bool hugetlb, bool memkind)
+{
+	for (int i = 0; i < nplaces_g; i++)
+		if (places_g[i].pool == pool && hmpt_nodemask_equal(&places_g[i].nodes, nodes))
+			return (uint16_t)(i + 1);
+	if (nplaces_g == HMPT_MAX_PLACES)
+		return 0;
+	place_t *p = &places_g[nplaces_g++];
+	p->pool = pool;
+	p->nodes = *nodes;
+	p->nnodes = hmpt_nodemask_weight(nodes);
+	p->hugetlb = hugetlb;
+	p->memkind = memkind;
+	return (uint16_t)nplaces_g;
+}
+
+typedef struct {
+	char *err;
+	size_t errlen;
+	hmpt_pools_warn_fn warn;
+	void *ctx;
+} rctx_t;
+
+/* "FILE:LINE: pools.NAME.FIELD: " */
+static void begin_msg(hmpt_fmt_t *f, char *buf, size_t cap, const hmpt_plan_pool_t *p,
+                      const char *field)
+{
+	hmpt_fmt_init(f, buf, cap, -1);
+	hmpt_fmt_str(f, plan_g->path);
+	hmpt_fmt_char(f, ':');
+	hmpt_fmt_u64(f, p->line);
+	hmpt_fmt_str(f, ": pools.");
+	hmpt_fmt_str(f, p->name);
+	if (field) {
+		hmpt_fmt_char(f, '.');
+		hmpt_fmt_str(f, field);
+	}
+	hmpt_fmt_str(f, ": ");
+}
+
+static int pool_error(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, const char *what,
+                      const hmpt_nodemask_t *show)
+{
+	hmpt_fmt_t f;
+
+	begin_msg(&f, r->err, r->errlen, p, field);
+	hmpt_fmt_str(&f, what);
+	if (show) {
+		hmpt_fmt_str(&f, " (online nodes with memory: ");
+		hmpt_nodemask_format(&f, show);
+		hmpt_fmt_char(&f, ')');
+	}
+	hmpt_fmt_cstr(&f);
+	return -EINVAL;
+}
+
+static void pool_warn(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, const char *what)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	if (!r->warn)
+		return;
+	begin_msg(&f, buf, sizeof(buf), p, field);
+	hmpt_fmt_str(&f, what);
+	r->warn(hmpt_fmt_cstr(&f), r->ctx);
+}
+
+/* every node the pool may use; -EINVAL when the machine cannot have it */
+static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out)
+{
+	const hmpt_topo_t *t = topo_g;
+
+	memset(out, 0, sizeof(*out));
+	switch (p->nodes) {
+	case HMPT_NODES_NONE: break;
+	case HMPT_NODES_ALL: *out = t->memory; break;
+	case HMPT_NODES_HBM:
+		if (hmpt_nodemask_empty(&t->hbm))
+			return pool_error(
+			    r, p, "nodes",
+			    "\"hbm\", but no HBM nodes were found on this machine (no "
+			    "HMAT bandwidth above DDR's; name them with HMPT_HBM_NODES "
+			    "or the plan's hbm_nodes)",
+			    NULL);
+		*out = t->hbm;
+		break;
+	case HMPT_NODES_DDR:
+		if (hmpt_nodemask_empty(&t->ddr))
+			return pool_error(r, p, "nodes",
+			                  "\"ddr\", but no DDR nodes were found (name them with "
+			                  "HMPT_DDR_NODES or the plan's ddr_nodes)",
+			                  NULL);
+		*out = t->ddr;
+		break;
+	case HMPT_NODES_LIST:
+		for (int n = hmpt_nodemask_first(&p->list); n >= 0;
+		     n = hmpt_nodemask_next(&p->list, n))
+			if (!hmpt_nodemask_has(&t->memory, (unsigned)n)) {
+				char what[96];
+				hmpt_fmt_t f;
+				hmpt_fmt_init(&f, what, sizeof(what), -1);
+				hmpt_fmt_str(&f, "node ");
+				hmpt_fmt_u64(&f, (uint64_t)n);
+				hmpt_fmt_str(&f,
+				             " is not an online node with memory on this machine");
+				return pool_error(r, p, "nodes", hmpt_fmt_cstr(&f), &t->memory);
+			}
+		*out = p->list;
+		break;
+	}
+	return 0;
+}
+
+static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_nodemask_t *nodes)
+{
+	const hmpt_topo_t *t = topo_g;
+	hmpt_pool_stats_t *st = &pools_g[i].st;
+	uint64_t implicit = UINT64_MAX, total = 0, cap = UINT64_MAX;
+	const char *from = "none";
+	const hmpt_nodemask_t *of = hmpt_nodemask_empty(nodes) ? &t->memory : nodes;
+
+	for (int n = hmpt_nodemask_first(of); n >= 0; n = hmpt_nodemask_next(of, n))
+		total += t->node[n].mem_total;
+	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA) {
+		implicit = 0;
+		from = "free huge pages";
+		if (hmpt_nodemask_empty(nodes))
+			implicit = huge_room_all_g;
+		else
+			for (int n = hmpt_nodemask_first(nodes); n >= 0;
+			     n = hmpt_nodemask_next(nodes, n))
+				implicit += huge_room_g[n];
+	} else if (!hmpt_nodemask_empty(nodes)) {
+		implicit = 0;
+		from = "free memory";
+		for (int n = hmpt_nodemask_first(nodes); n >= 0; n = hmpt_nodemask_next(nodes, n))
+			implicit += room_g[n];
+	}
+	if (p->capacity)
+		cap = p->capacity;
+	else if (p->capacity_pct)
+		cap = total / 100 * p->capacity_pct;
+	st->nodes = *nodes;
+	st->budget = implicit;
+	st->budget_from = from;
+	if (cap <= implicit) {
+		st->budget = cap;
+		if (cap != UINT64_MAX)
+			st->budget_from = "capacity";
+	} else if (cap != UINT64_MAX) {
+		char what[256];
+		hmpt_fmt_t f;
+		hmpt_fmt_init(&f, what, sizeof(what), -1);
+		hmpt_fmt_str(&f, "the capacity ");
+		hmpt_fmt_size(&f, cap);
+		hmpt_fmt_str(&f, " is more than this machine can give the pool (");
+		hmpt_fmt_size(&f, implicit);
+		hmpt_fmt_str(&f, " of ");
+		hmpt_fmt_str(&f, from);
+		hmpt_fmt_str(&f, "); its budget is that");
+		pool_warn(r, p, "capacity", hmpt_fmt_cstr(&f));
+	}
+	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA && implicit == 0)
+		pool_warn(
+		    r, p, "pages",
+		    "no free 2 MiB huge pages on its nodes (reserve some: "
+		    "echo N > /proc/sys/vm/nr_hugepages); its allocations go to its fallback");
+	if (p->pages == HMPT_PAGES_THP && strcmp(t->thp, "never") == 0)
+		pool_warn(r, p, "pages",
+		          "transparent huge pages are disabled here "
+		          "(/sys/kernel/mm/transparent_hugepage/enabled is \"never\"): the pool "
+		          "gets 4 KiB pages");
+}
+
+static bool is_hbw_kind(int kind)
+{
+	return kind >= 0 && strncmp(hmpt_plan_kinds_g[kind], "hbw", 3) == 0;
+}
+
+int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_pools_warn_fn warn,
+                       void *ctx, char *err, size_t errlen)
+{
+	rctx_t r = {.err = err, .errlen = errlen, .warn = warn, .ctx = ctx};
+	long ps = sysconf(_SC_PAGESIZE);
+	int rc;
+
+	if (ps > 0)
+		page_g = (size_t)ps;
+	plan_g = plan;
+	topo_g = topo;
+	nplaces_g = 0;
+	memset(pools_g, 0, sizeof(pools_g));
+	huge_room_all_g = topo->huge_free_total * HUGE_2M;
+	huge_used_all_g = 0;
+	for (int n = 0; n < HMPT_MAX_NODES; n++) {
+		const hmpt_node_t *nd = &topo->node[n];
+		uint64_t res = node_reserve(nd);
+		used_g[n] = huge_used_g[n] = 0;
+		room_g[n] = nd->mem_free > res ? nd->mem_free - res : 0;
+		huge_room_g[n] = nd->huge_free * HUGE_2M;
+	}
+	for (int i = 0; i < plan->npools; i++) {
+		const hmpt_plan_pool_t *p = &plan->pools[i];
+		pool_rt_t *rt = &pools_g[i];
+		hmpt_nodemask_t nodes;
+		bool memkind = p->backend == HMPT_BACKEND_MEMKIND;
+		bool hugetlb = p->pages == HMPT_PAGES_HUGETLB && !memkind;
+		bool local = p->local;
+
+		if ((rc = pool_nodes(&r, p, &nodes)))
+			return rc;
+		if (memkind) {
+			char why[256];
+			if (hmpt_memkind_open(why, sizeof(why)) != 0)
+				return pool_error(&r, p, "backend", why, NULL);
+			if (hmpt_memkind_check(p->kind) != 0) {
+				char what[160];
+				hmpt_fmt_t f;
+				hmpt_fmt_init(&f, what, sizeof(what), -1);
+				hmpt_fmt_str(&f, "memkind says kind ");
+				hmpt_fmt_json_str(&f, hmpt_plan_kinds_g[p->kind]);
+				hmpt_fmt_str(&f, " is not available on this machine");
+				return pool_error(&r, p, "kind", hmpt_fmt_cstr(&f), NULL);
+			}
+			/* memkind's HBW kinds use the HBM local to the thread: hmpt
+			 * accounts them on those nodes when it knows them */
+			if (is_hbw_kind(p->kind) && !hmpt_nodemask_empty(&topo->hbm)) {
+				nodes = topo->hbm;
+				local = true;
+			}
+		}
+		rt->any = add_place(i, &nodes, hugetlb, memkind);
+		for (int c = 0; c < HMPT_MAX_NODES; c++) {
+			const hmpt_nodemask_t *l = NULL;
+			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c))
+				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
+				                               : &topo->local_hbm[c];
+			rt->by_node[c] = l && !hmpt_nodemask_empty(l)
+			                     ? add_place(i, l, hugetlb, memkind)
+			                     : rt->any;
+		}
+		set_budget(&r, i, p, &nodes);
+	}
+	__atomic_store_n(&active_g, true, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* ------------------------------------------------------------- choose */
+
+static const place_t *place_of(uint16_t tag)
+{
+	return tag && tag <= nplaces_g ? &places_g[tag - 1] : NULL;
+}
+
+int hmpt_pools_tag_pool(uint16_t tag)
+{
+	const place_t *p = place_of(tag);
+	return p ? p->pool : HMPT_POOL_SYSTEM;
+}
+
+bool hmpt_pools_tag_hugetlb(uint16_t tag)
+{
+	const place_t *p = place_of(tag);
+	return p && p->hugetlb;
+}
+
+uint64_t hmpt_pools_round(uint16_t tag, size_t size)
+{
+	uint64_t unit = hmpt_pools_tag_hugetlb(tag) ? HUGE_2M : page_g;
+	return ((uint64_t)size + unit - 1) & ~(unit - 1);
+}
+
+static uint64_t share(const place_t *p, uint64_t bytes)
+{
+	return (bytes + p->nnodes - 1) / p->nnodes;
+}
+
+/* With the lock: can `bytes` go to place `tag` of pool `i`?  On no, *why
+ * names what is short (for the message). */
+static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
+{
+	const hmpt_pool_stats_t *st = &pools_g[i].st;
+
+	*short_node = -1;
+	if (st->used + bytes > st->budget || st->used + bytes < st->used)
+		return false;
+	if (p->hugetlb && huge_used_all_g + bytes > huge_room_all_g)
+		return false;
+	if (!p->nnodes)
+		return true;
+	uint64_t s = share(p, bytes);
+	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
+		bool ok =
+		    p->hugetlb ? huge_used_g[n] + s <= huge_room_g[n] : used_g[n] + s <= room_g[n];
+		if (!ok) {
+			*short_node = n;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* with the lock; sign +1 charges, -1 gives back */
+static void charge(int i, const place_t *p, uint64_t bytes, int sign)
+{
+	hmpt_pool_stats_t *st = &pools_g[i].st;
+
+	if (sign > 0) {
+		st->used += bytes;
+		if (st->used > st->peak)
+			st->peak = st->used;
+	} else {
+		st->used -= bytes < st->used ? bytes : st->used;
+	}
+	if (p->hugetlb)
+		huge_used_all_g +=
+		    sign > 0 ? bytes : -(bytes < huge_used_all_g ? bytes : huge_used_all_g);
+	if (!p->nnodes)
+		return;
+	uint64_t s = share(p, bytes);
+	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
+		uint64_t *u = p->hugetlb ? &huge_used_g[n] : &used_g[n];
+		*u += sign > 0 ? s : -(s < *u ? s : *u);
+	}
+}
+
+static uint16_t tag_for_thread(int i, int cpu_node)
+{
+	const pool_rt_t *rt = &pools_g[i];
+	return cpu_node >= 0 && cpu_node < HMPT_MAX_NODES ? rt->by_node[cpu_node] : rt->any;
+}
+
+/* "pool hbm cannot take 512.0 MiB (site 0123...: budget 16.0 GiB, 15.8 GiB
+ *  in use): it and any like it go to ddr; the profile counts them" */
+static void say_refused(int i, uint64_t bytes, uint64_t site_id, int short_node, int err)
+{
+	const hmpt_pool_stats_t *st = &pools_g[i].st;
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "pool ");
+	hmpt_fmt_str(&f, plan_g->pools[i].name);
+	hmpt_fmt_str(&f, " cannot take ");
+	hmpt_fmt_size(&f, bytes);
+	hmpt_fmt_str(&f, " for site ");
+	hmpt_fmt_hex(&f, site_id, 16);
+	hmpt_fmt_str(&f, " (");
+	if (err) {
+		hmpt_fmt_str(&f, "placing it failed: ");
+		hmpt_fmt_str(&f, strerrordesc_np(err));
+	} else if (short_node >= 0) {
+		hmpt_fmt_str(&f, "node ");
+		hmpt_fmt_u64(&f, (uint64_t)short_node);
+		hmpt_fmt_str(&f, " is full in hmpt's account");
+	} else {
+		hmpt_fmt_str(&f, "budget ");
+		hmpt_fmt_size(&f, st->budget);
+		hmpt_fmt_str(&f, " from ");
+		hmpt_fmt_str(&f, st->budget_from);
+		hmpt_fmt_str(&f, ", ");
+		hmpt_fmt_size(&f, st->used);
+		hmpt_fmt_str(&f, " in use");
+	}
+	hmpt_fmt_str(&f, "): it and any like it go to ");
+	hmpt_fmt_str(&f, hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
+	hmpt_fmt_str(&f, "; the profile counts them");
+	hmpt_log_end(&f, HMPT_LOG_WARN);
+}
+
+void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *out)
+{
+	int cpu_node = hmpt_topo_current_node(topo_g);
+	int say = -1, say_node = -1;
+	uint64_t say_bytes = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->pool = HMPT_POOL_SYSTEM;
+	out->bytes = hmpt_pools_round(0, size);
+	pthread_mutex_lock(&lock_g);
+	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan_g->npools; hops++) {
+		uint16_t tag = tag_for_thread(pool, cpu_node);
+		const place_t *p = place_of(tag);
+		uint64_t bytes = hmpt_pools_round(tag, size);
+		int short_node;
+		if (p && fits(pool, p, bytes, &short_node)) {
+			charge(pool, p, bytes, +1);
+			pools_g[pool].st.allocations++;
+			pools_g[pool].st.bytes += bytes;
+			*out = (hmpt_choice_t){.pool = pool,
+			                       .tag = tag,
+			                       .memkind = p->memkind,
+			                       .hugetlb = p->hugetlb,
+			                       .bytes = bytes};
+			break;
+		}
+		pools_g[pool].st.refused++;
+		pools_g[pool].st.refused_bytes += bytes;
+		if (say < 0 && hmpt_log_first(&pools_g[pool].warned_full)) {
+			say = pool;
+			say_node = short_node;
+			say_bytes = bytes;
+		}
+		pool = plan_g->pools[pool].fallback;
+	}
+	pthread_mutex_unlock(&lock_g);
+	if (say >= 0)
+		say_refused(say, say_bytes, site_id, say_node, 0);
+}
+
+void hmpt_pools_release(uint16_t tag, uint64_t bytes)
+{
+	const place_t *p = place_of(tag);
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&lock_g);
+	charge(p->pool, p, bytes, -1);
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_pools_count(uint16_t tag, uint64_t bytes)
+{
+	const place_t *p = place_of(tag);
+
+	if (!p)
+		return;
+	pthread_mutex_lock(&lock_g);
+	pools_g[p->pool].st.allocations++;
+	pools_g[p->pool].st.bytes += bytes;
+	pthread_mutex_unlock(&lock_g);
+}
+
+bool hmpt_pools_regrow(uint16_t tag, uint64_t before, uint64_t after)
+{
+	const place_t *p = place_of(tag);
+	int short_node;
+	bool ok;
+
+	if (!p)
+		return true;
+	pthread_mutex_lock(&lock_g);
+	charge(p->pool, p, before, -1);
+	ok = after <= before || fits(p->pool, p, after, &short_node);
+	charge(p->pool, p, ok ? after : before, +1);
+	pthread_mutex_unlock(&lock_g);
+	return ok;
+}
+
+bool hmpt_pools_refuse(hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
+{
+	const place_t *p = place_of(c->tag);
+	int pool = c->pool;
+	bool say;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&lock_g);
+	charge(pool, p, c->bytes, -1);
+	pools_g[pool].st.allocations--;
+	pools_g[pool].st.bytes -= c->bytes;
+	pools_g[pool].st.refused++;
+	pools_g[pool].st.refused_bytes += c->bytes;
+	say = hmpt_log_first(&pools_g[pool].warned_refused);
+	pthread_mutex_unlock(&lock_g);
+	if (say)
+		say_refused(pool, c->bytes, site_id, -1, err);
+	hmpt_pools_choose(plan_g->pools[pool].fallback, size, site_id, c);
+	return true;
+}
+
+/* -------------------------------------------------------------- shape */
+
+static int do_mbind(void *addr, size_t len, const place_t *p)
+{
+	const hmpt_plan_pool_t *pp = &plan_g->pools[p->pool];
+	unsigned long mask[HMPT_MAX_NODES / 64];
+	int mode;
+
+	memcpy(mask, p->nodes.w, sizeof(mask));
+	switch (pp->policy) {
+	case HMPT_POLICY_INTERLEAVE: mode = MPOL_INTERLEAVE; break;
+	case HMPT_POLICY_PREFERRED:
+		mode = p->nnodes > 1 && __atomic_load_n(&preferred_many_g, __ATOMIC_RELAXED)
+		           ? MPOL_PREFERRED_MANY
+		           : MPOL_PREFERRED;
+		break;
+	default: mode = MPOL_BIND; break;
+	}
+	if (mode == MPOL_PREFERRED && p->nnodes > 1) { /* kernels before 5.15: the first node */
+		int first = hmpt_nodemask_first(&p->nodes);
+		memset(mask, 0, sizeof(mask));
+		mask[first / 64] = 1ul << (first % 64);
+	}
+	/* the kernel counts maxnode one past the last bit it reads */
+	if (mbind(addr, len, mode, mask, HMPT_MAX_NODES + 1, 0) == 0)
+		return 0;
+	if (errno == EINVAL && mode == MPOL_PREFERRED_MANY) {
+		__atomic_store_n(&preferred_many_g, 0, __ATOMIC_RELAXED);
+		return do_mbind(addr, len, p);
+	}
+	return -errno;
+}
+
+int hmpt_pools_shape(void *addr, size_t len, uint16_t tag)
+{
+	const place_t *p = place_of(tag);
+
+	if (!p)
+		return 0;
+	if (p->nnodes) {
+		int rc = do_mbind(addr, len, p);
+		if (rc)
+			return rc;
+	}
+	switch (plan_g->pools[p->pool].pages) {
+	case HMPT_PAGES_4K:
+		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
+			return -errno;
+		break;
+	case HMPT_PAGES_THP:
+		if (madvise(addr, len, MADV_HUGEPAGE) != 0)
+			return -errno;
+		break;
+	case HMPT_PAGES_HUGETLB:
+		/* huge pages are reserved machine-wide, not per node: fault them
+		 * in now, where a shortage is an error, not a SIGBUS later */
+		if (p->nnodes && madvise(addr, len, MADV_POPULATE_WRITE) != 0)
+			return errno == EINVAL ? 0 : -ENOMEM;
+		break;
+	default: break;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ reports */
+
+void hmpt_pools_stats(int pool, hmpt_pool_stats_t *out)
+{
+	pthread_mutex_lock(&lock_g);
+	*out = pools_g[pool].st;
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_pools_describe(hmpt_fmt_t *f, int i)
+{
+	const hmpt_plan_pool_t *p = &plan_g->pools[i];
+	const hmpt_pool_stats_t *st = &pools_g[i].st;
+
+	hmpt_fmt_str(f, p->name);
+	hmpt_fmt_str(f, ": ");
+	if (p->backend == HMPT_BACKEND_MEMKIND) {
+		hmpt_fmt_str(f, "memkind kind ");
+		hmpt_fmt_str(f, hmpt_plan_kinds_g[p->kind]);
+		if (!hmpt_nodemask_empty(&st->nodes)) {
+			hmpt_fmt_str(f, " (HBM nodes ");
+			hmpt_nodemask_format(f, &st->nodes);
+			hmpt_fmt_char(f, ')');
+		}
+	} else if (hmpt_nodemask_empty(&st->nodes)) {
+		hmpt_fmt_str(f, "no node policy, ");
+		hmpt_fmt_str(f, hmpt_plan_pages_name(p->pages));
+		hmpt_fmt_str(f, " pages");
+	} else {
+		hmpt_fmt_str(f, "nodes ");
+		hmpt_nodemask_format(f, &st->nodes);
+		if (p->local)
+			hmpt_fmt_str(f, " (local)");
+		hmpt_fmt_str(f, ", ");
+		hmpt_fmt_str(f, hmpt_plan_policy_name(p->policy));
+		hmpt_fmt_str(f, ", ");
+		hmpt_fmt_str(f, hmpt_plan_pages_name(p->pages));
+		hmpt_fmt_str(f, " pages");
+	}
+	hmpt_fmt_str(f, ", budget ");
+	if (st->budget == UINT64_MAX) {
+		hmpt_fmt_str(f, "unlimited");
+	} else {
+		hmpt_fmt_size(f, st->budget);
+		hmpt_fmt_str(f, " (");
+		hmpt_fmt_str(f, st->budget_from);
+		hmpt_fmt_char(f, ')');
+	}
+	hmpt_fmt_str(f, ", falls back to ");
+	hmpt_fmt_str(f, hmpt_plan_pool_name(plan_g, p->fallback));
+}
