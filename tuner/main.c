@@ -13,22 +13,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "options.h"
+#include "plancmd.h"
 #include "profiles.h"
 #include "report.h"
 #include "symbolize.h"
 
 extern char **environ;
-
-#define EXIT_USAGE 2
-
-static void die_usage(const char *cmd, const char *msg, const char *arg)
-{
-	fprintf(stderr, "hmpt-tune%s%s: %s%s%s\n", cmd ? " " : "", cmd ? cmd : "", msg,
-	        arg ? ": " : "", arg ? arg : "");
-	fprintf(stderr, "Try 'hmpt-tune %s--help'.\n", cmd ? "help " : "");
-	exit(EXIT_USAGE);
-}
 
 /* ------------------------------------------------------------- profile */
 
@@ -299,31 +291,33 @@ static int cmd_profile(int argc, char **argv)
 		case 'o': dir = optarg; break;
 		case 'm':
 			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				die_usage("profile",
-				          "--min-size: expected a size such as 4096, 64K or 1M",
-				          optarg);
+				hmpt_cli_usage_error(
+				    "profile",
+				    "--min-size: expected a size such as 4096, 64K or 1M", optarg);
 			min_size = optarg;
 			break;
 		case 'd':
 			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 64)
-				die_usage("profile",
-				          "--depth: expected a whole number from 1 to 64", optarg);
+				hmpt_cli_usage_error(
+				    "profile", "--depth: expected a whole number from 1 to 64",
+				    optarg);
 			depth = optarg;
 			break;
 		case 'n':
 			if (hmpt_options_parse_uint(optarg, &v) || v > INT_MAX)
-				die_usage("profile", "--rows: expected a whole number", optarg);
+				hmpt_cli_usage_error("profile", "--rows: expected a whole number",
+				                     optarg);
 			rows = (int)v;
 			break;
 		case 'L': lib_opt = optarg; break;
 		case 'v': verbose = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': fputs(profile_usage, stdout); return 0;
-		default: die_usage("profile", "unknown option", NULL);
+		default: hmpt_cli_usage_error("profile", "unknown option", NULL);
 		}
 	}
 	if (optind >= argc)
-		die_usage("profile", "no command given (put it after --)", NULL);
+		hmpt_cli_usage_error("profile", "no command given (put it after --)", NULL);
 
 	char lib[PATH_MAX], absdir[PATH_MAX], pattern[PATH_MAX + 32];
 	if (lib_opt) {
@@ -416,21 +410,23 @@ static int cmd_show(int argc, char **argv)
 		case 'f':
 			if (strcmp(optarg, "table") && strcmp(optarg, "tsv") &&
 			    strcmp(optarg, "json"))
-				die_usage("show", "--format: expected table, tsv or json", optarg);
+				hmpt_cli_usage_error(
+				    "show", "--format: expected table, tsv or json", optarg);
 			format = optarg;
 			break;
 		case 'n':
 			if (hmpt_options_parse_uint(optarg, &v) || v > INT_MAX)
-				die_usage("show", "--rows: expected a whole number", optarg);
+				hmpt_cli_usage_error("show", "--rows: expected a whole number",
+				                     optarg);
 			rows = (int)v;
 			break;
 		case 'v': verbose = 1; break;
 		case 'h': fputs(show_usage, stdout); return 0;
-		default: die_usage("show", "unknown option", NULL);
+		default: hmpt_cli_usage_error("show", "unknown option", NULL);
 		}
 	}
 	if (optind != argc - 1)
-		die_usage("show", "expected one PROFILE.json or DIR", NULL);
+		hmpt_cli_usage_error("show", "expected one PROFILE.json or DIR", NULL);
 
 	char path[PATH_MAX], err[1024];
 	struct stat st;
@@ -499,7 +495,7 @@ static int cmd_env(int argc, char **argv)
 			fputs(env_usage, stdout);
 			return 0;
 		}
-		die_usage("env", "unknown option", argv[1]);
+		hmpt_cli_usage_error("env", "unknown option", argv[1]);
 	}
 	if (markdown)
 		printf("| variable | default | meaning |\n|---|---|---|\n");
@@ -527,6 +523,7 @@ struct command {
 static const struct command commands[] = {
     {"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
     {"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
+    {"plan", hmpt_cmd_plan, hmpt_plan_usage, "check a placement plan, or make one from a profile"},
     {"env", cmd_env, env_usage, "list the HMPT_* environment variables"},
 };
 
@@ -569,7 +566,7 @@ int main(int argc, char **argv)
 				return 0;
 			}
 		if (argc > 2)
-			die_usage(NULL, "unknown command", argv[2]);
+			hmpt_cli_usage_error(NULL, "unknown command", argv[2]);
 		usage(stdout);
 		return 0;
 	}
@@ -578,6 +575,6 @@ int main(int argc, char **argv)
 			optind = 1;
 			return commands[i].run(argc - 1, argv + 1);
 		}
-	die_usage(NULL, "unknown command", argv[1]);
+	hmpt_cli_usage_error(NULL, "unknown command", argv[1]);
 	return EXIT_USAGE;
 }

@@ -165,6 +165,36 @@ static void max_u64(json_t *dst, const json_t *src, const char *key)
 	json_object_set_new(dst, key, json_integer((json_int_t)(a > b ? a : b)));
 }
 
+/* Sum per-pool figures of `src` into `dst` (arrays of objects keyed by
+ * `key`), adding the entries dst lacks. */
+static void merge_by_name(json_t *dst, const json_t *src, const char *key, const char *const *sums,
+                          const char *const *maxes)
+{
+	size_t i, k;
+	json_t *s, *d;
+
+	json_array_foreach(src, i, s)
+	{
+		const char *name = hmpt_prof_str(s, key);
+		json_t *hit = NULL;
+		json_array_foreach(dst, k, d) if (name && hmpt_prof_str(d, key) &&
+		                                  !strcmp(name, hmpt_prof_str(d, key))) hit = d;
+		if (!hit) {
+			json_array_append_new(dst, json_deep_copy(s));
+			continue;
+		}
+		for (k = 0; sums[k]; k++)
+			if (json_object_get(s, sums[k]))
+				add_u64(hit, s, sums[k]);
+		for (k = 0; maxes && maxes[k]; k++)
+			if (json_object_get(s, maxes[k]))
+				max_u64(hit, s, maxes[k]);
+	}
+}
+
+static const char *const pool_sums_g[] = {"allocations", "bytes", "refused", "refused_bytes", NULL};
+static const char *const pool_maxes_g[] = {"peak_bytes", NULL};
+
 static void merge_site(json_t *dst, const json_t *src)
 {
 	double f1 = json_number_value(json_object_get(dst, "first_s"));
@@ -179,6 +209,13 @@ static void merge_site(json_t *dst, const json_t *src)
 	add_u64(dst, src, "live_bytes");
 	json_object_set_new(dst, "first_s", json_real(f1 < f2 ? f1 : f2));
 	json_object_set_new(dst, "last_s", json_real(l1 > l2 ? l1 : l2));
+	const json_t *sp = json_object_get(src, "placement");
+	json_t *dp = json_object_get(dst, "placement");
+	if (sp && !dp)
+		json_object_set_new(dst, "placement", json_deep_copy(sp));
+	else if (sp && dp)
+		merge_by_name(json_object_get(dp, "pools"), json_object_get(sp, "pools"), "pool",
+		              pool_sums_g, NULL);
 }
 
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid)
@@ -206,6 +243,15 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 		for (k = 0; k < sizeof(sums) / sizeof(sums[0]); k++)
 			add_u64(totals, t, sums[k]);
 		max_u64(totals, t, "peak_rss_bytes");
+		const json_t *plan = json_object_get(p, "plan");
+		if (plan && i == 0)
+			json_object_set_new(out, "plan", json_deep_copy(plan));
+		else if (plan && json_object_get(out, "plan"))
+			merge_by_name(json_object_get(json_object_get(out, "plan"), "pools"),
+			              json_object_get(plan, "pools"), "name", pool_sums_g,
+			              pool_maxes_g);
+		else if (plan)
+			json_object_set_new(out, "plan", json_deep_copy(plan));
 		json_array_foreach(json_object_get(p, "modules"), k,
 		                   v) if (!json_object_get(mods, hmpt_prof_str(v, "name")))
 		    json_object_set(mods, hmpt_prof_str(v, "name"), v);

@@ -79,6 +79,50 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 	snprintf(loc->location, sizeof(loc->location), "??:0");
 }
 
+/* Where a site's bytes went under a plan: "hbm", "hbm 75% ddr* 25%" (a
+ * star marks a fallback); "" without a plan. */
+static void placed_text(char *buf, size_t cap, const json_t *site)
+{
+	const json_t *pl = json_object_get(site, "placement");
+	const json_t *pools = json_object_get(pl, "pools"), *p;
+	uint64_t total = 0;
+	size_t i, len = 0;
+
+	buf[0] = '\0';
+	json_array_foreach(pools, i, p) total += hmpt_prof_u64(p, "bytes");
+	json_array_foreach(pools, i, p)
+	{
+		bool fb = json_is_true(json_object_get(p, "fallback"));
+		uint64_t b = hmpt_prof_u64(p, "bytes");
+		if (len >= cap)
+			break;
+		if (json_array_size(pools) == 1)
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s",
+			                        hmpt_prof_str(p, "pool") ?: "?", fb ? "*" : "");
+		else
+			len += (size_t)snprintf(buf + len, cap - len, "%s%s%s %.0f%%", i ? " " : "",
+			                        hmpt_prof_str(p, "pool") ?: "?", fb ? "*" : "",
+			                        total ? 100.0 * (double)b / (double)total : 0.0);
+	}
+}
+
+void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
+                            size_t cap)
+{
+	hmpt_sym_frame_t chain[MAX_INLINE];
+	int n = expand(sym, prof, frame, chain, MAX_INLINE);
+	const hmpt_sym_frame_t *in = &chain[0], *out = &chain[n - 1];
+
+	if (n > 1)
+		snprintf(buf, cap, "%s inlined in %s", in->function, out->function);
+	else
+		snprintf(buf, cap, "%s", in->function);
+	if (in->file) {
+		size_t len = strlen(buf);
+		snprintf(buf + len, cap - len, " (%s:%d)", base_name(in->file), in->line);
+	}
+}
+
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 {
 	const json_t *sites = json_object_get(prof, "sites");
@@ -87,7 +131,7 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 	json_t *s, *f;
 
 	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
-	             "function\tlocation\tframes\n");
+	             "function\tlocation\tframes\tplaced\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -102,7 +146,9 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 		    (unsigned long long)hmpt_prof_u64(s, "live_bytes"), loc.function, loc.location);
 		json_array_foreach(json_object_get(s, "frames"), k, f)
 		    fprintf(out, "%s%s", k ? " " : "", json_string_value(f));
-		fputc('\n', out);
+		char placed[256];
+		placed_text(placed, sizeof(placed), s);
+		fprintf(out, "\t%s\n", placed);
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -143,10 +189,34 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	if (hmpt_prof_u64(tot, "untracked_large"))
 		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
 		        (unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
+	const json_t *plan = json_object_get(prof, "plan");
+	if (plan) {
+		const json_t *p;
+		const char *hbm = hmpt_prof_str(plan, "hbm_nodes"),
+		           *ddr = hmpt_prof_str(plan, "ddr_nodes");
+		fprintf(out, "hmpt: plan %s (HBM nodes %s%s%s, DDR nodes %s%s%s):",
+		        hmpt_prof_str(plan, "path") ?: "?", hbm && *hbm ? hbm : "none",
+		        hbm && *hbm ? " from " : "",
+		        hbm && *hbm ? hmpt_prof_str(plan, "hbm_from") : "",
+		        ddr && *ddr ? ddr : "none", ddr && *ddr ? " from " : "",
+		        ddr && *ddr ? hmpt_prof_str(plan, "ddr_from") : "");
+		json_array_foreach(json_object_get(plan, "pools"), k, p)
+		{
+			fprintf(out, "%s %s %s placed, %llu refused", k ? ";" : "",
+			        hmpt_prof_str(p, "name") ?: "?",
+			        human(b1, sizeof(b1), hmpt_prof_u64(p, "bytes")),
+			        (unsigned long long)hmpt_prof_u64(p, "refused"));
+		}
+		fputc('\n', out);
+	}
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;
-	fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %s\n", "#", "site", "bytes", "share",
-	        "allocs", "max size", "where");
+	if (plan)
+		fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %-12s  %s\n", "#", "site", "bytes",
+		        "share", "allocs", "max size", "pool", "where");
+	else
+		fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %s\n", "#", "site", "bytes", "share",
+		        "allocs", "max size", "where");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -160,11 +230,17 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		}
 		hmpt_report_locate(sym, prof, s, &loc);
 		where(w, sizeof(w), &loc, 40);
-		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  %6llu  %10s  %s\n", i + 1,
+		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  %6llu  %10s  ", i + 1,
 		        hmpt_prof_str(s, "id"), human(b1, sizeof(b1), b),
 		        total ? 100.0 * (double)b / (double)total : 0.0,
 		        (unsigned long long)hmpt_prof_u64(s, "allocations"),
-		        human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")), w);
+		        human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
+		if (plan) {
+			char placed[256];
+			placed_text(placed, sizeof(placed), s);
+			fprintf(out, "%-12s  ", placed);
+		}
+		fprintf(out, "%s\n", w);
 		if (!o->verbose)
 			continue;
 		json_array_foreach(json_object_get(s, "frames"), k, f)

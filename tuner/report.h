@@ -30,6 +30,11 @@ typedef struct {
 	const char *more; /* where the rest is, for the "... N more" line */
 } hmpt_report_opts_t;
 
+/* One frame for people: "function (file.c:12)", or "function" without a
+ * line, innermost inlined function first ("f inlined in g (file.c:12)"). */
+void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
+                            size_t cap);
+
 int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o);
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);
 

@@ -1,0 +1,57 @@
+# Helpers for the placement tests (sourced after lib.sh).
+
+# profile `placed` once to learn the ids of its call sites (they are the
+# same in every run: module!offset frames)
+learn_sites() { # DIR ARGS...
+	local dir=$1; shift
+	run_profile "$dir" "$P/placed" "$@" >/dev/null || fail "profiling placed failed"
+}
+
+# site_id DIR FUNCTION: the ids of the sites located in FUNCTION, comma-separated
+# (a function that allocates from two lines, or is called from two, has two)
+site_id() {
+	local id
+	id=$(awk -F'\t' -v fn="$2" 'NR > 1 && $8 == fn { printf "%s%s", sep, $1; sep = "," }' "$1/sites.tsv")
+	[ -n "$id" ] || fail "no site in $2 in $1/sites.tsv"
+	echo "$id"
+}
+
+# field OUT NAME KEY: the value of KEY= on the line of array NAME
+field() {
+	awk -v n="$2" -v k="$3" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"
+}
+
+expect() { # OUT NAME KEY VALUE
+	local got; got=$(field "$1" "$2" "$3")
+	[ "$got" = "$4" ] || fail "array $2: $3=$got, want $4 ($(grep "^$2 " "$1"))"
+}
+
+expect_ge() { # OUT NAME KEY MIN
+	local got; got=$(field "$1" "$2" "$3")
+	[ -n "$got" ] && [ "$got" -ge "$4" ] || fail "array $2: $3=$got, want at least $4 ($(grep "^$2 " "$1"))"
+}
+
+# run_placed PLAN OUT ARGS...: the program under the plan, quiet; stderr in OUT.err
+run_placed() {
+	local plan=$1 out=$2; shift 2
+	HMPT_PLAN=$plan HMPT_PROFILE=$out.profile.json LD_PRELOAD=$LIB $PREFIX "$P/placed" "$@" \
+		>"$out" 2>"$out.err" || fail "placed $* under $plan exited $?: $(cat "$out.err")"
+}
+
+# placement PROFILE SITE_ID: "pool:allocations:bytes:fallback ..." for the site
+placement() {
+	python3 - "$1" "$2" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for s in p["sites"]:
+    if s["id"] == sys.argv[2]:
+        pl = s.get("placement")
+        if not pl:
+            print("none"); break
+        print(pl["pool"], " ".join("%s:%d:%d:%s" % (x["pool"], x["allocations"], x["bytes"],
+              "fallback" if x["fallback"] else "planned") for x in pl["pools"]))
+        break
+else:
+    print("absent")
+PY
+}

@@ -1,0 +1,63 @@
+. "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/place_common.sh"
+# Placement by page policy, checked from /proc/self/smaps: the planned
+# sites get transparent huge pages, the others 4 KiB pages; nodes checked
+# with move_pages (this machine has node 0 only).
+[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
+grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+	skip "transparent huge pages are disabled here (enabled = never)"
+M=8
+learn_sites "$work/prof" arrays $M
+A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
+C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+
+$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d small \
+	-s "$A,$C=huge" -o "$work/plan.json" "$work/prof" 2>/dev/null || fail "plan make"
+$TUNE plan check -q "$work/plan.json" || fail "plan check"
+
+# 1. the plan: A and C huge, B and D small; nothing said
+run_placed "$work/plan.json" "$work/run1" arrays $M
+cat "$work/run1"
+for x in A C; do
+	expect "$work/run1" $x flags hg
+	expect_ge "$work/run1" $x thp_kb $((M * 1024 / 2)) # THP is best effort: at least half
+	expect "$work/run1" $x nodes "0:$((M * 256))"
+done
+for x in B D; do
+	expect "$work/run1" $x flags nh
+	expect "$work/run1" $x thp_kb 0
+	expect "$work/run1" $x nodes "0:$((M * 256))"
+done
+[ ! -s "$work/run1.err" ] || fail "the shim was not quiet: $(cat "$work/run1.err")"
+[ "$(placement "$work/run1.profile.json" "$A")" = "huge huge:1:$((M << 20)):planned" ] ||
+	fail "profile placement of A: $(placement "$work/run1.profile.json" "$A")"
+[ "$(placement "$work/run1.profile.json" "$B")" = "small small:1:$((M << 20)):planned" ] ||
+	fail "profile placement of B: $(placement "$work/run1.profile.json" "$B")"
+
+# 2. the opposite plan: the advice follows the plan, not the call order
+$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d huge \
+	-s "$A,$C=small" -o "$work/plan2.json" "$work/prof" 2>/dev/null || fail "plan make 2"
+run_placed "$work/plan2.json" "$work/run2" arrays $M
+for x in A C; do expect "$work/run2" $x flags nh; expect "$work/run2" $x thp_kb 0; done
+for x in B D; do expect "$work/run2" $x flags hg; expect_ge "$work/run2" $x thp_kb $((M * 512)); done
+
+# 3. without a plan nothing changes: no advice at all
+HMPT_PROFILE=$work/none.json LD_PRELOAD=$LIB "$P/placed" arrays $M >"$work/run3" 2>&1 || fail "no plan"
+for x in A B C D; do expect "$work/run3" $x flags -; done
+
+# 4. a node pool: bound to node 0 (the only one here), pages checked
+$TUNE plan make -p 'dram={"nodes":[0],"policy":"bind","pages":"4k"}' -d system \
+	-s "$B,$D=dram" -o "$work/plan4.json" "$work/prof" 2>/dev/null || fail "plan make 4"
+run_placed "$work/plan4.json" "$work/run4" arrays $M
+expect "$work/run4" B nodes "0:$((M * 256))"
+expect "$work/run4" B flags nh
+expect "$work/run4" A flags -
+grep -q '"policy": "bind"' "$work/run4.profile.json" || fail "profile lacks the pool's policy"
+
+# 5. a prefix match of one frame places every allocation made there
+$TUNE plan make -p 'huge={"pages":"thp"}' -d system -m prefix:1 -s "$D=huge" \
+	-o "$work/plan5.json" "$work/prof" 2>/dev/null || fail "plan make 5"
+grep -q '"match": "prefix"' "$work/plan5.json" || fail "no prefix match written"
+run_placed "$work/plan5.json" "$work/run5" arrays $M
+expect "$work/run5" D flags hg
+expect "$work/run5" A flags -
+note "THP for planned sites only: $(field "$work/run1" A thp_kb) kB in A, 0 in B"

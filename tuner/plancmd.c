@@ -1,0 +1,512 @@
+/* plancmd.c — `hmpt-tune plan check` and `hmpt-tune plan make`.
+ *
+ * Both go through the shim's own plan loader, topology and pool
+ * resolution (shim/plan.c, topo.c, pool.c), so that what `plan check`
+ * accepts and says about this machine is exactly what libhmpt.so will do. */
+#include "plancmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "cli.h"
+#include "fmt.h"
+#include "options.h"
+#include "plan.h"
+#include "pool.h"
+#include "profiles.h"
+#include "report.h"
+#include "topo.h"
+
+const char hmpt_plan_usage[] =
+    "Usage: hmpt-tune plan check [--no-machine] [-q] FILE...\n"
+    "       hmpt-tune plan make [options] PROFILE|DIR\n"
+    "\n"
+    "check  Validate plan files (docs/plan-format.md) and print them readably.\n"
+    "       Unless --no-machine is given, also check them against this machine:\n"
+    "       every node exists and has memory, HBM is found where a pool asks for\n"
+    "       it, memkind is there for memkind pools; and show each pool's nodes and\n"
+    "       budget as libhmpt.so would resolve them here (HMPT_HBM_NODES and\n"
+    "       HMPT_DDR_NODES are honoured).  Conditions that only shrink a pool (no\n"
+    "       huge pages reserved, THP disabled) are warnings.\n"
+    "         --no-machine   check the format only\n"
+    "         -q, --quiet    print errors and warnings only\n"
+    "       Exit status: 0 when every file is valid (warnings allowed), 1 otherwise.\n"
+    "\n"
+    "make   Write a plan from a profile (hmpt-tune profile's DIR or a profile.json):\n"
+    "         -o, --output FILE       where to write it (default: standard output)\n"
+    "         -p, --pool NAME=JSON    define a pool, e.g. -p 'fast={\"nodes\":\"hbm\"}'\n"
+    "                                 or -p 'huge={\"pages\":\"thp\"}' (repeatable)\n"
+    "         -d, --default NAME      the default pool (default: system)\n"
+    "         -s, --place SITES=POOL  put SITES in POOL: site ids (or unique id\n"
+    "                                 prefixes), comma-separated; 'top:N' for the N\n"
+    "                                 largest sites; 'all' for every site\n"
+    "                                 (repeatable: one group each)\n"
+    "         -m, --match prefix:N    match only the first N frames of each stack\n"
+    "                                 (default: the whole stack)\n"
+    "       Sites named twice go to the group named first.  The plan is checked\n"
+    "       with the same loader before it is written.\n"
+    "\n"
+    "Examples:\n"
+    "  hmpt-tune plan check plan.json\n"
+    "  hmpt-tune plan make -p 'hbm={\"nodes\":\"hbm\",\"fallback\":\"ddr\"}' \\\n"
+    "      -p 'ddr={\"nodes\":\"ddr\"}' -d ddr -s top:2=hbm -o plan.json prof\n";
+
+/* ---------------------------------------------------------------- check */
+
+static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
+{
+	static const char *const nodes[] = {"", "nodes all", "nodes hbm", "nodes ddr", "nodes "};
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	if (p->backend == HMPT_BACKEND_MEMKIND) {
+		hmpt_fmt_str(&f, "memkind kind ");
+		hmpt_fmt_str(&f, hmpt_plan_kinds_g[p->kind]);
+	} else {
+		hmpt_fmt_str(&f, p->nodes == HMPT_NODES_NONE ? "no node policy" : nodes[p->nodes]);
+		if (p->nodes == HMPT_NODES_LIST)
+			hmpt_nodemask_format(&f, &p->list);
+		if (p->local)
+			hmpt_fmt_str(&f, " (local)");
+		if (p->nodes != HMPT_NODES_NONE) {
+			hmpt_fmt_str(&f, ", ");
+			hmpt_fmt_str(&f, hmpt_plan_policy_name(p->policy));
+		}
+		hmpt_fmt_str(&f, ", pages ");
+		hmpt_fmt_str(&f, hmpt_plan_pages_name(p->pages));
+	}
+	if (p->capacity) {
+		hmpt_fmt_str(&f, ", capacity ");
+		hmpt_fmt_size(&f, p->capacity);
+	} else if (p->capacity_pct) {
+		hmpt_fmt_str(&f, ", capacity ");
+		hmpt_fmt_u64(&f, p->capacity_pct);
+		hmpt_fmt_str(&f, "%");
+	}
+	hmpt_fmt_str(&f, ", falls back to ");
+	hmpt_fmt_str(&f, hmpt_plan_pool_name(pl, p->fallback));
+	printf("  %-12s %s\n", p->name, hmpt_fmt_cstr(&f));
+}
+
+/* the group's k-th site's first symbol, from the document, or NULL */
+static const char *site_symbol(const hmpt_plan_t *pl, uint32_t g, uint32_t k)
+{
+	const hmpt_json_t *groups = hmpt_json_get(pl->doc.root, "groups");
+	const hmpt_json_t *gr = groups ? groups->child : NULL;
+
+	for (uint32_t i = 0; gr && i < g; i++)
+		gr = gr->next;
+	const hmpt_json_t *s = gr ? hmpt_json_get(gr, "sites") : NULL;
+	s = s ? s->child : NULL;
+	for (uint32_t i = 0; s && i < k; i++)
+		s = s->next;
+	const hmpt_json_t *sym = s ? hmpt_json_get(s, "symbols") : NULL;
+	return sym && sym->child && sym->child->type == HMPT_JSON_STRING ? sym->child->str : NULL;
+}
+
+static void print_plan(const hmpt_plan_t *pl)
+{
+	printf("%s: plan format %d, %d pool%s, %u group%s, %u site%s; default pool %s\n", pl->path,
+	       HMPT_PLAN_VERSION, pl->npools, pl->npools == 1 ? "" : "s", pl->ngroups,
+	       pl->ngroups == 1 ? "" : "s", pl->nsites, pl->nsites == 1 ? "" : "s",
+	       hmpt_plan_pool_name(pl, pl->default_pool));
+	if (pl->provenance) {
+		printf("provenance:\n");
+		for (const hmpt_json_t *m = pl->provenance->child; m; m = m->next) {
+			if (m->type == HMPT_JSON_STRING || m->type == HMPT_JSON_NUMBER)
+				printf("  %-12s %s\n", m->key, m->str);
+			else
+				printf("  %-12s (%s)\n", m->key, hmpt_json_type_name(m->type));
+		}
+	}
+	printf("pools:\n");
+	for (int i = 0; i < pl->npools; i++)
+		print_pool_spec(pl, &pl->pools[i]);
+	printf("groups:\n");
+	for (uint32_t g = 0; g < pl->ngroups; g++) {
+		const hmpt_plan_group_t *gr = &pl->groups[g];
+		printf("  %s -> %s: %u site%s\n", gr->name, hmpt_plan_pool_name(pl, gr->pool),
+		       gr->nsites, gr->nsites == 1 ? "" : "s");
+		for (uint32_t k = 0; k < gr->nsites; k++) {
+			const hmpt_plan_site_t *s = &pl->sites[gr->first_site + k];
+			const char *sym = site_symbol(pl, g, k);
+			printf("    %016llx  %-6s %2u frame%s  %s\n", (unsigned long long)s->id,
+			       s->prefix ? "prefix" : "stack", s->nframes,
+			       s->nframes == 1 ? " " : "s", sym ? sym : s->modules[0]);
+		}
+	}
+}
+
+static void print_warning(const char *msg, void *ctx)
+{
+	(*(int *)ctx)++;
+	fprintf(stderr, "hmpt-tune: warning: %s\n", msg);
+}
+
+static int check_one(const char *file, bool machine, bool quiet)
+{
+	static hmpt_plan_t plan;
+	static hmpt_topo_t topo;
+	char err[1024], line[1024];
+	int warnings = 0, rc;
+	hmpt_fmt_t f;
+
+	rc = hmpt_plan_load(file, &plan, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "hmpt-tune: %s\n", err);
+		return 1;
+	}
+	if (!quiet)
+		print_plan(&plan);
+	if (machine) {
+		rc = hmpt_topo_read(&topo, "");
+		if (rc) {
+			fprintf(stderr, "hmpt-tune: cannot read the NUMA topology: %s\n",
+			        strerror(-rc));
+			goto bad;
+		}
+		hmpt_topo_hints_t h = {
+		    .hbm_env = getenv("HMPT_HBM_NODES"),
+		    .ddr_env = getenv("HMPT_DDR_NODES"),
+		    .hbm_plan = plan.has_hbm_nodes ? &plan.hbm_nodes : NULL,
+		    .ddr_plan = plan.has_ddr_nodes ? &plan.ddr_nodes : NULL,
+		    .probe = hmpt_memkind_probe_hbw,
+		};
+		rc = hmpt_topo_classify(&topo, &h, err, sizeof(err));
+		if (rc == 0)
+			rc = hmpt_pools_resolve(&plan, &topo, print_warning, &warnings, err,
+			                        sizeof(err));
+		if (rc) {
+			fprintf(stderr, "hmpt-tune: %s\n", err);
+			fprintf(stderr, "hmpt-tune: %s does not fit this machine\n", file);
+			goto bad;
+		}
+		if (!quiet) {
+			hmpt_fmt_init(&f, line, sizeof(line), -1);
+			hmpt_topo_describe(&f, &topo);
+			printf("on this machine: %s\n", hmpt_fmt_cstr(&f));
+			if (topo.thp[0])
+				printf("  transparent huge pages: %s; 2 MiB huge pages: %llu "
+				       "reserved, %llu free\n",
+				       topo.thp, (unsigned long long)topo.huge_total,
+				       (unsigned long long)topo.huge_free_total);
+			for (int i = 0; i < plan.npools; i++) {
+				hmpt_fmt_init(&f, line, sizeof(line), -1);
+				hmpt_pools_describe(&f, i);
+				printf("  %s\n", hmpt_fmt_cstr(&f));
+			}
+		}
+	}
+	if (!quiet || warnings)
+		printf("%s: valid%s%s", file, machine ? ", fits this machine" : " (format only)",
+		       warnings ? "" : "\n");
+	if (warnings)
+		printf(" (%d warning%s)\n", warnings, warnings == 1 ? "" : "s");
+	hmpt_plan_free(&plan);
+	return 0;
+bad:
+	hmpt_plan_free(&plan);
+	return 1;
+}
+
+static int cmd_check(int argc, char **argv)
+{
+	static const struct option longs[] = {{"no-machine", no_argument, 0, 'N'},
+	                                      {"quiet", no_argument, 0, 'q'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
+	bool machine = true, quiet = false;
+	int c, bad = 0;
+
+	while ((c = getopt_long(argc, argv, "qh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'N': machine = false; break;
+		case 'q': quiet = true; break;
+		case 'h': fputs(hmpt_plan_usage, stdout); return 0;
+		default: hmpt_cli_usage_error("plan", "unknown option", NULL);
+		}
+	}
+	if (optind >= argc)
+		hmpt_cli_usage_error("plan", "check: expected a plan FILE", NULL);
+	for (int i = optind; i < argc; i++)
+		bad |= check_one(argv[i], machine, quiet);
+	return bad;
+}
+
+/* ----------------------------------------------------------------- make */
+
+typedef struct {
+	const char *sites; /* "id,id", "top:N", "all" */
+	const char *pool;
+} placement_t;
+
+static json_t *load_profile(const char *arg)
+{
+	char path[PATH_MAX], err[1024];
+	struct stat st;
+	json_t *p;
+
+	snprintf(path, sizeof(path), "%s", arg);
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		snprintf(path, sizeof(path), "%s/profile.json", arg);
+	p = hmpt_prof_load(path, err, sizeof(err));
+	if (!p)
+		fprintf(stderr, "hmpt-tune: %s\n", err);
+	else
+		hmpt_prof_sort_sites(p);
+	return p;
+}
+
+/* the sites that `spec` names, marked in `chosen` (index into sites) */
+static int select_sites(const json_t *sites, const char *spec, char *chosen)
+{
+	size_t n = json_array_size(sites), i;
+	uint64_t top;
+
+	if (strcmp(spec, "all") == 0) {
+		memset(chosen, 1, n);
+		return 0;
+	}
+	if (strncmp(spec, "top:", 4) == 0) {
+		if (hmpt_options_parse_uint(spec + 4, &top) != 0 || top == 0) {
+			fprintf(stderr,
+			        "hmpt-tune plan make: --place %s: expected top:N with N >= 1\n",
+			        spec);
+			return -1;
+		}
+		for (i = 0; i < n && i < top; i++) /* sites are sorted by bytes */
+			chosen[i] = 1;
+		return 0;
+	}
+	char buf[4096];
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *save, *id = strtok_r(buf, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+		size_t len = strlen(id), hit = n;
+		int matches = 0;
+		json_t *s;
+		json_array_foreach(sites, i, s)
+		{
+			if (len >= 4 && strncmp(hmpt_prof_str(s, "id"), id, len) == 0) {
+				hit = i;
+				matches++;
+			}
+		}
+		if (matches != 1) {
+			fprintf(
+			    stderr,
+			    "hmpt-tune plan make: --place: '%s' %s (give at least 4 hex digits of "
+			    "an id from 'hmpt-tune show')\n",
+			    id, matches ? "names several sites" : "names no site of the profile");
+			return -1;
+		}
+		chosen[hit] = 1;
+	}
+	return 0;
+}
+
+static json_t *site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym)
+{
+	json_t *e = json_object(), *frames = json_array(), *symbols = json_array();
+	const json_t *fr = json_object_get(s, "frames");
+	size_t n = json_array_size(fr), i;
+	json_t *f;
+
+	if (prefix && prefix < n)
+		n = prefix;
+	json_array_foreach(fr, i, f)
+	{
+		if (i >= n)
+			break;
+		char text[1024];
+		json_array_append(frames, f);
+		hmpt_report_frame_text(sym, prof, json_string_value(f), text, sizeof(text));
+		json_array_append_new(symbols, json_string(text));
+	}
+	if (!prefix)
+		json_object_set(e, "id", json_object_get(s, "id"));
+	json_object_set_new(e, "frames", frames);
+	if (prefix)
+		json_object_set_new(e, "match", json_string("prefix"));
+	json_object_set_new(e, "symbols", symbols);
+	json_object_set(e, "bytes", json_object_get(s, "bytes"));
+	return e;
+}
+
+static json_t *provenance(const json_t *prof, const char *profile_arg)
+{
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	return json_pack("{s:s,s:s,s:s,s:s,s:s}", "program",
+	                 hmpt_prof_str(json_object_get(prof, "process"), "exe") ?: "", "created",
+	                 when, "tool", "hmpt-tune " HMPT_VERSION, "profile", profile_arg,
+	                 "measurement", "none: written by hmpt-tune plan make");
+}
+
+static int cmd_make(int argc, char **argv)
+{
+	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
+	                                      {"pool", required_argument, 0, 'p'},
+	                                      {"default", required_argument, 0, 'd'},
+	                                      {"place", required_argument, 0, 's'},
+	                                      {"match", required_argument, 0, 'm'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
+	placement_t place[64];
+	int nplace = 0, c, rc = 1;
+	const char *out = NULL, *def = NULL;
+	unsigned prefix = 0;
+	json_t *pools = json_object(), *plan = NULL, *prof = NULL;
+	uint64_t v;
+
+	while ((c = getopt_long(argc, argv, "o:p:d:s:m:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'p': {
+			char *eq = strchr(optarg, '=');
+			json_error_t je;
+			json_t *spec;
+			if (!eq || eq == optarg)
+				hmpt_cli_usage_error("plan", "--pool: expected NAME=JSON", optarg);
+			*eq = '\0';
+			spec = json_loads(eq + 1, 0, &je);
+			if (!json_is_object(spec))
+				hmpt_cli_usage_error(
+				    "plan",
+				    "--pool: expected NAME={...} with a JSON object "
+				    "as in a plan's pools",
+				    eq + 1);
+			json_object_set_new(pools, optarg, spec);
+			break;
+		}
+		case 'd': def = optarg; break;
+		case 's': {
+			char *eq = strrchr(optarg, '=');
+			if (!eq || eq == optarg || !eq[1])
+				hmpt_cli_usage_error("plan", "--place: expected SITES=POOL",
+				                     optarg);
+			if (nplace == (int)(sizeof(place) / sizeof(place[0])))
+				hmpt_cli_usage_error("plan", "--place: too many", optarg);
+			*eq = '\0';
+			place[nplace++] = (placement_t){optarg, eq + 1};
+			break;
+		}
+		case 'm':
+			if (strncmp(optarg, "prefix:", 7) != 0 ||
+			    hmpt_options_parse_uint(optarg + 7, &v) != 0 || v < 1 || v > 64)
+				hmpt_cli_usage_error(
+				    "plan", "--match: expected prefix:N with N from 1 to 64",
+				    optarg);
+			prefix = (unsigned)v;
+			break;
+		case 'h': fputs(hmpt_plan_usage, stdout); return 0;
+		default: hmpt_cli_usage_error("plan", "unknown option", NULL);
+		}
+	}
+	if (optind != argc - 1)
+		hmpt_cli_usage_error("plan", "make: expected one PROFILE or DIR", NULL);
+	if (json_object_size(pools) == 0)
+		hmpt_cli_usage_error("plan", "make: define at least one pool with --pool", NULL);
+	prof = load_profile(argv[optind]);
+	if (!prof)
+		goto out;
+
+	const json_t *sites = json_object_get(prof, "sites");
+	size_t n = json_array_size(sites);
+	char *taken = calloc(n + 1, 1), *chosen = calloc(n + 1, 1);
+	json_t *groups = json_array();
+	hmpt_sym_t *sym = hmpt_sym_new();
+	for (int k = 0; k < nplace && taken && chosen; k++) {
+		json_t *list = json_array(), *s;
+		size_t i;
+		memset(chosen, 0, n + 1);
+		if (select_sites(sites, place[k].sites, chosen) != 0) {
+			json_decref(list);
+			goto free_make;
+		}
+		json_array_foreach(sites, i, s) if (chosen[i] && !taken[i])
+		{
+			taken[i] = 1;
+			json_array_append_new(list, site_entry(prof, s, prefix, sym));
+		}
+		if (json_array_size(list) == 0) {
+			json_decref(list);
+			continue;
+		}
+		char name[32];
+		snprintf(name, sizeof(name), "group%d", k + 1);
+		json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", name, "pool",
+		                                        place[k].pool, "sites", list));
+	}
+	plan =
+	    json_pack("{s:s,s:i}", "format", HMPT_PLAN_FORMAT, "format_version", HMPT_PLAN_VERSION);
+	uint64_t depth = hmpt_prof_u64(json_object_get(prof, "settings"), "stack_depth");
+	if (depth && !prefix)
+		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
+	json_object_set(plan, "pools", pools);
+	if (def)
+		json_object_set_new(plan, "default_pool", json_string(def));
+	json_object_set(plan, "groups", groups);
+	json_object_set_new(plan, "provenance", provenance(prof, argv[optind]));
+
+	/* the same loader as the shim's must accept it */
+	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char err[1024];
+	static hmpt_plan_t check;
+	if (!text)
+		goto free_make;
+	if (hmpt_plan_parse(text, strlen(text), out ? out : "(plan)", &check, err, sizeof(err))) {
+		fprintf(stderr, "hmpt-tune plan make: the plan would not be valid: %s\n", err);
+		free(text);
+		goto free_make;
+	}
+	hmpt_plan_free(&check);
+	FILE *f = out ? fopen(out, "w") : stdout;
+	if (!f || fprintf(f, "%s\n", text) < 0 || (out && fclose(f) != 0)) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", out ? out : "stdout", strerror(errno));
+	} else {
+		rc = 0;
+		if (out)
+			fprintf(stderr, "hmpt-tune: wrote %s: %zu group%s, %d pool%s\n", out,
+			        json_array_size(groups), json_array_size(groups) == 1 ? "" : "s",
+			        (int)json_object_size(pools),
+			        json_object_size(pools) == 1 ? "" : "s");
+	}
+	free(text);
+free_make:
+	hmpt_sym_free(sym);
+	json_decref(groups);
+	free(taken);
+	free(chosen);
+out:
+	json_decref(plan);
+	json_decref(prof);
+	json_decref(pools);
+	return rc;
+}
+
+int hmpt_cmd_plan(int argc, char **argv)
+{
+	if (argc < 2)
+		hmpt_cli_usage_error("plan", "expected check or make", NULL);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		fputs(hmpt_plan_usage, stdout);
+		return 0;
+	}
+	optind = 1;
+	if (!strcmp(argv[1], "check"))
+		return cmd_check(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "make"))
+		return cmd_make(argc - 1, argv + 1);
+	hmpt_cli_usage_error("plan", "expected check or make", argv[1]);
+}
