@@ -84,6 +84,9 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c shim/options.c shim/fmt.c | $(B)/fuzz
 	clang $(CPPFLAGS) -Ishim -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+$(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c shim/plan.c shim/json.c shim/topo.c shim/options.c \
+		shim/fmt.c shim/sys.c | $(B)/fuzz
+	clang $(CPPFLAGS) -Ishim -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
 $(B)/fuzz:
 	mkdir -p $@
 

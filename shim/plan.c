@@ -105,16 +105,32 @@ typedef struct {
 	char s[192];
 } path_t;
 
+static int plain_key(const char *k)
+{
+	if (!*k)
+		return 0;
+	for (; *k; k++)
+		if (!((*k >= 'a' && *k <= 'z') || (*k >= 'A' && *k <= 'Z') ||
+		      (*k >= '0' && *k <= '9') || *k == '_' || *k == '-'))
+			return 0;
+	return 1;
+}
+
 static void path_join(path_t *out, const char *base, const char *key, long index)
 {
 	hmpt_fmt_t f;
 
 	hmpt_fmt_init(&f, out->s, sizeof(out->s), -1);
 	hmpt_fmt_str(&f, base);
-	if (key) {
+	if (key && plain_key(key)) {
 		if (*base)
 			hmpt_fmt_char(&f, '.');
 		hmpt_fmt_str(&f, key);
+	} else if (key) {
+		/* pools["a b"]: a key from the file may hold anything, even a newline */
+		hmpt_fmt_char(&f, '[');
+		hmpt_fmt_json_str(&f, key);
+		hmpt_fmt_char(&f, ']');
 	}
 	if (index >= 0) {
 		hmpt_fmt_char(&f, '[');

@@ -7,7 +7,7 @@ for f in "$B"/fuzz/fuzz_*; do
 	[ -x "$f" ] || continue
 	name=$(basename "$f"); name=${name#fuzz_}
 	mkdir -p "$work/$name"
-	"$f" -max_total_time="$secs" -max_len=512 -timeout=5 "$work/$name" "$top/tests/fuzz/corpus/$name" \
+	"$f" -max_total_time="$secs" -max_len=2048 -timeout=5 "$work/$name" "$top/tests/fuzz/corpus/$name" \
 		>"$work/$name.log" 2>&1 || { tail -n 30 "$work/$name.log"; fail "fuzz target $name failed"; }
 	note "$name: $(grep -o 'stat::number_executed_units: [0-9]*' "$work/$name.log" | tail -1 || true)$(tail -n 1 "$work/$name.log")"
 	ran=1
