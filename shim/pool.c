@@ -372,14 +372,11 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 {
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 
+	/* the nodes first: a pool's budget spans all its nodes, a thread's
+	 * allocation may go to only some of them, and the message should name
+	 * what really is short */
 	*short_node = -1;
-	if (st->used + bytes > st->budget || st->used + bytes < st->used)
-		return false;
-	if (p->hugetlb && huge_used_all_g + bytes > huge_room_all_g)
-		return false;
-	if (!p->nnodes)
-		return true;
-	uint64_t s = share(p, bytes);
+	uint64_t s = p->nnodes ? share(p, bytes) : 0;
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
 		bool ok =
 		    p->hugetlb ? huge_used_g[n] + s <= huge_room_g[n] : used_g[n] + s <= room_g[n];
@@ -388,7 +385,17 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 			return false;
 		}
 	}
-	return true;
+	if (p->hugetlb && huge_used_all_g + bytes > huge_room_all_g)
+		return false;
+	return st->used + bytes <= st->budget && st->used + bytes >= st->used;
+}
+
+/* what is left on node n for place p, in hmpt's account */
+static uint64_t node_left(const place_t *p, int n)
+{
+	uint64_t room = p->hugetlb ? huge_room_g[n] : room_g[n];
+	uint64_t used = p->hugetlb ? huge_used_g[n] : used_g[n];
+	return room > used ? room - used : 0;
 }
 
 /* with the lock; sign +1 charges, -1 gives back */
@@ -423,7 +430,15 @@ static uint16_t tag_for_thread(int i, int cpu_node)
 
 /* "pool hbm cannot take 512.0 MiB (site 0123...: budget 16.0 GiB, 15.8 GiB
  *  in use): it and any like it go to ddr; the profile counts them" */
-static void say_refused(int i, uint64_t bytes, uint64_t site_id, int short_node, int err)
+/* short_node >= 0: that node had only `left` bytes (of 2 MiB pages when
+ * hugetlb) in hmpt's account */
+typedef struct {
+	int node;
+	bool hugetlb;
+	uint64_t left;
+} shortage_t;
+
+static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_t *sh, int err)
 {
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 	char buf[512];
@@ -440,10 +455,13 @@ static void say_refused(int i, uint64_t bytes, uint64_t site_id, int short_node,
 	if (err) {
 		hmpt_fmt_str(&f, "placing it failed: ");
 		hmpt_fmt_str(&f, strerrordesc_np(err));
-	} else if (short_node >= 0) {
-		hmpt_fmt_str(&f, "node ");
-		hmpt_fmt_u64(&f, (uint64_t)short_node);
-		hmpt_fmt_str(&f, " is full in hmpt's account");
+	} else if (sh && sh->node >= 0) {
+		hmpt_fmt_str(&f, "only ");
+		hmpt_fmt_size(&f, sh->left);
+		hmpt_fmt_str(&f, sh->hugetlb ? " of free 2 MiB pages left on node " : " left on node ");
+		hmpt_fmt_u64(&f, (uint64_t)sh->node);
+		if (!sh->hugetlb)
+			hmpt_fmt_str(&f, ": its free memory at start less a reserve");
 	} else {
 		hmpt_fmt_str(&f, "budget ");
 		hmpt_fmt_size(&f, st->budget);
@@ -462,8 +480,9 @@ static void say_refused(int i, uint64_t bytes, uint64_t site_id, int short_node,
 void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *out)
 {
 	int cpu_node = hmpt_topo_current_node(topo_g);
-	int say = -1, say_node = -1;
+	int say = -1;
 	uint64_t say_bytes = 0;
+	shortage_t say_short = {.node = -1};
 
 	memset(out, 0, sizeof(*out));
 	out->pool = HMPT_POOL_SYSTEM;
@@ -473,7 +492,7 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 		uint16_t tag = tag_for_thread(pool, cpu_node);
 		const place_t *p = place_of(tag);
 		uint64_t bytes = hmpt_pools_round(tag, size);
-		int short_node;
+		int short_node = -1;
 		if (p && fits(pool, p, bytes, &short_node)) {
 			charge(pool, p, bytes, +1);
 			pools_g[pool].st.allocations++;
@@ -489,14 +508,15 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 		pools_g[pool].st.refused_bytes += bytes;
 		if (say < 0 && hmpt_log_first(&pools_g[pool].warned_full)) {
 			say = pool;
-			say_node = short_node;
 			say_bytes = bytes;
+			if (p && short_node >= 0)
+				say_short = (shortage_t){short_node, p->hugetlb, node_left(p, short_node)};
 		}
 		pool = plan_g->pools[pool].fallback;
 	}
 	pthread_mutex_unlock(&lock_g);
 	if (say >= 0)
-		say_refused(say, say_bytes, site_id, say_node, 0);
+		say_refused(say, say_bytes, site_id, &say_short, 0);
 }
 
 void hmpt_pools_release(uint16_t tag, uint64_t bytes)
@@ -555,7 +575,7 @@ bool hmpt_pools_refuse(hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
 	say = hmpt_log_first(&pools_g[pool].warned_refused);
 	pthread_mutex_unlock(&lock_g);
 	if (say)
-		say_refused(pool, c->bytes, site_id, -1, err);
+		say_refused(pool, c->bytes, site_id, NULL, err);
 	hmpt_pools_choose(plan_g->pools[pool].fallback, size, site_id, c);
 	return true;
 }

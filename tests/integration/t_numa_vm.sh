@@ -1,0 +1,6 @@
+. "$(dirname "$0")/lib.sh"
+# Placement on real NUMA nodes: tests/vm/placement.sh inside a QEMU guest
+# with 2 CPU+DDR nodes and 2 memory-only HBM-like nodes described by HMAT
+# (tests/vm/guest.sh boots it; the first run downloads Debian's kernel
+# package into build/vm).  Skips, with the reason, where QEMU cannot run.
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh"

@@ -1,0 +1,289 @@
+#!/bin/bash
+# guest.sh — run a command inside a QEMU guest whose memory looks like a
+# two-socket Intel Xeon Max in flat mode: nodes 0 and 1 have a CPU and DDR,
+# nodes 2 and 3 have memory only ("HBM"), local to node 0 and node 1, and
+# the ACPI HMAT gives them four times the bandwidth of DDR.  Emulated: the
+# HBM nodes are ordinary host memory, so speed inside the guest means
+# nothing; which node a page is on is real (the guest kernel places it).
+#
+# Usage: tests/vm/guest.sh [-v] [--] COMMAND [ARGS...]
+#   Runs COMMAND (through /bin/sh) as root in the guest, in the current
+#   directory, and exits with its status.  The guest's / is the host's /
+#   shared read-only over virtio-9p with a tmpfs overlay, so the build tree
+#   and every host program are there; writes in the guest are thrown away,
+#   except below the directory named by $HMPT_VM_OUT (default: a fresh
+#   directory, removed afterwards), which is shared read-write.  In the
+#   guest, VM_GUEST=1 and VM_SHARED names that directory; nothing else of
+#   the caller's environment goes in (HMPT_* variables would reach the shim).
+#   -v shows the guest's console (kernel and init) as it boots.
+#
+# Exit status: COMMAND's; 77 when the guest cannot be run here (no QEMU, no
+# kernel package to be had), with "skip: REASON" as the last line; 124 when
+# the guest timed out; 125 when it died before reporting a status.
+#
+# Environment: HMPT_VM_CACHE (kernel and initramfs, default build/vm),
+# HMPT_VM_TIMEOUT (seconds per boot, default 240), HMPT_VM_DDR_MIB and
+# HMPT_VM_HBM_MIB (memory per DDR and per HBM node, default 384 and 128),
+# HMPT_VM_KERNEL_PKG (a Debian linux-image package; default the one
+# linux-image-amd64 depends on).
+#
+# How: Debian's kernel package is downloaded (not installed) once; its
+# vmlinux is booted directly (PVH entry, no firmware, no decompressor) with
+# a busybox initramfs that loads the virtio/9p/overlay modules, mounts the
+# host's root and runs the command.  The status comes back through QEMU's
+# isa-debug-exit device and a file in the shared directory.  Under TCG
+# (software emulation; KVM is not usable on these machines) a boot takes
+# about 5 s.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${HMPT_VM_CACHE:-$top/build/vm}
+timeout_s=${HMPT_VM_TIMEOUT:-240}
+ddr_mib=${HMPT_VM_DDR_MIB:-384}
+hbm_mib=${HMPT_VM_HBM_MIB:-128}
+verbose=0
+t0=$(date +%s.%N)
+
+say() { printf 'guest %5.1fs: %s\n' "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$*" >&2; }
+skip() { echo "skip: $*"; exit 77; }
+die() { echo "guest: $*" >&2; exit 125; }
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	-v) verbose=1; shift ;;
+	--) shift; break ;;
+	-h | --help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+	-*) echo "guest: unknown option $1 (try --help)" >&2; exit 2 ;;
+	*) break ;;
+	esac
+done
+[ $# -gt 0 ] || { echo "guest: no command given (try --help)" >&2; exit 2; }
+case "$PWD" in *[[:space:]]*) die "the current directory must not contain white space (it is passed on the kernel command line)" ;; esac
+
+# ---------------------------------------------------------------- tools
+for t in qemu-system-x86_64 cpio gzip; do
+	command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-deps.sh installs it)"
+done
+busybox=/bin/busybox # the initramfs has no libraries: it must be static
+[ -x $busybox ] && { LC_ALL=C ldd $busybox 2>&1 || true; } | grep -q 'not a dynamic' ||
+	skip "no statically linked busybox (package busybox-static)"
+mkdir -p "$cache"
+
+# ---------------------------------------------------------------- kernel
+# Only the image and the modules the initramfs needs are kept (about 60 MB).
+mods="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev
+drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci fs/netfs/netfs fs/fscache/fscache
+net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay"
+fetch_kernel() {
+	local pkg=${HMPT_VM_KERNEL_PKG:-}
+	resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'; }
+	[ -n "$pkg" ] || pkg=$(resolve)
+	if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
+		apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null 2>&1 || true
+		pkg=$(resolve)
+	fi
+	[ -n "$pkg" ] || skip "cannot resolve Debian's linux-image-amd64 (no apt lists?)"
+	say "downloading $pkg (once; kept in ${cache#"$top"/})"
+	local k=$cache/kernel.tmp
+	rm -rf "$k" && mkdir -p "$k/deb" "$k/x"
+	(cd "$k/deb" && apt-get download -qq "$pkg" >/dev/null 2>&1) || skip "cannot download $pkg"
+	dpkg-deb --fsys-tarfile "$k"/deb/*.deb | tar -x -C "$k/x" --wildcards './boot/vmlinuz-*' \
+		'*/kernel/drivers/virtio/*' '*/kernel/net/9p/*' '*/kernel/fs/9p/*' '*/kernel/fs/netfs/*' \
+		'*/kernel/fs/fscache/*' '*/kernel/fs/overlayfs/*' 2>/dev/null || true
+	local kver; kver=$(ls "$k/x/lib/modules" 2>/dev/null | head -n 1)
+	[ -n "$kver" ] && [ -f "$k/x/boot/vmlinuz-$kver" ] || skip "$pkg holds no kernel image"
+	# the ELF vmlinux inside the bzImage: QEMU boots it through the PVH entry
+	local magic off
+	for magic in 'xz:\xfd7zXZ\x00' 'zstd:\x28\xb5\x2f\xfd'; do
+		off=$(LC_ALL=C grep -obUaP "${magic#*:}" "$k/x/boot/vmlinuz-$kver" 2>/dev/null | head -n 1 | cut -d: -f1 || true)
+		[ -n "$off" ] || continue
+		tail -c +$((off + 1)) "$k/x/boot/vmlinuz-$kver" | ${magic%%:*} -dcq >"$k/vmlinux" 2>/dev/null || true
+		head -c 4 "$k/vmlinux" | grep -q ELF && break
+		rm -f "$k/vmlinux"
+	done
+	[ -f "$k/vmlinux" ] || cp "$k/x/boot/vmlinuz-$kver" "$k/vmlinux" # bzImage: slower, works
+	mkdir -p "$k/mods"
+	local m f
+	for m in $mods; do
+		f=$(find "$k/x/lib/modules/$kver/kernel" -path "*/$m.ko*" | head -n 1)
+		[ -n "$f" ] || continue # built in
+		case $f in
+		*.xz) xz -dc "$f" ;;
+		*.zst) zstd -dcq "$f" ;;
+		*) cat "$f" ;;
+		esac >"$k/mods/$(basename "$m").ko"
+		basename "$m" >>"$k/mods/order"
+	done
+	echo "$kver" >"$k/version"
+	rm -rf "$k/x" "$k/deb" "$cache/kernel"
+	mv "$k" "$cache/kernel"
+}
+[ -f "$cache/kernel/version" ] || fetch_kernel
+
+# ---------------------------------------------------------------- initramfs
+# PID 1 mounts the host root and the shared directory, runs the command
+# with its output in the share, and reports the status.  HMPT_VM_OUT and
+# HMPT_VM_CWD arrive as environment variables (the kernel hands unknown
+# name=value parameters to init).
+initrd=$cache/initrd.gz
+if [ ! -f "$initrd" ] || [ "$0" -nt "$initrd" ] || [ "$cache/kernel/version" -nt "$initrd" ]; then
+	r=$(mktemp -d "$cache/initramfs.XXXXXX")
+	mkdir -p "$r"/{bin,dev,proc,sys,lower,upper,root,mods}
+	cp "$busybox" "$r/bin/busybox"
+	for a in sh mount umount mkdir insmod chroot dd printf echo cat sync poweroff cut; do
+		ln -s busybox "$r/bin/$a"
+	done
+	cp "$cache"/kernel/mods/* "$r/mods/" 2>/dev/null || true
+	cat >"$r/init" <<'INIT'
+#!/bin/sh
+export PATH=/bin
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+status() { # $1 to the host: a file when the share is there, and the debug-exit port
+	echo "hmpt-vm: exit $1"
+	[ -n "$shared" ] && echo "$1" >/root$HMPT_VM_OUT/.vm/rc && sync
+	printf "\\$(printf %03o $(($1 & 127)))" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+	poweroff -f
+}
+shared=
+left=$(cat /mods/order 2>/dev/null)
+for pass in 1 2 3; do # modules in any order: retry those whose dependencies came later
+	again=
+	for m in $left; do insmod /mods/$m.ko 2>/dev/null || again="$again $m"; done
+	left=$again
+	[ -z "$left" ] && break
+done
+o=trans=virtio,version=9p2000.L,msize=262144
+mount -t 9p -o $o,ro,cache=loose hostroot /lower || { echo "hmpt-vm: cannot mount the host root"; status 125; }
+mount -t tmpfs tmpfs /upper
+mkdir -p /upper/u /upper/w
+mount -t overlay -o lowerdir=/lower,upperdir=/upper/u,workdir=/upper/w overlay /root ||
+	{ echo "hmpt-vm: no overlay file system"; status 125; }
+mount -t proc proc /root/proc
+mount -t sysfs sysfs /root/sys
+mount -t devtmpfs devtmpfs /root/dev
+mkdir -p /root/dev/shm /root/dev/pts /root/dev/hugepages
+mount -t tmpfs tmpfs /root/dev/shm
+mount -t devpts devpts /root/dev/pts
+mount -t hugetlbfs hugetlbfs /root/dev/hugepages
+mount -t tmpfs tmpfs /root/run
+mount -t tmpfs tmpfs /root/tmp
+mkdir -p /root$HMPT_VM_OUT
+mount -t 9p -o $o,cache=none shared /root$HMPT_VM_OUT || { echo "hmpt-vm: cannot mount the shared directory"; status 125; }
+shared=1
+echo "hmpt-vm: command starts at $(cut -d' ' -f1 /proc/uptime) s"
+chroot /root /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+	HOME=/root TERM=dumb LANG=C.UTF-8 VM_SHARED=$HMPT_VM_OUT VM_GUEST=1 \
+	/bin/sh -c 'cd "$1" && exec /bin/sh "$2" >"$3" 2>&1' sh "$HMPT_VM_CWD" \
+	"$HMPT_VM_OUT/.vm/cmd.sh" "$HMPT_VM_OUT/.vm/output"
+rc=$?
+echo "hmpt-vm: command done at $(cut -d' ' -f1 /proc/uptime) s"
+status $rc
+INIT
+	chmod +x "$r/init"
+	(cd "$r" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+	mv -f "$initrd.tmp" "$initrd"
+	rm -rf "$r"
+fi
+
+# ---------------------------------------------------------------- the run
+own_out=0
+if [ -n "${HMPT_VM_OUT:-}" ]; then
+	mkdir -p "$HMPT_VM_OUT"
+	out=$(cd "$HMPT_VM_OUT" && pwd)
+else
+	out=$(mktemp -d "$cache/out.XXXXXX")
+	own_out=1
+fi
+case "$out" in *[[:space:]]*) die "HMPT_VM_OUT must not contain white space" ;; esac
+ctl=$out/.vm
+qpid=
+cleanup() {
+	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null
+	if [ $own_out = 1 ]; then rm -rf "$out"; else rm -rf "$ctl"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+rm -rf "$ctl" && mkdir -p "$ctl"
+printf '%q ' "$@" >"$ctl/cmd.sh"
+echo >>"$ctl/cmd.sh"
+
+# SLIT as on a 2-socket Xeon Max 9480 in flat/quadrant mode; HMAT: local
+# DDR 100 ns / 100 GB/s, local HBM 120 ns / 400 GB/s, remote 180-200 ns
+q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -vga none -monitor none
+	-serial "file:$ctl/console" -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x01
+	-accel tcg,thread=single,tb-size=256 -cpu max
+	-machine q35,hmat=on -m $((2 * ddr_mib + 2 * hbm_mib))M -smp 2,sockets=2,cores=1,threads=1
+	-object memory-backend-ram,id=m0,size=${ddr_mib}M -object memory-backend-ram,id=m1,size=${ddr_mib}M
+	-object memory-backend-ram,id=m2,size=${hbm_mib}M -object memory-backend-ram,id=m3,size=${hbm_mib}M
+	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
+	-numa node,nodeid=2,memdev=m2,initiator=0 -numa node,nodeid=3,memdev=m3,initiator=1
+	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
+	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
+	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23)
+while read -r i t lat bw; do
+	q+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
+		-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
+done <<'LB'
+0 0 100 100G
+0 1 180 50G
+0 2 120 400G
+0 3 200 40G
+1 0 180 50G
+1 1 100 100G
+1 2 200 40G
+1 3 120 400G
+LB
+append="console=ttyS0 panic=-1 mitigations=off nokaslr tsc=reliable no_timer_check lpj=4000000
+8250.nr_uarts=1 i8042.noaux i8042.nokbd i8042.nopnp cryptomgr.notests HMPT_VM_OUT=$out HMPT_VM_CWD=$PWD"
+[ $verbose = 1 ] || append="$append quiet"
+q+=(-kernel "$cache/kernel/vmlinux" -initrd "$initrd" -append "$(echo $append)"
+	-fsdev local,id=fsroot,path=/,security_model=none,readonly=on,multidevs=remap
+	-device virtio-9p-pci,fsdev=fsroot,mount_tag=hostroot
+	-fsdev "local,id=fsout,path=$out,security_model=none"
+	-device virtio-9p-pci,fsdev=fsout,mount_tag=shared)
+
+# A boot that hangs before the command starts is retried once (seen about
+# once in 60 boots with multi-threaded TCG); a command never runs twice.
+for try in 1 2; do
+	rm -f "$ctl/console" "$ctl/rc" "$ctl/output"
+	[ $verbose = 0 ] || say "booting the guest (TCG; nodes 0-1 CPU+DDR ${ddr_mib} MiB, 2-3 HBM-like ${hbm_mib} MiB; kernel $(cat "$cache/kernel/version"))"
+	if [ $verbose = 1 ]; then
+		touch "$ctl/console"
+		tail -n +1 -f "$ctl/console" >&2 &
+		tailpid=$!
+	fi
+	set +e
+	timeout -k 5 "$timeout_s" "${q[@]}" </dev/null >"$ctl/qemu.log" 2>&1 &
+	qpid=$!
+	wait $qpid
+	st=$?
+	qpid=
+	set -e
+	[ $verbose = 1 ] && kill "$tailpid" 2>/dev/null
+	grep -qa 'hmpt-vm: command starts' "$ctl/console" 2>/dev/null && break
+	[ -f "$ctl/rc" ] && break
+	say "the guest did not reach the command (qemu status $st)"
+	if [ $try = 2 ]; then
+		tail -n 20 "$ctl/console" "$ctl/qemu.log" >&2 2>/dev/null || true
+		grep -q 'Could not\|could not\|failed' "$ctl/qemu.log" 2>/dev/null &&
+			skip "QEMU cannot run here: $(grep -m1 'Could not\|could not\|failed' "$ctl/qemu.log")"
+		die "the guest did not start the command in two boots"
+	fi
+done
+[ -f "$ctl/output" ] && cat "$ctl/output"
+if [ -f "$ctl/rc" ]; then
+	rc=$(cat "$ctl/rc")
+elif [ "$st" = 124 ] || [ "$st" = 137 ]; then
+	say "timed out after $timeout_s s (HMPT_VM_TIMEOUT)"
+	tail -n 20 "$ctl/console" >&2
+	exit 124
+elif [ $((st & 1)) = 1 ] && [ "$st" -gt 1 ]; then
+	rc=$(((st - 1) / 2))
+else
+	tail -n 20 "$ctl/console" >&2
+	die "the guest died without reporting a status (qemu status $st)"
+fi
+[ $verbose = 0 ] || say "guest command exit status $rc"
+exit "$rc"

@@ -1,0 +1,112 @@
+# placement.sh — placement on real NUMA nodes, run inside the QEMU guest
+# that tests/vm/guest.sh boots (nodes 0-1 CPU+DDR, 2-3 memory-only with
+# higher HMAT bandwidth).  tests/integration/t_numa_vm.sh runs it; by hand:
+#   tests/vm/guest.sh bash tests/vm/placement.sh
+# Every check reads where the pages really are (move_pages, smaps).
+. "$(dirname "$0")/../integration/lib.sh"
+. "$(dirname "$0")/../integration/place_common.sh"
+[ "${VM_GUEST:-}" = 1 ] || skip "runs inside the QEMU guest: tests/vm/guest.sh bash $0"
+M=8
+pages=$((M * 256)) # 4 KiB pages in one array
+
+learn_sites "$work/prof" arrays $M
+A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
+C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+mk() { # OUT POOL... -- SITES...: plan make, quiet
+	local out=$1; shift
+	$TUNE plan make "$@" -o "$out" "$work/prof" 2>/dev/null || fail "plan make $*"
+}
+HBM='hbm={"nodes":"hbm","fallback":"ddr"}' DDR='ddr={"nodes":"ddr"}'
+
+# 1. automatic detection: HMAT says 2 and 3 are HBM, local to 0 and 1
+mk "$work/plan.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$C=hbm"
+$TUNE plan check "$work/plan.json" >"$work/check" || fail "plan check: $(cat "$work/check")"
+grep -q '^on this machine: HBM nodes 2-3 (HMAT: CPU-less, 409600 MB/s against 102400 MB/s), DDR nodes 0-1 (nodes with CPUs); local HBM: 0->2 1->3$' \
+	"$work/check" || fail "detection by plan check: $(cat "$work/check")"
+HMPT_VERBOSE=1 HMPT_PLAN=$work/plan.json LD_PRELOAD=$LIB /bin/true 2>"$work/v.err" || fail "verbose run"
+grep -q '^hmpt: HBM nodes 2-3 (HMAT' "$work/v.err" || fail "detection in the shim: $(cat "$work/v.err")"
+note "detected: $(grep -o 'HBM nodes.*' "$work/check")"
+
+# 2. every planned site on the planned node, from either socket
+for cpu in 0 1; do
+	PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
+	cat "$work/run$cpu"
+	for x in A C; do expect "$work/run$cpu" $x nodes "$((cpu + 2)):$pages"; done
+	for x in B D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
+done
+[ ! -s "$work/run0.err" ] || fail "the shim was not quiet: $(cat "$work/run0.err")"
+
+# 3. explicit nodes, across sockets, and interleaving
+mk "$work/plan3.json" -p 'far={"nodes":[3]}' -p 'spread={"nodes":[2,3],"policy":"interleave"}' \
+	-p 'near={"nodes":"hbm","local":false,"policy":"preferred"}' -d system \
+	-s "$A=far" -s "$B=spread" -s "$C=near"
+PREFIX="taskset -c 0" run_placed "$work/plan3.json" "$work/run3" arrays $M
+cat "$work/run3"
+expect "$work/run3" A nodes "3:$pages"
+expect "$work/run3" B nodes "2:$((pages / 2)),3:$((pages / 2))"
+expect "$work/run3" C nodes "2:$pages" # preferred: the first of 2-3
+
+# 4. a thread on CPU node 1 gets node 3 while the main thread is on node 0
+# (a one-frame prefix names alloc_a's call, whichever thread makes it)
+mk "$work/plan4.json" -p "$HBM" -p "$DDR" -d ddr -m prefix:1 -s "$A=hbm"
+PREFIX="taskset -c 0" run_placed "$work/plan4.json" "$work/run4" thread 1 $M
+cat "$work/run4"
+grep -q '^thread on cpu 1$' "$work/run4" || fail "the thread did not run on CPU 1"
+expect "$work/run4" A nodes "3:$pages"
+
+# 5. memkind pools: MEMKIND_HBW takes the HBM node local to the caller
+mk "$work/plan5.json" -p 'fast={"backend":"memkind","kind":"hbw"}' -d system -s "$A,$B=fast"
+for cpu in 0 1; do
+	PREFIX="taskset -c $cpu" run_placed "$work/plan5.json" "$work/run5.$cpu" arrays $M
+	cat "$work/run5.$cpu"
+	for x in A B; do expect "$work/run5.$cpu" $x nodes "$((cpu + 2)):$pages"; done
+done
+[ "$(placement "$work/run5.0.profile.json" "$A")" = "fast fast:1:$((M << 20)):planned" ] ||
+	fail "memkind placement in the profile: $(placement "$work/run5.0.profile.json" "$A")"
+
+# 6. over budget: by capacity (C), and by the node's free memory (a 200 MiB
+# D on a 128 MiB node): both go whole to DDR, nothing is killed
+mk "$work/plan6.json" -p 'hbm={"nodes":"hbm","capacity":"12M","fallback":"ddr"}' -p "$DDR" \
+	-d ddr -s "$A,$C=hbm"
+PREFIX="taskset -c 0" run_placed "$work/plan6.json" "$work/run6" arrays $M
+cat "$work/run6" "$work/run6.err"
+expect "$work/run6" A nodes "2:$pages"
+expect "$work/run6" C nodes "0:$pages"
+grep -q "^hmpt: pool hbm cannot take 8.00 MiB for site $C (budget 12.0 MiB from capacity" "$work/run6.err" ||
+	fail "capacity message: $(cat "$work/run6.err")"
+mk "$work/plan6b.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$D=hbm"
+PREFIX="taskset -c 0" run_placed "$work/plan6b.json" "$work/run6b" arrays $M 200
+cat "$work/run6b" "$work/run6b.err"
+expect "$work/run6b" A nodes "2:$pages"
+expect "$work/run6b" D nodes "0:$((200 * 256))"
+grep -q "^hmpt: pool hbm cannot take 200.0 MiB for site $D (only .* MiB left on node 2: its free memory at start less a reserve)" "$work/run6b.err" ||
+	fail "node-room message: $(cat "$work/run6b.err")"
+[ "$(placement "$work/run6b.profile.json" "$D")" = "hbm ddr:1:$((200 << 20)):fallback" ] ||
+	fail "fallback in the profile: $(placement "$work/run6b.profile.json" "$D")"
+
+# 7. 2 MiB hugetlb pages on the HBM node
+hp=/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
+echo 8 >$hp && [ "$(cat $hp)" = 8 ] || fail "cannot reserve 8 huge pages on node 2 (got $(cat $hp))"
+mk "$work/plan7.json" -p 'hbm={"nodes":"hbm","pages":"hugetlb","fallback":"ddr"}' -p "$DDR" \
+	-d ddr -s "$A=hbm"
+PREFIX="taskset -c 0" run_placed "$work/plan7.json" "$work/run7" arrays $M
+cat "$work/run7" "$work/run7.err"
+expect "$work/run7" A hugetlb_kb $((M * 1024))
+expect "$work/run7" A pagesize_kb 2048
+expect "$work/run7" A nodes "2:$pages"
+expect "$work/run7" B hugetlb_kb 0
+
+# 8. realloc from an HBM site to a DDR site and back: the pages move, the
+# contents stay (the program checks them)
+learn_sites "$work/rprof" realloc $M
+RA=$(site_id "$work/rprof" alloc_a) RB=$(site_id "$work/rprof" grow_b) RC=$(site_id "$work/rprof" grow_c)
+$TUNE plan make -p "$HBM" -p "$DDR" -d ddr -s "$RA,$RC=hbm" -s "$RB=ddr" -o "$work/plan8.json" \
+	"$work/rprof" 2>/dev/null || fail "plan make 8"
+PREFIX="taskset -c 1" run_placed "$work/plan8.json" "$work/run8" realloc $M
+cat "$work/run8"
+expect "$work/run8" R0 nodes "3:$pages"
+expect "$work/run8" R1 nodes "1:$((pages * 3 / 2))"
+expect "$work/run8" R2 nodes "3:$((pages * 2))"
+expect "$work/run8" R3 nodes "1:$pages"
+grep -q '^realloc contents intact$' "$work/run8" || fail "realloc contents"
+note "every planned site on its planned node (move_pages); thread on CPU 1 -> node 3; memkind hbw; capacity and node-room fallback; hugetlb on node 2"
