@@ -333,8 +333,8 @@ static void log_plan(void)
 }
 
 /* Read the plan, find the nodes, resolve the pools: once, at the first
- * tracked request or in the constructor, with the guard held (memkind and
- * dlopen allocate). */
+ * tracked request (in the constructor with HMPT_STRICT=1), with the guard
+ * held (memkind and dlopen allocate). */
 static void place_init_once(void)
 {
 	const char *path = opt_g[HMPT_OPT_PLAN].str;
@@ -1024,10 +1024,15 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	if (!tracking_g)
 		return;
 	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	/* read the plan (HMPT_STRICT stops here, before main) and warm the
-	 * unwinder up now, outside any malloc */
+	/* warm the unwinder up now, outside any malloc.  The plan is read at
+	 * the first tracked request: a wrapper that runs the program (taskset,
+	 * numactl, mpirun, a shell) and never allocates a large block then says
+	 * nothing about it.  HMPT_STRICT=1 reads it here, to stop before main. */
 	guard_tl = 1;
-	if (ready_to_track())
+	if (opt_g[HMPT_OPT_STRICT].num)
+		pthread_once(&place_once_g, place_init_once);
+	pthread_once(&sites_once_g, sites_init_once);
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		hmpt_sites_warmup();
 	guard_tl = 0;
 }

@@ -169,9 +169,9 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 		if (hmpt_nodemask_empty(&t->hbm))
 			return pool_error(
 			    r, p, "nodes",
-			    "\"hbm\", but no HBM nodes were found on this machine (no "
-			    "HMAT bandwidth above DDR's; name them with HMPT_HBM_NODES "
-			    "or the plan's hbm_nodes)",
+			    "\"hbm\", but no HBM nodes were found on this machine (neither "
+			    "HMAT bandwidth above DDR's nor memkind names any; name them with "
+			    "HMPT_HBM_NODES or the plan's hbm_nodes)",
 			    NULL);
 		*out = t->hbm;
 		break;
@@ -458,7 +458,8 @@ static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_
 	} else if (sh && sh->node >= 0) {
 		hmpt_fmt_str(&f, "only ");
 		hmpt_fmt_size(&f, sh->left);
-		hmpt_fmt_str(&f, sh->hugetlb ? " of free 2 MiB pages left on node " : " left on node ");
+		hmpt_fmt_str(&f,
+		             sh->hugetlb ? " of free 2 MiB pages left on node " : " left on node ");
 		hmpt_fmt_u64(&f, (uint64_t)sh->node);
 		if (!sh->hugetlb)
 			hmpt_fmt_str(&f, ": its free memory at start less a reserve");
@@ -510,7 +511,8 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 			say = pool;
 			say_bytes = bytes;
 			if (p && short_node >= 0)
-				say_short = (shortage_t){short_node, p->hugetlb, node_left(p, short_node)};
+				say_short =
+				    (shortage_t){short_node, p->hugetlb, node_left(p, short_node)};
 		}
 		pool = plan_g->pools[pool].fallback;
 	}

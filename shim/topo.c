@@ -583,7 +583,8 @@ void hmpt_topo_describe(hmpt_fmt_t *f, const hmpt_topo_t *t)
 {
 	if (hmpt_nodemask_empty(&t->hbm)) {
 		hmpt_fmt_str(
-		    f, "no HBM nodes found (no HMAT bandwidth above DDR's; set HMPT_HBM_NODES)");
+		    f, "no HBM nodes found (no HMAT bandwidth above DDR's, none from memkind; "
+		       "set HMPT_HBM_NODES)");
 	} else {
 		hmpt_fmt_str(f, "HBM nodes ");
 		hmpt_nodemask_format(f, &t->hbm);

@@ -1,6 +1,8 @@
 . "$(dirname "$0")/lib.sh"
 # Placement on real NUMA nodes: tests/vm/placement.sh inside a QEMU guest
-# with 2 CPU+DDR nodes and 2 memory-only HBM-like nodes described by HMAT
-# (tests/vm/guest.sh boots it; the first run downloads Debian's kernel
-# package into build/vm).  Skips, with the reason, where QEMU cannot run.
-"$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh"
+# with 2 CPU+DDR nodes and 2 memory-only HBM-like nodes (tests/vm/guest.sh
+# boots it; the first run downloads Debian's kernel package into build/vm),
+# once with HMAT and once without it (memkind's and explicit detection).
+# Skips, with the reason, where QEMU cannot run.
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" || exit
+HMPT_VM_HMAT=0 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" nohmat

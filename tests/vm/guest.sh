@@ -25,7 +25,8 @@
 # HMPT_VM_TIMEOUT (seconds per boot, default 240), HMPT_VM_DDR_MIB and
 # HMPT_VM_HBM_MIB (memory per DDR and per HBM node, default 384 and 128),
 # HMPT_VM_KERNEL_PKG (a Debian linux-image package; default the one
-# linux-image-amd64 depends on).
+# linux-image-amd64 depends on), HMPT_VM_HMAT=0 (no HMAT: the same nodes
+# and distances, but nothing says which nodes are fast).
 #
 # How: Debian's kernel package is downloaded (not installed) once; its
 # vmlinux is booted directly (PVH entry, no firmware, no decompressor) with
@@ -209,20 +210,22 @@ rm -rf "$ctl" && mkdir -p "$ctl"
 printf '%q ' "$@" >"$ctl/cmd.sh"
 echo >>"$ctl/cmd.sh"
 
+hmat=,hmat=on
+[ "${HMPT_VM_HMAT:-1}" = 0 ] && hmat=
 # SLIT as on a 2-socket Xeon Max 9480 in flat/quadrant mode; HMAT: local
 # DDR 100 ns / 100 GB/s, local HBM 120 ns / 400 GB/s, remote 180-200 ns
 q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -vga none -monitor none
 	-serial "file:$ctl/console" -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x01
 	-accel tcg,thread=single,tb-size=256 -cpu max
-	-machine q35,hmat=on -m $((2 * ddr_mib + 2 * hbm_mib))M -smp 2,sockets=2,cores=1,threads=1
+	-machine "q35$hmat" -m $((2 * ddr_mib + 2 * hbm_mib))M -smp 2,sockets=2,cores=1,threads=1
 	-object memory-backend-ram,id=m0,size=${ddr_mib}M -object memory-backend-ram,id=m1,size=${ddr_mib}M
 	-object memory-backend-ram,id=m2,size=${hbm_mib}M -object memory-backend-ram,id=m3,size=${hbm_mib}M
 	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
-	-numa node,nodeid=2,memdev=m2,initiator=0 -numa node,nodeid=3,memdev=m3,initiator=1
+	-numa "node,nodeid=2,memdev=m2${hmat:+,initiator=0}" -numa "node,nodeid=3,memdev=m3${hmat:+,initiator=1}"
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
 	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
 	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23)
-while read -r i t lat bw; do
+[ -n "$hmat" ] && while read -r i t lat bw; do
 	q+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
 		-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
 done <<'LB'
@@ -248,7 +251,7 @@ q+=(-kernel "$cache/kernel/vmlinux" -initrd "$initrd" -append "$(echo $append)"
 # once in 60 boots with multi-threaded TCG); a command never runs twice.
 for try in 1 2; do
 	rm -f "$ctl/console" "$ctl/rc" "$ctl/output"
-	[ $verbose = 0 ] || say "booting the guest (TCG; nodes 0-1 CPU+DDR ${ddr_mib} MiB, 2-3 HBM-like ${hbm_mib} MiB; kernel $(cat "$cache/kernel/version"))"
+	[ $verbose = 0 ] || say "booting the guest (TCG; nodes 0-1 CPU+DDR ${ddr_mib} MiB, 2-3 HBM-like ${hbm_mib} MiB${hmat:-, no HMAT}; kernel $(cat "$cache/kernel/version"))"
 	if [ $verbose = 1 ]; then
 		touch "$ctl/console"
 		tail -n +1 -f "$ctl/console" >&2 &

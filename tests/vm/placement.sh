@@ -5,6 +5,8 @@
 # Every check reads where the pages really are (move_pages, smaps).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/place_common.sh"
+# With "nohmat" (a guest booted with HMPT_VM_HMAT=0), the later layers of
+# HBM detection: memkind's, and an explicit list.
 [ "${VM_GUEST:-}" = 1 ] || skip "runs inside the QEMU guest: tests/vm/guest.sh bash $0"
 M=8
 pages=$((M * 256)) # 4 KiB pages in one array
@@ -18,12 +20,36 @@ mk() { # OUT POOL... -- SITES...: plan make, quiet
 }
 HBM='hbm={"nodes":"hbm","fallback":"ddr"}' DDR='ddr={"nodes":"ddr"}'
 
+if [ "${1:-}" = nohmat ]; then
+	[ ! -e /sys/devices/system/node/node2/access0 ] || fail "the guest has HMAT"
+	mk "$work/plan.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$C=hbm"
+	# nothing names the fast nodes: the plan does not fit, the program runs
+	$TUNE plan check -q "$work/plan.json" 2>"$work/check" && fail "plan check passed without HBM"
+	grep -q 'pools.hbm.nodes: "hbm", but no HBM nodes were found on this machine' "$work/check" ||
+		fail "plan check: $(cat "$work/check")"
+	PREFIX="taskset -c 1" run_placed "$work/plan.json" "$work/run0" arrays $M
+	[ "$(grep -c 'the program runs with default placement$' "$work/run0.err")" = 1 ] ||
+		fail "the shim's one line: $(cat "$work/run0.err")"
+	# memkind's detection (here from MEMKIND_HBW_NODES); local HBM by SLIT
+	MEMKIND_HBW_NODES=2,3 $TUNE plan check "$work/plan.json" >"$work/check" || fail "with memkind"
+	grep -q '^on this machine: HBM nodes 2-3 (memkind), DDR nodes 0-1 (nodes with CPUs); local HBM: 0->2 1->3$' \
+		"$work/check" || fail "memkind detection: $(cat "$work/check")"
+	MEMKIND_HBW_NODES=2,3 PREFIX="taskset -c 1" run_placed "$work/plan.json" "$work/run1" arrays $M
+	for x in A C; do expect "$work/run1" $x nodes "3:$pages"; done
+	for x in B D; do expect "$work/run1" $x nodes "1:$pages"; done
+	# an explicit list wins over everything, and "local" takes the nearest
+	HMPT_HBM_NODES=3 PREFIX="taskset -c 0" run_placed "$work/plan.json" "$work/run2" arrays $M
+	expect "$work/run2" A nodes "3:$pages"
+	note "without HMAT: no HBM (one line, default placement); memkind names 2-3; HMPT_HBM_NODES=3 used from CPU 0"
+	exit 0
+fi
+
 # 1. automatic detection: HMAT says 2 and 3 are HBM, local to 0 and 1
 mk "$work/plan.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$C=hbm"
 $TUNE plan check "$work/plan.json" >"$work/check" || fail "plan check: $(cat "$work/check")"
 grep -q '^on this machine: HBM nodes 2-3 (HMAT: CPU-less, 409600 MB/s against 102400 MB/s), DDR nodes 0-1 (nodes with CPUs); local HBM: 0->2 1->3$' \
 	"$work/check" || fail "detection by plan check: $(cat "$work/check")"
-HMPT_VERBOSE=1 HMPT_PLAN=$work/plan.json LD_PRELOAD=$LIB /bin/true 2>"$work/v.err" || fail "verbose run"
+HMPT_VERBOSE=1 HMPT_PLAN=$work/plan.json LD_PRELOAD=$LIB "$P/placed" arrays 1 >/dev/null 2>"$work/v.err" || fail "verbose run"
 grep -q '^hmpt: HBM nodes 2-3 (HMAT' "$work/v.err" || fail "detection in the shim: $(cat "$work/v.err")"
 note "detected: $(grep -o 'HBM nodes.*' "$work/check")"
 
