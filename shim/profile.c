@@ -295,6 +295,12 @@ static void write_plan(hmpt_fmt_t *f)
 		key(f, "pages");
 		hmpt_fmt_json_str(f, hmpt_plan_pages_name(p->pages));
 		hmpt_fmt_str(f, ", ");
+		key(f, "kind");
+		if (p->backend == HMPT_BACKEND_MEMKIND && p->kind >= 0)
+			hmpt_fmt_json_str(f, hmpt_plan_kinds_g[p->kind]);
+		else
+			hmpt_fmt_str(f, "null");
+		hmpt_fmt_str(f, ", ");
 		key(f, "fallback");
 		hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, p->fallback));
 		hmpt_fmt_str(f, ",\n       ");
