@@ -248,6 +248,27 @@ static void write_site_placement(hmpt_fmt_t *f, const hmpt_site_t *s)
 }
 
 /* "plan": the plan in force, the nodes found, and each pool's figures */
+/* a node list as a JSON string: "0-3,6" */
+static void json_nodemask(hmpt_fmt_t *f, const hmpt_nodemask_t *m)
+{
+	hmpt_fmt_char(f, '"');
+	hmpt_nodemask_format(f, m);
+	hmpt_fmt_char(f, '"');
+}
+
+/* "KIND_nodes": "2-3", "KIND_from": "HMAT" */
+static void kv_nodes(hmpt_fmt_t *f, const char *kind, const hmpt_nodemask_t *m, hmpt_topo_src_t src)
+{
+	hmpt_fmt_char(f, '"');
+	hmpt_fmt_str(f, kind);
+	hmpt_fmt_str(f, "_nodes\": ");
+	json_nodemask(f, m);
+	hmpt_fmt_str(f, ", \"");
+	hmpt_fmt_str(f, kind);
+	hmpt_fmt_str(f, "_from\": ");
+	hmpt_fmt_json_str(f, hmpt_topo_src_name(src));
+}
+
 static void write_plan(hmpt_fmt_t *f)
 {
 	const hmpt_plan_t *pl = hmpt_pools_plan();
@@ -262,19 +283,9 @@ static void write_plan(hmpt_fmt_t *f)
 	key(f, "default_pool");
 	hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, pl->default_pool));
 	hmpt_fmt_str(f, ",\n    ");
-	key(f, "hbm_nodes");
-	hmpt_fmt_char(f, '"');
-	hmpt_nodemask_format(f, &t->hbm);
-	hmpt_fmt_str(f, "\", ");
-	key(f, "hbm_from");
-	hmpt_fmt_json_str(f, hmpt_topo_src_name(t->hbm_src));
+	kv_nodes(f, "hbm", &t->hbm, t->hbm_src);
 	hmpt_fmt_str(f, ", ");
-	key(f, "ddr_nodes");
-	hmpt_fmt_char(f, '"');
-	hmpt_nodemask_format(f, &t->ddr);
-	hmpt_fmt_str(f, "\", ");
-	key(f, "ddr_from");
-	hmpt_fmt_json_str(f, hmpt_topo_src_name(t->ddr_src));
+	kv_nodes(f, "ddr", &t->ddr, t->ddr_src);
 	hmpt_fmt_str(f, ",\n    \"pools\": [");
 	for (int i = 0; i < pl->npools; i++) {
 		const hmpt_plan_pool_t *p = &pl->pools[i];
@@ -285,9 +296,8 @@ static void write_plan(hmpt_fmt_t *f)
 		hmpt_fmt_json_str(f, p->name);
 		hmpt_fmt_str(f, ", ");
 		key(f, "nodes");
-		hmpt_fmt_char(f, '"');
-		hmpt_nodemask_format(f, &st.nodes);
-		hmpt_fmt_str(f, "\", ");
+		json_nodemask(f, &st.nodes);
+		hmpt_fmt_str(f, ", ");
 		key(f, "policy");
 		hmpt_fmt_json_str(
 		    f, p->nodes == HMPT_NODES_NONE ? "none" : hmpt_plan_policy_name(p->policy));
