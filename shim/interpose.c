@@ -437,7 +437,8 @@ static inline bool is_tracked(const void *p)
 {
 	hmpt_memkind_block_t m;
 
-	return hmpt_arena_owns(p) || (hmpt_memkind_any() && hmpt_memkind_lookup(p, &m) == 0);
+	return hmpt_arena_owns(p) ||
+	       (!((uintptr_t)p & 4095) && hmpt_memkind_any() && hmpt_memkind_lookup(p, &m) == 0);
 }
 
 /* Allocate for `site` as the plan says, along the fallback chain; NULL:

@@ -129,7 +129,11 @@ typedef struct {
 } hmpt_memkind_block_t;
 /* Fast test: true only while some memkind block is live (a global
  * counter), so that processes without memkind pay one load in free(). */
-bool hmpt_memkind_any(void);
+extern uint64_t hmpt_memkind_live_g;
+static inline bool hmpt_memkind_any(void)
+{
+	return __atomic_load_n(&hmpt_memkind_live_g, __ATOMIC_RELAXED) != 0;
+}
 /* The record of the live memkind block starting at p: 0, or -ENOENT. */
 int hmpt_memkind_lookup(const void *p, hmpt_memkind_block_t *out);
 /* Free the block at p (which must be live): its record goes to *out. */

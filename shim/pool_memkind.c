@@ -39,7 +39,7 @@ typedef struct {
 	hmpt_memkind_block_t b;
 } slot_t;
 static slot_t *table_g;
-static uint32_t live_g;
+uint64_t hmpt_memkind_live_g; /* live blocks; read without the lock by hmpt_memkind_any */
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 
 void hmpt_memkind_lock(void)
@@ -169,11 +169,6 @@ int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	return hmpt_nodemask_empty(hbm) ? -ENODEV : 0;
 }
 
-bool hmpt_memkind_any(void)
-{
-	return __atomic_load_n(&live_g, __ATOMIC_RELAXED) != 0;
-}
-
 static uint32_t slot_of(uintptr_t a)
 {
 	return (uint32_t)((a >> 12) * 0x9e3779b97f4a7c15ull >> 48) & (TABLE_SLOTS - 1);
@@ -212,7 +207,7 @@ void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_
 	if (zero) /* memkind may hand back memory it had before */
 		memset(p, 0, size);
 	pthread_mutex_lock(&lock_g);
-	if (live_g >= TABLE_SLOTS / 2) {
+	if (hmpt_memkind_live_g >= TABLE_SLOTS / 2) {
 		pthread_mutex_unlock(&lock_g);
 		mk_g.free_fn(NULL, p);
 		errno = ENOSPC;
@@ -224,7 +219,7 @@ void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_
 	table_g[i].addr = (uintptr_t)p;
 	table_g[i].b = (hmpt_memkind_block_t){
 	    .size = size, .usable = mk_g.usable_fn(NULL, p), .site = site, .tag = tag};
-	__atomic_store_n(&live_g, live_g + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&hmpt_memkind_live_g, hmpt_memkind_live_g + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock_g);
 	return p;
 }
@@ -256,7 +251,7 @@ int hmpt_memkind_free(void *p, hmpt_memkind_block_t *out)
 		/* deleted (1) keeps later entries of the run findable; the end
 		 * of a run can be emptied outright */
 		table_g[i].addr = table_g[(i + 1) & (TABLE_SLOTS - 1)].addr ? 1 : 0;
-		__atomic_store_n(&live_g, live_g - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&hmpt_memkind_live_g, hmpt_memkind_live_g - 1, __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&lock_g);
 	if (i < 0)
