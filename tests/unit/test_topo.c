@@ -1,0 +1,352 @@
+/* test_topo.c — topology from sysfs trees made here for machines we lack:
+ * one node, Xeon Max flat and SNC4 (HMAT), KNL flat without HMAT (found by
+ * the probe or by name), CXL (a slower CPU-less node is not HBM), a kernel
+ * without NUMA; node lists parsed and written as numactl does. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#include "topo.h"
+
+static hmpt_topo_t topo;
+static char base[256];
+
+/* write `text` to ROOT/REL, making the directories */
+static void put(const char *root, const char *rel, const char *text)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (char *s = p + strlen(root) + 1; (s = strchr(s, '/')); s++) {
+		*s = '\0';
+		mkdir(p, 0755);
+		*s = '/';
+	}
+	FILE *f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static void putf(const char *root, const char *fmt_rel, int n, const char *fmt, ...)
+{
+	char rel[256], text[1024];
+	va_list ap;
+	snprintf(rel, sizeof(rel), fmt_rel, n);
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	put(root, rel, text);
+}
+
+#define NODE "sys/devices/system/node"
+
+/* a fixture root named `name`, with the machine-wide files */
+static const char *machine(const char *name, const char *online, const char *has_cpu)
+{
+	static char root[300];
+	snprintf(root, sizeof(root), "%s/%s", base, name);
+	mkdir(root, 0755);
+	put(root, NODE "/online", online);
+	put(root, NODE "/has_cpu", has_cpu);
+	put(root, NODE "/has_memory", online);
+	put(root, "sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+	put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", "8\n");
+	put(root, "sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", "6\n");
+	return root;
+}
+
+/* node n: CPUs (or ""), memory in MiB, SLIT row, HMAT bandwidth (0: none)
+ * and initiator node (-1: none) */
+static void node(const char *root, int n, const char *cpus, unsigned mib, const char *slit,
+                 unsigned bw, int initiator)
+{
+	putf(root, NODE "/node%d/cpulist", n, "%s\n", cpus);
+	putf(root, NODE "/node%d/meminfo", n,
+	     "Node %d MemTotal:       %u kB\nNode %d MemFree:        %u kB\n", n, mib * 1024, n,
+	     mib * 512);
+	putf(root, NODE "/node%d/distance", n, "%s\n", slit);
+	putf(root, NODE "/node%d/hugepages/hugepages-2048kB/nr_hugepages", n, "%d\n",
+	     n == 0 ? 8 : 0);
+	putf(root, NODE "/node%d/hugepages/hugepages-2048kB/free_hugepages", n, "%d\n",
+	     n == 0 ? 6 : 0);
+	if (bw) {
+		putf(root, NODE "/node%d/access0/initiators/read_bandwidth", n, "%u\n", bw);
+		putf(root, NODE "/node%d/access0/initiators/read_latency", n, "%u\n", 100);
+		char rel[128];
+		snprintf(rel, sizeof(rel), NODE "/node%d/access0/initiators/node%d", n,
+		         initiator >= 0 ? initiator : n);
+		put(root, rel, ""); /* a symlink in sysfs; only the name matters */
+	}
+}
+
+static int classify(const hmpt_topo_hints_t *h, char *err)
+{
+	return hmpt_topo_classify(&topo, h, err, 256);
+}
+
+static int mask_is(const hmpt_nodemask_t *m, const char *want)
+{
+	char buf[256];
+	hmpt_fmt_t f;
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_nodemask_format(&f, m);
+	hmpt_fmt_cstr(&f);
+	if (strcmp(buf, want) != 0) {
+		fprintf(stderr, "  mask %s, want %s\n", buf, want);
+		return 0;
+	}
+	return 1;
+}
+
+static void describe(char *buf, size_t cap)
+{
+	hmpt_fmt_t f;
+	hmpt_fmt_init(&f, buf, cap, -1);
+	hmpt_topo_describe(&f, &topo);
+	hmpt_fmt_cstr(&f);
+}
+
+static void test_nodemask(void)
+{
+	hmpt_nodemask_t m;
+	char err[160];
+
+	CHECK(hmpt_nodemask_parse("0,2-3", &m, err, sizeof(err)) == 0 && mask_is(&m, "0,2-3"));
+	CHECK(hmpt_nodemask_parse(" 1 ", &m, err, sizeof(err)) == 0 && mask_is(&m, "1"));
+	CHECK(hmpt_nodemask_parse("", &m, err, sizeof(err)) == 0 && hmpt_nodemask_empty(&m));
+	CHECK(hmpt_nodemask_parse("0-63,64,127", &m, err, sizeof(err)) == 0 &&
+	      mask_is(&m, "0-64,127") && hmpt_nodemask_weight(&m) == 66);
+	CHECK(hmpt_nodemask_parse("0-", &m, err, sizeof(err)) == -EINVAL);
+	CHECK(hmpt_nodemask_parse("3-1", &m, err, sizeof(err)) == -EINVAL);
+	CHECK(hmpt_nodemask_parse("x", &m, err, sizeof(err)) == -EINVAL && *err);
+	CHECK(hmpt_nodemask_parse("200", &m, err, sizeof(err)) == -ERANGE);
+	CHECK(hmpt_nodemask_parse("1,,2", &m, err, sizeof(err)) == -EINVAL);
+}
+
+static void test_one_node(void)
+{
+	const char *r = machine("one", "0\n", "0\n");
+	hmpt_topo_hints_t h = {0};
+	char err[256], d[512];
+
+	node(r, 0, "0-1", 24 * 1024, "10", 0, -1);
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK(mask_is(&topo.online, "0") && topo.ncpus == 2 && topo.cpu_node[1] == 0);
+	CHECK(topo.node[0].mem_total == 24ull << 30 && topo.node[0].mem_free == 12ull << 30);
+	CHECK(strcmp(topo.thp, "madvise") == 0);
+	CHECK(topo.huge_total == 8 && topo.huge_free_total == 6 && topo.node[0].huge_free == 6);
+	CHECK(classify(&h, err) == 0);
+	CHECK(hmpt_nodemask_empty(&topo.hbm) && topo.hbm_src == HMPT_TOPO_SRC_NONE);
+	CHECK(mask_is(&topo.ddr, "0") && topo.ddr_src == HMPT_TOPO_SRC_CPUS);
+	describe(d, sizeof(d));
+	CHECK(strstr(d, "no HBM nodes found") != NULL);
+	/* an explicit list naming a node that is not there */
+	h.hbm_env = "1";
+	CHECK(classify(&h, err) == -EINVAL);
+	CHECK(strstr(err, "HMPT_HBM_NODES=1: node 1 is not an online node with memory") != NULL);
+	h.hbm_env = "x";
+	CHECK(classify(&h, err) == -EINVAL && strncmp(err, "HMPT_HBM_NODES=x: expected", 26) == 0);
+}
+
+/* two sockets, DDR 0-1, HBM 2-3 local to 0 and 1 (SLIT of a Xeon Max 9480) */
+static void test_xeonmax_flat(void)
+{
+	const char *r = machine("xmax", "0-3\n", "0-1\n");
+	hmpt_topo_hints_t h = {0};
+	char err[256], d[512];
+
+	node(r, 0, "0-55,112-167", 128 * 1024, "10 21 13 23", 262144, 0);
+	node(r, 1, "56-111,168-223", 128 * 1024, "21 10 23 13", 262144, 1);
+	node(r, 2, "", 64 * 1024, "13 23 10 23", 1048576, 0);
+	node(r, 3, "", 64 * 1024, "23 13 23 10", 1048576, 1);
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK(topo.max_node == 3 && topo.ncpus == 224);
+	CHECK(topo.cpu_node[60] == 1 && topo.cpu_node[112] == 0 && topo.cpu_node[223] == 1);
+	CHECK(topo.distance[0][2] == 13 && topo.distance[1][2] == 23);
+	CHECK(topo.node[2].read_bw == 1048576 && hmpt_nodemask_has(&topo.node[2].initiators, 0));
+	CHECK(classify(&h, err) == 0);
+	CHECK(mask_is(&topo.hbm, "2-3") && topo.hbm_src == HMPT_TOPO_SRC_HMAT);
+	CHECK(mask_is(&topo.ddr, "0-1"));
+	CHECK(mask_is(&topo.local_hbm[0], "2") && mask_is(&topo.local_hbm[1], "3"));
+	CHECK(mask_is(&topo.local_ddr[0], "0") && mask_is(&topo.local_ddr[1], "1"));
+	describe(d, sizeof(d));
+	CHECK(strstr(d, "HBM nodes 2-3 (HMAT") != NULL);
+	CHECK(strstr(d, "local HBM: 0->2 1->3") != NULL);
+	/* the plan's list wins over HMAT, the environment over the plan */
+	hmpt_nodemask_t plan = {{0}};
+	hmpt_nodemask_set(&plan, 3);
+	h.hbm_plan = &plan;
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "3") &&
+	      topo.hbm_src == HMPT_TOPO_SRC_PLAN);
+	CHECK(mask_is(&topo.local_hbm[0], "3")); /* the only one: no initiator says 0 */
+	h.hbm_env = "2";
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "2") &&
+	      topo.hbm_src == HMPT_TOPO_SRC_ENV);
+	CHECK(mask_is(&topo.ddr, "0-1"));
+	h.ddr_env = "1";
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.ddr, "1") &&
+	      mask_is(&topo.local_ddr[0], "1"));
+}
+
+/* two sockets in SNC4: CPU nodes 0-7, HBM nodes 8-15, HBM k+8 local to k */
+static void snc4(const char *name, int hmat)
+{
+	const char *r = machine(name, "0-15\n", "0-7\n");
+	for (int n = 0; n < 16; n++) {
+		char slit[128] = "", cpus[32] = "";
+		for (int m = 0; m < 16; m++) {
+			int d = n == m                       ? 10
+			        : (n % 8) / 4 != (m % 8) / 4 ? 21 /* other socket */
+			        : n % 8 == m % 8             ? 13 /* a cluster's own HBM */
+			        : n < 8 && m < 8             ? 12 /* another cluster's CPUs */
+			                                     : 14;
+			snprintf(slit + strlen(slit), sizeof(slit) - strlen(slit), "%s%d",
+			         m ? " " : "", d);
+		}
+		if (n < 8)
+			snprintf(cpus, sizeof(cpus), "%d-%d", n * 14, n * 14 + 13);
+		node(r, n, cpus, n < 8 ? 32 * 1024 : 16 * 1024, slit,
+		     hmat ? (n < 8 ? 65536 : 262144) : 0, n < 8 ? n : n - 8);
+	}
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+}
+
+static void test_xeonmax_snc4(void)
+{
+	hmpt_topo_hints_t h = {0};
+	char err[256], want[8];
+
+	snc4("snc4", 1);
+	CHECK(classify(&h, err) == 0);
+	CHECK(mask_is(&topo.hbm, "8-15") && mask_is(&topo.ddr, "0-7"));
+	for (int k = 0; k < 8; k++) {
+		snprintf(want, sizeof(want), "%d", k + 8);
+		CHECK(mask_is(&topo.local_hbm[k], want));
+	}
+	CHECK(topo.cpu_node[5 * 14 + 3] == 5);
+	/* without HMAT, named by hand: the nearest by SLIT is the same node */
+	snc4("snc4-nohmat", 0);
+	h.hbm_env = "8-15";
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "8-15"));
+	for (int k = 0; k < 8; k++) {
+		snprintf(want, sizeof(want), "%d", k + 8);
+		CHECK(mask_is(&topo.local_hbm[k], want));
+	}
+}
+
+static int probe_calls;
+static int probe_node1(hmpt_nodemask_t *hbm, void *ctx)
+{
+	(void)ctx;
+	probe_calls++;
+	hmpt_nodemask_set(hbm, 1);
+	return 0;
+}
+static int probe_bogus(hmpt_nodemask_t *hbm, void *ctx)
+{
+	(void)ctx;
+	hmpt_nodemask_set(hbm, 5); /* not a node here: ignored */
+	return 0;
+}
+
+/* KNL in flat mode: MCDRAM is node 1, without CPUs; no HMAT */
+static void test_knl_probe(void)
+{
+	const char *r = machine("knl", "0-1\n", "0\n");
+	hmpt_topo_hints_t h = {0};
+	char err[256], d[512];
+
+	node(r, 0, "0-255", 96 * 1024, "10 31", 0, -1);
+	node(r, 1, "", 16 * 1024, "31 10", 0, -1);
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK(classify(&h, err) == 0 && hmpt_nodemask_empty(&topo.hbm));
+	h.probe = probe_bogus;
+	CHECK(classify(&h, err) == 0 && hmpt_nodemask_empty(&topo.hbm));
+	h.probe = probe_node1;
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "1") && probe_calls == 1);
+	CHECK(topo.hbm_src == HMPT_TOPO_SRC_PROBE && mask_is(&topo.local_hbm[0], "1"));
+	CHECK(mask_is(&topo.ddr, "0"));
+	describe(d, sizeof(d));
+	CHECK(strstr(d, "HBM nodes 1 (memkind") != NULL);
+	/* an explicit list: the probe is not asked */
+	h.hbm_env = "1";
+	CHECK(classify(&h, err) == 0 && probe_calls == 1 && topo.hbm_src == HMPT_TOPO_SRC_ENV);
+}
+
+/* CXL memory: CPU-less, but slower than DDR: not HBM */
+static void test_cxl(void)
+{
+	const char *r = machine("cxl", "0-1\n", "0\n");
+	hmpt_topo_hints_t h = {0};
+	char err[256];
+
+	node(r, 0, "0-31", 256 * 1024, "10 20", 204800, 0);
+	node(r, 1, "", 128 * 1024, "20 10", 40960, 0);
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK(classify(&h, err) == 0);
+	CHECK(hmpt_nodemask_empty(&topo.hbm) && mask_is(&topo.ddr, "0"));
+}
+
+/* a kernel without NUMA: one node 0 from /proc/meminfo */
+static void test_no_numa(void)
+{
+	char root[300];
+	hmpt_topo_hints_t h = {0};
+	char err[256];
+
+	snprintf(root, sizeof(root), "%s/flat", base);
+	mkdir(root, 0755);
+	put(root, "proc/meminfo", "MemTotal:        4194304 kB\nMemFree:         1048576 kB\n");
+	put(root, "sys/devices/system/cpu/online", "0-3\n");
+	CHECK(hmpt_topo_read(&topo, root) == 0);
+	CHECK(mask_is(&topo.online, "0") && mask_is(&topo.memory, "0") && mask_is(&topo.cpu, "0"));
+	CHECK(topo.node[0].mem_total == 4ull << 30 && topo.node[0].mem_free == 1ull << 30);
+	CHECK(topo.ncpus == 4 && topo.cpu_node[3] == 0);
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.ddr, "0"));
+	/* nothing at all */
+	snprintf(root, sizeof(root), "%s/nothing", base);
+	mkdir(root, 0755);
+	CHECK(hmpt_topo_read(&topo, root) < 0);
+}
+
+/* this machine, for what it is worth: it reads, and has node 0 */
+static void test_this_machine(void)
+{
+	hmpt_topo_hints_t h = {0};
+	char err[256];
+
+	CHECK(hmpt_topo_read(&topo, "") == 0);
+	CHECK(hmpt_nodemask_has(&topo.online, 0) && topo.ncpus >= 1);
+	CHECK(classify(&h, err) == 0 && !hmpt_nodemask_empty(&topo.ddr));
+}
+
+int main(void)
+{
+	snprintf(base, sizeof(base), "%s/hmpt-topo.XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(base)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_nodemask();
+	test_one_node();
+	test_xeonmax_flat();
+	test_xeonmax_snc4();
+	test_knl_probe();
+	test_cxl();
+	test_no_numa();
+	test_this_machine();
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", base);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", base);
+	return failures != 0;
+}
