@@ -60,6 +60,8 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || { echo "guest: no command given (try --help)" >&2; exit 2; }
 case "$PWD" in *[[:space:]]*) die "the current directory must not contain white space (it is passed on the kernel command line)" ;; esac
+# the guest has its own /proc, /sys, /dev and /run; the rest of / is the host's
+case "$PWD/" in /proc/* | /sys/* | /dev/* | /run/*) die "run it from a directory outside /proc, /sys, /dev and /run (the guest has its own)" ;; esac
 
 # ---------------------------------------------------------------- tools
 for t in qemu-system-x86_64 cpio gzip; do
@@ -169,7 +171,6 @@ mount -t tmpfs tmpfs /root/dev/shm
 mount -t devpts devpts /root/dev/pts
 mount -t hugetlbfs hugetlbfs /root/dev/hugepages
 mount -t tmpfs tmpfs /root/run
-mount -t tmpfs tmpfs /root/tmp
 mkdir -p /root$HMPT_VM_OUT
 mount -t 9p -o $o,cache=none shared /root$HMPT_VM_OUT || { echo "hmpt-vm: cannot mount the shared directory"; status 125; }
 shared=1
