@@ -70,7 +70,7 @@ $(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(SHARED_OBJ:%=$(B)/asan/shim/%)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
-$(B)/asan/unit/%: tests/unit/%.c tests/unit/check.h $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
+$(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 

@@ -372,10 +372,13 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 {
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 
-	/* the nodes first: a pool's budget spans all its nodes, a thread's
-	 * allocation may go to only some of them, and the message should name
-	 * what really is short */
+	/* the message should name what really is short: the plan's capacity,
+	 * else a node (a budget from free memory spans all the pool's nodes, a
+	 * thread's allocation may go to only some of them), else the budget */
+	bool over = st->used + bytes > st->budget || st->used + bytes < st->used;
 	*short_node = -1;
+	if (over && strcmp(st->budget_from, "capacity") == 0)
+		return false;
 	uint64_t s = p->nnodes ? share(p, bytes) : 0;
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
 		bool ok =
@@ -387,7 +390,7 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 	}
 	if (p->hugetlb && huge_used_all_g + bytes > huge_room_all_g)
 		return false;
-	return st->used + bytes <= st->budget && st->used + bytes >= st->used;
+	return !over;
 }
 
 /* what is left on node n for place p, in hmpt's account */
