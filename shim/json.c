@@ -528,11 +528,15 @@ const hmpt_json_t *hmpt_json_get(const hmpt_json_t *obj, const char *key)
 
 /* The literal as sign, digits (integer and fraction, no point) and a
  * decimal exponent: whole-number conversion without floating point. */
+/* The number's value as significant digits times a power of ten: zeros
+ * are counted, not stored, so a literal of any length converts; more than
+ * 64 significant digits are never a 64-bit whole number. */
 static bool to_u64(const hmpt_json_t *v, bool *neg, uint64_t *out)
 {
 	char digits[64];
-	size_t nd = 0, point = 0;
-	long exp = 0;
+	size_t nd = 0;
+	long zeros = 0, shift = 0, exp = 0; /* value = digits * 10^(zeros + shift + exp) */
+	bool frac = false;
 	const char *p;
 
 	if (!v || v->type != HMPT_JSON_NUMBER)
@@ -541,46 +545,47 @@ static bool to_u64(const hmpt_json_t *v, bool *neg, uint64_t *out)
 	*neg = *p == '-';
 	if (*neg)
 		p++;
-	for (; digit(*p); p++) {
-		if (nd == sizeof(digits))
+	for (;; p++) {
+		if (*p == '.' && !frac) {
+			frac = true;
+			continue;
+		}
+		if (!digit(*p))
+			break;
+		if (frac)
+			shift--;
+		if (*p == '0') {
+			if (nd)
+				zeros++; /* stored only if a non-zero digit follows */
+			continue;
+		}
+		if (nd + (size_t)zeros + 1 > sizeof(digits))
 			return false;
+		for (; zeros; zeros--)
+			digits[nd++] = '0';
 		digits[nd++] = *p;
 	}
-	point = nd;
-	if (*p == '.')
-		for (p++; digit(*p); p++) {
-			if (nd == sizeof(digits))
-				return false;
-			digits[nd++] = *p;
-		}
 	if (*p == 'e' || *p == 'E') {
 		bool eneg = *++p == '-';
 		if (*p == '+' || *p == '-')
 			p++;
-		for (; digit(*p); p++) {
-			exp = exp * 10 + (*p - '0');
-			if (exp > 100000)
-				return false;
-		}
+		for (; digit(*p); p++)
+			if (exp < 100000) /* saturate: only zero survives such a power */
+				exp = exp * 10 + (*p - '0');
 		if (eneg)
 			exp = -exp;
 	}
-	/* value = digits * 10^(exp - (nd - point)) */
-	long shift = exp - (long)(nd - point);
-	while (shift < 0 && nd > 0 && digits[nd - 1] == '0')
-		nd--, shift++;
 	uint64_t x = 0;
-	bool any = false;
-	for (size_t i = 0; i < nd; i++) {
-		if (digits[i] != '0')
-			any = true;
+	for (size_t i = 0; i < nd; i++)
 		if (__builtin_mul_overflow(x, 10, &x) ||
 		    __builtin_add_overflow(x, (uint64_t)(digits[i] - '0'), &x))
 			return false;
-	}
-	if (shift < 0)
-		return !any ? (*out = 0, true) : false; /* a fraction remains */
-	for (long i = 0; i < shift && x; i++)
+	long pow10 = zeros + shift + exp;
+	if (x == 0 || pow10 == 0)
+		return *out = x, true;
+	if (pow10 < 0)
+		return false; /* the last digit is not zero: a fraction remains */
+	for (long i = 0; i < pow10; i++)
 		if (__builtin_mul_overflow(x, 10, &x))
 			return false;
 	*out = x;

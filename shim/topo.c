@@ -427,8 +427,7 @@ int hmpt_topo_read(hmpt_topo_t *t, const char *root)
 		read_distances(t, root, n);
 		read_hmat(t, root, n);
 	}
-	/* memory without CPUs listed in has_memory but empty: keep only nodes
-	 * that hold memory */
+	/* has_memory may name nodes that are not online: keep only online ones */
 	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
 		if (!hmpt_nodemask_has(&t->online, (unsigned)n))
 			t->memory.w[n / 64] &= ~(1ull << (n % 64));
@@ -454,14 +453,14 @@ static int explicit_list(const hmpt_topo_t *t, const char *env, const char *env_
 	hmpt_fmt_t f;
 
 	if (env) {
-		if (hmpt_nodemask_parse(env, out, why, sizeof(why)) != 0 ||
-		    hmpt_nodemask_empty(out)) {
+		int bad = hmpt_nodemask_parse(env, out, why, sizeof(why));
+		if (bad || hmpt_nodemask_empty(out)) {
 			hmpt_fmt_init(&f, err, errlen, -1);
 			hmpt_fmt_str(&f, env_name);
 			hmpt_fmt_char(&f, '=');
 			hmpt_fmt_str(&f, env);
 			hmpt_fmt_str(&f, ": expected a node list such as 2-3");
-			if (*env) {
+			if (bad) { /* else: white space only, `why` is not filled */
 				hmpt_fmt_str(&f, " (");
 				hmpt_fmt_str(&f, why);
 				hmpt_fmt_char(&f, ')');

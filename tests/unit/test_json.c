@@ -55,6 +55,20 @@ static void test_values(void)
 	CHECK(parse("[]") == 0 && doc.root->count == 0 && doc.root->child == NULL);
 	hmpt_json_free(&doc);
 	CHECK(strcmp(hmpt_json_type_name(HMPT_JSON_OBJECT), "an object") == 0);
+
+	/* a value on line 3, column 5, inside nested arrays */
+	CHECK(parse("[\n [1,\n    true],\n\t{\"k\": []}]") == 0);
+	const hmpt_json_t *in = doc.root->child;
+	CHECK(in && in->type == HMPT_JSON_ARRAY && in->line == 2 && in->col == 2 && in->count == 2);
+	const hmpt_json_t *t = in && in->child ? in->child->next : NULL;
+	CHECK(t && t->type == HMPT_JSON_TRUE && t->line == 3 && t->col == 5 && t->key == NULL);
+	const hmpt_json_t *o = in ? in->next : NULL;
+	CHECK(o && o->type == HMPT_JSON_OBJECT && o->line == 4 && o->col == 2);
+	const hmpt_json_t *k = hmpt_json_get(o, "k");
+	CHECK(k && k->type == HMPT_JSON_ARRAY && k->count == 0 && k->line == 4 && k->col == 8);
+	CHECK(hmpt_json_get(doc.root, "k") == NULL); /* not an object */
+	hmpt_json_free(&doc);
+	CHECK(doc.root == NULL && doc.mem == NULL);
 }
 
 static int u64_of(const char *text, uint64_t *v)
@@ -87,6 +101,23 @@ static void test_integers(void)
 	CHECK(i64_of("9223372036854775807", &i) && i == INT64_MAX);
 	CHECK(!i64_of("9223372036854775808", &i));
 	CHECK(i64_of("-3", &i) && i == -3);
+	/* exponents: whole results convert, fractions do not */
+	CHECK(u64_of("1e3", &u) && u == 1000);
+	CHECK(u64_of("1E+2", &u) && u == 100);
+	CHECK(u64_of("1.5e1", &u) && u == 15);
+	CHECK(u64_of("100e-2", &u) && u == 1);
+	CHECK(!u64_of("25e-1", &u));
+	CHECK(u64_of("-0", &u) && u == 0);
+	CHECK(u64_of("0e400", &u) && u == 0);
+	CHECK(u64_of("1e19", &u) && u == 10000000000000000000ull);
+	CHECK(!i64_of("1e19", &i));
+	CHECK(!u64_of("1e20", &u));
+	CHECK(!i64_of("-0.5", &i));
+	CHECK(i64_of("-1.5e1", &i) && i == -15);
+	/* whole numbers written with many digits are still whole numbers */
+	CHECK(u64_of("1.0000000000000000000000000000000000000000000000000000000000000000", &u) &&
+	      u == 1);
+	CHECK(u64_of("0e100001", &u) && u == 0);
 }
 
 static void test_strings(void)

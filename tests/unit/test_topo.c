@@ -99,6 +99,10 @@ static void test_xeonmax_flat(void)
 	CHECK(topo.cpu_node[60] == 1 && topo.cpu_node[112] == 0 && topo.cpu_node[223] == 1);
 	CHECK(topo.distance[0][2] == 13 && topo.distance[1][2] == 23);
 	CHECK(topo.node[2].read_bw == 1048576 && hmpt_nodemask_has(&topo.node[2].initiators, 0));
+	CHECK(topo.node[2].read_lat == 100 && hmpt_nodemask_weight(&topo.node[2].initiators) == 1);
+	CHECK(topo.node[0].huge_total == 8 && topo.node[0].huge_free == 6);
+	CHECK(topo.node[1].huge_total == 0 && topo.node[3].huge_free == 0);
+	CHECK(topo.node[2].mem_total == 64ull << 30);
 	CHECK(classify(&h, err) == 0);
 	CHECK(mask_is(&topo.hbm, "2-3") && topo.hbm_src == HMPT_TOPO_SRC_HMAT);
 	CHECK(mask_is(&topo.ddr, "0-1"));
@@ -206,6 +210,55 @@ static void test_knl_probe(void)
 	/* an explicit list: the probe is not asked */
 	h.hbm_env = "1";
 	CHECK(classify(&h, err) == 0 && probe_calls == 1 && topo.hbm_src == HMPT_TOPO_SRC_ENV);
+	CHECK(mask_is(&topo.hbm, "1") && mask_is(&topo.local_hbm[0], "1"));
+	/* a node that is not there */
+	h.hbm_env = "7";
+	CHECK(classify(&h, err) == -EINVAL && strncmp(err, "HMPT_HBM_NODES=7: node 7", 24) == 0);
+}
+
+/* HMAT for CPU initiators (access1) wins over any initiator (access0) */
+static void test_access1(void)
+{
+	const char *r = machine("acc1", "0-1\n", "0\n");
+	hmpt_topo_hints_t h = {0};
+	char err[256];
+
+	node(r, 0, "0-7", 1024, "10 20", 100000, 0);
+	node(r, 1, "", 1024, "20 10", 50000, 0); /* access0: slower than DDR */
+	put(r, NODE "/node1/access1/initiators/read_bandwidth", "400000\n");
+	put(r, NODE "/node1/access1/initiators/read_latency", "90\n");
+	put(r, NODE "/node1/access1/initiators/node0", "");
+	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK(topo.node[1].read_bw == 400000 && topo.node[1].read_lat == 90);
+	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "1") &&
+	      topo.hbm_src == HMPT_TOPO_SRC_HMAT && mask_is(&topo.local_hbm[0], "1"));
+}
+
+/* scribble on the stack, so that what a callee does not initialise shows */
+static void __attribute__((noinline)) dirty_stack(void)
+{
+	volatile char junk[8192];
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = (char)0xAA;
+}
+
+/* an explicit list of only white space is an error whose message is one
+ * clean sentence (the topology read last is still in `topo`) */
+static void test_blank_env(void)
+{
+	hmpt_topo_hints_t h = {0};
+	char err[256];
+	int clean = 1;
+
+	h.hbm_env = " ";
+	dirty_stack();
+	CHECK(classify(&h, err) == -EINVAL);
+	for (const char *c = err; *c; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			clean = 0;
+	CHECK(clean && strncmp(err, "HMPT_HBM_NODES= : expected a node list", 38) == 0);
+	if (!clean)
+		fprintf(stderr, "  message: %s\n", err);
 }
 
 /* CXL memory: CPU-less, but slower than DDR: not HBM */
@@ -265,8 +318,10 @@ int main(void)
 	test_xeonmax_snc4();
 	test_knl_probe();
 	test_cxl();
+	test_access1();
 	test_no_numa();
 	test_this_machine();
 	fixture_end();
+	test_blank_env();
 	return failures != 0;
 }
