@@ -32,7 +32,7 @@ SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                 -fno-omit-frame-pointer -fno-strict-aliasing
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
                 -Wl,-z,nodelete -Wl,-z,defs
-SHIM_LIBS    := -lunwind -lnuma -ldl -lpthread
+SHIM_LIBS    := -lunwind -lnuma -lpfm -ldl -lpthread
 
 SHIM_SRC  := $(wildcard shim/*.c)
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)

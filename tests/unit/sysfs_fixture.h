@@ -46,7 +46,8 @@ static void putf(const char *root, const char *fmt_rel, int n, const char *fmt, 
 #define NODE "sys/devices/system/node"
 
 /* a fixture root named `name`, with the machine-wide files */
-static const char *machine(const char *name, const char *online, const char *has_cpu)
+__attribute__((unused)) static const char *machine(const char *name, const char *online,
+                                                   const char *has_cpu)
 {
 	static char root[300];
 	snprintf(root, sizeof(root), "%s/%s", base, name);
@@ -62,8 +63,8 @@ static const char *machine(const char *name, const char *online, const char *has
 
 /* node n: CPUs (or ""), memory in MiB, SLIT row, HMAT bandwidth (0: none)
  * and initiator node (-1: none) */
-static void node(const char *root, int n, const char *cpus, unsigned mib, const char *slit,
-                 unsigned bw, int initiator)
+__attribute__((unused)) static void node(const char *root, int n, const char *cpus, unsigned mib,
+                                         const char *slit, unsigned bw, int initiator)
 {
 	putf(root, NODE "/node%d/cpulist", n, "%s\n", cpus);
 	putf(root, NODE "/node%d/meminfo", n,
