@@ -23,6 +23,7 @@ uintptr_t hmpt_arena_size_g;
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static hmpt_extents_t free_g;
 static hmpt_block_t *blocks_g; /* one record per granule */
+static uint32_t *owner_g;      /* per granule: 1 + the start granule of its live block, 0 */
 static uint64_t ngran_g;
 static size_t page_g = 4096;
 static int dontunmap_g = 1; /* mremap(MREMAP_DONTUNMAP) works here */
@@ -292,12 +293,14 @@ int hmpt_arena_init(uint64_t size)
 	rw_g = hmpt_sys_map(n);
 	res_g = hmpt_sys_map(n * sizeof(*res_g));
 	shape_g = hmpt_sys_map(n * sizeof(*shape_g));
-	if (!blocks || !ext || !rw_g || !res_g || !shape_g) {
+	owner_g = hmpt_sys_map(n * sizeof(*owner_g));
+	if (!blocks || !ext || !rw_g || !res_g || !shape_g || !owner_g) {
 		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
 		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
 		hmpt_sys_unmap(rw_g, n);
 		hmpt_sys_unmap(res_g, n * sizeof(*res_g));
 		hmpt_sys_unmap(shape_g, n * sizeof(*shape_g));
+		hmpt_sys_unmap(owner_g, n * sizeof(*owner_g));
 		munmap(base, len);
 		return -ENOMEM;
 	}
@@ -319,15 +322,37 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 
 /* Record the block now at granule g; with `old` >= 0, the block that was at
  * granule `old` is gone (it moved to g) in the same step. */
+static void set_owner(uint64_t g, uint64_t n, uint32_t v)
+{
+	for (uint64_t i = g; i < g + n; i++)
+		owner_g[i] = v;
+}
+
+/* Record the block now at granule g; with `old` >= 0, the block that was at
+ * granule `old` is gone (it moved to g) in the same step.  A block keeps its
+ * birth time when it stays where it was. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
                    uint16_t tag)
 {
+	uint64_t now = hmpt_sys_now_ns();
+
 	note_resident((uint64_t)g, n, mapped);
 	pthread_mutex_lock(&lock_g);
-	blocks_g[g] = (hmpt_block_t){
-	    .size = size, .mapped = mapped, .ngran = (uint32_t)n, .site = site, .tag = tag};
-	if (old >= 0 && old != g)
+	uint64_t had = blocks_g[g].ngran; /* resized in place: its old extent */
+	uint64_t born = had && old < 0 ? blocks_g[g].born : now;
+	blocks_g[g] = (hmpt_block_t){.size = size,
+	                             .mapped = mapped,
+	                             .ngran = (uint32_t)n,
+	                             .site = site,
+	                             .tag = tag,
+	                             .born = born};
+	if (had > n)
+		set_owner((uint64_t)g + n, had - n, 0);
+	set_owner((uint64_t)g, n, (uint32_t)g + 1);
+	if (old >= 0 && old != g) {
+		set_owner((uint64_t)old, blocks_g[old].ngran, 0);
 		blocks_g[old].ngran = 0;
+	}
 	pthread_mutex_unlock(&lock_g);
 }
 
@@ -384,6 +409,24 @@ int hmpt_arena_lookup(const void *p, hmpt_block_t *out)
 	return rc;
 }
 
+int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
+{
+	uintptr_t off = (uintptr_t)p - hmpt_arena_base_g;
+	int rc = -ENOENT;
+
+	if (off >= hmpt_arena_size_g || !owner_g)
+		return rc;
+	pthread_mutex_lock(&lock_g);
+	uint32_t o = owner_g[off >> HMPT_GRANULE_SHIFT];
+	if (o && blocks_g[o - 1].ngran) {
+		*start = hmpt_arena_base_g + ((uintptr_t)(o - 1) << HMPT_GRANULE_SHIFT);
+		*out = blocks_g[o - 1];
+		rc = 0;
+	}
+	pthread_mutex_unlock(&lock_g);
+	return rc;
+}
+
 int hmpt_arena_free(void *p, hmpt_block_t *out)
 {
 	int64_t g = block_index(p);
@@ -392,6 +435,8 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 		return -EINVAL;
 	pthread_mutex_lock(&lock_g);
 	*out = blocks_g[g];
+	if (out->ngran)
+		set_owner((uint64_t)g, out->ngran, 0);
 	blocks_g[g].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
 	if (!out->ngran)

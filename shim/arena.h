@@ -43,6 +43,7 @@ typedef struct {
 	uint32_t ngran;  /* granules held, 0 = no block starts here */
 	uint32_t site;   /* allocation site index */
 	uint16_t tag;    /* placement (pool.h), 0 = system */
+	uint64_t born;   /* when the block took its address range (CLOCK_MONOTONIC ns) */
 } hmpt_block_t;
 
 /* How the arena learns what a tag means (pool.h provides both). */
@@ -76,10 +77,15 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 int hmpt_arena_free(void *p, hmpt_block_t *out);
 /* The record of the live block starting at p; -EINVAL if none. */
 int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
+/* The live block that holds address p (anywhere inside it): its start in
+ * *start and its record in *out; -ENOENT if none.  For attributing sampled
+ * addresses. */
+int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out);
 /* Resize the block at p to `size` bytes keeping its contents and its tag,
  * in place when possible, otherwise moving its pages (copying hugetlb
  * ones); the new record gets `site`.  On failure returns NULL (errno) and
- * the block is unchanged.  *old gets the block's record as it was. */
+ * the block is unchanged.  *old gets the block's record as it was.  A block
+ * that moves is born again (its new range is new to it). */
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);
 /* Bytes of the arena not in use (for reports). */
 uint64_t hmpt_arena_free_bytes(void);

@@ -35,6 +35,7 @@
 #include "plan.h"
 #include "pool.h"
 #include "profile.h"
+#include "sample.h"
 #include "sites.h"
 #include "sys.h"
 
@@ -86,6 +87,7 @@ static void *(*real_aligned_alloc_g)(size_t, size_t);
 static void *(*real_valloc_g)(size_t);
 static void *(*real_pvalloc_g)(size_t);
 static size_t (*real_usable_g)(void *);
+static hmpt_pthread_create_fn real_pthread_create_g;
 
 static int warned_invalid_free_g, warned_arena_g, warned_track_g;
 
@@ -153,6 +155,9 @@ static void resolve_next(void)
 	real_valloc_g = next_symbol("valloc", NULL);
 	real_pvalloc_g = next_symbol("pvalloc", NULL);
 	real_usable_g = next_symbol("malloc_usable_size", NULL);
+	real_pthread_create_g = next_symbol("pthread_create", NULL);
+	if (!real_pthread_create_g)
+		real_pthread_create_g = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
 	real_malloc_g = m;
 	real_free_g = f;
 	real_calloc_g = c;
@@ -478,8 +483,8 @@ static void block_free(void *p, const block_t *b)
 
 	if (b->memkind)
 		hmpt_memkind_free(p, &m);
-	else
-		hmpt_arena_free(p, &a);
+	else if (hmpt_arena_free(p, &a) == 0)
+		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born, hmpt_sys_now_ns());
 	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
@@ -618,6 +623,9 @@ static void *track_resize(void *p, const block_t *old, size_t size)
 		uint64_t after = hmpt_pools_round(old->tag, size);
 		if (hmpt_pools_regrow(old->tag, before, after)) {
 			q = hmpt_arena_realloc(p, size, site, &was);
+			if (q && q != p) /* moved: samples at the old range before now are its */
+				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born,
+				                      hmpt_sys_now_ns());
 			if (q)
 				goto done;
 			hmpt_pools_regrow(old->tag, after, before);
@@ -895,6 +903,8 @@ static int write_profile(const char *pattern, hmpt_end_t end)
 	if (!tracking_g || !__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		return -ENOTSUP;
 	guard_tl++;
+	if (end == HMPT_END_REQUEST)
+		hmpt_sample_flush();
 	hmpt_sites_lock();
 	if (hmpt_sites_totals()->allocations == 0 && hmpt_sites_totals()->live == 0 &&
 	    end != HMPT_END_REQUEST) {
@@ -938,6 +948,9 @@ static void profile_at_exit(hmpt_end_t end)
 		return;
 	if (!hmpt_log_first(&profile_written_g))
 		return;
+	guard_tl++;
+	hmpt_sample_stop(); /* the rest of the samples, before the profile */
+	guard_tl--;
 	write_profile(opt_g[HMPT_OPT_PROFILE].str, end);
 }
 
@@ -1017,6 +1030,34 @@ static void fork_child(void)
 	profile_written_g = 0;
 	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		hmpt_sites_reset_stats(hmpt_sys_now_ns());
+	guard_tl++;
+	hmpt_sample_fork_child();
+	guard_tl--;
+}
+
+/* HMPT_SAMPLE: start sampling in the main thread, before main() */
+static void sample_start(void)
+{
+	const char *v = opt_g[HMPT_OPT_SAMPLE].str;
+	hmpt_sample_config_t cfg = {.want = HMPT_SAMPLER_OFF,
+	                            .period = opt_g[HMPT_OPT_SAMPLE_PERIOD].num,
+	                            .ldlat = opt_g[HMPT_OPT_SAMPLE_LDLAT].num,
+	                            .create = real_pthread_create_g};
+
+	if (!v || !real_pthread_create_g)
+		return;
+	if (hmpt_sampler_parse(v, &cfg.want) != 0) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "HMPT_SAMPLE=");
+		hmpt_fmt_str(&f, v);
+		hmpt_fmt_str(&f, ": expected auto, pebs, ibs, faults or off (or 1 / 0); sampling "
+		                 "is off");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+		return;
+	}
+	hmpt_sample_start(&cfg);
 }
 
 __attribute__((constructor)) static void hmpt_ctor(void)
@@ -1035,7 +1076,41 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	pthread_once(&sites_once_g, sites_init_once);
 	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		hmpt_sites_warmup();
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		sample_start();
 	guard_tl = 0;
+}
+
+/* A new thread: its own events first, then the program's start routine. */
+static void *thread_start(void *p)
+{
+	hmpt_sample_tramp_t *t = p;
+	void *(*fn)(void *) = t->fn;
+	void *arg = t->arg;
+
+	hmpt_sample_tramp_put(t);
+	guard_tl++;
+	hmpt_sample_thread_begin();
+	guard_tl--;
+	return fn(arg);
+}
+
+EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*fn)(void *),
+                          void *arg)
+{
+	hmpt_sample_tramp_t *t;
+
+	init();
+	if (!real_pthread_create_g)
+		return EAGAIN;
+	if (!hmpt_sample_active() || !(t = hmpt_sample_tramp_get()))
+		return real_pthread_create_g(thread, attr, fn, arg);
+	t->fn = fn;
+	t->arg = arg;
+	int rc = real_pthread_create_g(thread, attr, thread_start, t);
+	if (rc)
+		hmpt_sample_tramp_put(t);
+	return rc;
 }
 
 EXPORT const char *hmpt_version(void)

@@ -42,6 +42,18 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
     [HMPT_OPT_DDR_NODES] = {"HMPT_DDR_NODES", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(detected)",
                             "The DDR nodes, as a node list such as 0-1; default: the nodes with "
                             "CPUs and memory that are not HBM."},
+    [HMPT_OPT_SAMPLE] = {"HMPT_SAMPLE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "off",
+                         "Sample memory accesses and attribute them to tracked allocations: "
+                         "auto (or 1) takes the best this machine has, or name one of pebs "
+                         "(Intel), ibs (AMD), faults (software page faults: first touch "
+                         "only); off (or 0) does not sample."},
+    [HMPT_OPT_SAMPLE_PERIOD] = {"HMPT_SAMPLE_PERIOD", HMPT_OPT_TYPE_UINT, 0, 0, UINT64_C(1) << 32,
+                                "(per kind)",
+                                "One sample every this many events: PEBS loads 4001 (stores "
+                                "25 times that), IBS ops 524288 (a multiple of 16); page "
+                                "faults are always all sampled."},
+    [HMPT_OPT_SAMPLE_LDLAT] = {"HMPT_SAMPLE_LDLAT", HMPT_OPT_TYPE_UINT, 30, 3, 65535, "30",
+                               "PEBS: sample loads that take at least this many cycles."},
 };
 
 int hmpt_options_parse_uint(const char *s, uint64_t *out)

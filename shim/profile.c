@@ -1,5 +1,6 @@
 /* profile.c — see profile.h. */
 #include "profile.h"
+#include "sample.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -332,6 +333,185 @@ static void write_plan(hmpt_fmt_t *f)
 	hmpt_fmt_str(f, "\n    ]\n  },\n");
 }
 
+static void kv_hex(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_str(f, "\"0x");
+	hmpt_fmt_hex(f, v, 1);
+	hmpt_fmt_char(f, '"');
+	hmpt_fmt_str(f, sep);
+}
+
+static void kv_str(hmpt_fmt_t *f, const char *k, const char *v, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_json_str(f, v);
+	hmpt_fmt_str(f, sep);
+}
+
+/* the sampled totals that shares are taken of: samples with an address
+ * (hardware), or bytes first touched (page faults) */
+static uint64_t sample_whole_g;
+
+static bool sampled_faults(void)
+{
+	const hmpt_pmu_setup_t *su = hmpt_sample_setup_used();
+	return su && su->kind == HMPT_SAMPLER_FAULTS;
+}
+
+static void write_sampling(hmpt_fmt_t *f)
+{
+	const hmpt_pmu_setup_t *su = hmpt_sample_setup_used();
+	const hmpt_sample_totals_t *t = hmpt_sample_totals();
+
+	sample_whole_g = 0;
+	hmpt_fmt_str(f, "  \"sampling\": ");
+	if (!su) {
+		hmpt_fmt_str(f, "null,\n");
+		return;
+	}
+	bool faults = su->kind == HMPT_SAMPLER_FAULTS;
+	hmpt_fmt_str(f, "{\n    ");
+	kv_str(f, "mode", hmpt_sampler_name(su->kind), ", ");
+	key(f, "access_density");
+	hmpt_fmt_str(f, su->kind == HMPT_SAMPLER_PEBS || su->kind == HMPT_SAMPLER_IBS ? "true"
+	                                                                              : "false");
+	hmpt_fmt_str(f, ",\n    ");
+	kv_str(f, "why", hmpt_sample_why(), ",\n    ");
+	kv_str(f, "unit", faults ? "bytes first touched" : "sampled accesses", ", ");
+	kv_str(f, "model", su->model, ", ");
+	kv_u64(f, "period", su->period, ", ");
+	kv_u64(f, "ldlat", su->ldlat, ",\n    ");
+	kv_str(f, "note", su->note, ",\n    ");
+	kv_hex(f, "sample_type", hmpt_sample_type_used(), ",\n    ");
+	hmpt_fmt_str(f, "\"events\": [");
+	for (int i = 0; i < su->nevents; i++) {
+		const hmpt_pmu_event_t *e = &su->ev[i];
+		hmpt_fmt_str(f, i ? ",\n      {" : "\n      {");
+		kv_str(f, "name", e->name, ", ");
+		kv_str(f, "source", e->source, ", ");
+		kv_u64(f, "type", e->attr.type, ", ");
+		kv_hex(f, "config", e->attr.config, ", ");
+		kv_hex(f, "config1", e->attr.config1, ", ");
+		kv_u64(f, "period", e->attr.sample_period, ", ");
+		kv_u64(f, "precise_ip", e->attr.precise_ip, ", ");
+		key(f, "leader");
+		if (e->leader >= 0)
+			hmpt_fmt_i64(f, e->leader);
+		else
+			hmpt_fmt_str(f, "null");
+		hmpt_fmt_str(f, ", ");
+		key(f, "samples");
+		hmpt_fmt_str(f, !e->sampling                      ? "false"
+		                : su->kind == HMPT_SAMPLER_FAULTS ? "\"first touches\""
+		                : e->store                        ? "\"stores\""
+		                                                  : "\"loads\"");
+		hmpt_fmt_char(f, '}');
+	}
+	hmpt_fmt_str(f, "],\n    ");
+	if (t) {
+		uint64_t with_addr =
+		    t->attributed + t->attributed_gone + t->untracked + t->gone_unknown;
+		if (faults) {
+			sample_whole_g = t->untracked_bytes;
+			for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
+				const hmpt_sample_site_t *ss = hmpt_sample_site(i);
+				if (ss)
+					sample_whole_g += ss->bytes;
+			}
+		} else {
+			sample_whole_g = with_addr;
+		}
+		kv_u64(f, "threads", t->threads, ", ");
+		kv_u64(f, "threads_failed", t->threads_failed, ", ");
+		kv_u64(f, "threads_unsampled", t->threads_unsampled, ",\n    ");
+		kv_u64(f, "samples", t->ring.samples, ", ");
+		kv_u64(f, "attributed", t->attributed, ", ");
+		kv_u64(f, "attributed_after_free", t->attributed_gone, ", ");
+		kv_u64(f, "untracked", t->untracked, ",\n    ");
+		kv_u64(f, "unattributable", t->gone_unknown, ", ");
+		kv_u64(f, "no_address", t->no_address, ", ");
+		kv_u64(f, "untracked_bytes", t->untracked_bytes, ", ");
+		kv_u64(f, "share_of", sample_whole_g, ",\n    ");
+		kv_u64(f, "lost", t->ring.lost, ", ");
+		kv_u64(f, "lost_samples", t->ring.lost_samples, ", ");
+		kv_u64(f, "throttled", t->ring.throttled, ", ");
+		kv_u64(f, "unthrottled", t->ring.unthrottled, ", ");
+		kv_u64(f, "malformed", t->ring.malformed, ", ");
+		kv_u64(f, "unknown_records", t->ring.unknown, "\n  },\n");
+	} else {
+		hmpt_fmt_str(f, "\"samples\": 0\n  },\n");
+	}
+}
+
+static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *s)
+{
+	const hmpt_sample_site_t *ss = hmpt_sample_site(site);
+	bool faults = sampled_faults();
+
+	if (!hmpt_sample_totals())
+		return;
+	hmpt_fmt_str(f, ",\n      \"samples\": {");
+	if (!ss) {
+		hmpt_fmt_str(f, "\"n\": 0, \"share\": 0}");
+		return;
+	}
+	kv_u64(f, "n", ss->samples, ", ");
+	key(f, "share");
+	uint64_t part = faults ? ss->bytes : ss->samples;
+	hmpt_fmt_fixed(f, sample_whole_g ? (double)part / (double)sample_whole_g : 0.0, 6);
+	hmpt_fmt_str(f, ", ");
+	key(f, "per_mib");
+	uint64_t size = s->st.peak_live ? s->st.peak_live : s->st.max_size;
+	if (faults || !size)
+		hmpt_fmt_str(f, "null");
+	else
+		hmpt_fmt_fixed(f, (double)ss->samples / ((double)size / 1048576.0), 3);
+	hmpt_fmt_str(f, ", ");
+	if (faults) {
+		kv_u64(f, "first_touch_bytes", ss->bytes, ", ");
+	} else {
+		kv_u64(f, "stores", ss->stores, ", ");
+		key(f, "latency_mean");
+		if (ss->lat_n)
+			hmpt_fmt_fixed(f, (double)ss->lat_sum / (double)ss->lat_n, 1);
+		else
+			hmpt_fmt_str(f, "null");
+		hmpt_fmt_str(f, ",\n        \"latency_hist\": [");
+		for (int i = 0; i < HMPT_SAMPLE_LAT_BUCKETS; i++) {
+			if (i)
+				hmpt_fmt_str(f, ", ");
+			hmpt_fmt_u64(f, ss->lat_hist[i]);
+		}
+		hmpt_fmt_str(f, "], \"levels\": {");
+		for (int i = 0; i < HMPT_LEVEL_COUNT; i++)
+			kv_u64(f, hmpt_datasrc_level_name((hmpt_level_t)i), ss->level[i],
+			       i + 1 < HMPT_LEVEL_COUNT ? ", " : "},\n        ");
+	}
+	hmpt_fmt_str(f, "\"nodes\": {");
+	bool first = true;
+	for (int i = 0; i <= HMPT_SAMPLE_NODES; i++) {
+		if (!ss->node[i])
+			continue;
+		hmpt_fmt_str(f, first ? "\"" : ", \"");
+		if (i < HMPT_SAMPLE_NODES)
+			hmpt_fmt_u64(f, (uint64_t)i);
+		else
+			hmpt_fmt_str(f, "other");
+		hmpt_fmt_str(f, "\": ");
+		hmpt_fmt_u64(f, ss->node[i]);
+		first = false;
+	}
+	hmpt_fmt_str(f, "}, \"threads\": [");
+	for (int i = 0; i < HMPT_SAMPLE_TIDS && ss->tid[i]; i++) {
+		hmpt_fmt_str(f, i ? ", {" : "{");
+		kv_u64(f, "tid", ss->tid[i], ", ");
+		kv_u64(f, "n", ss->tid_n[i], "}");
+	}
+	hmpt_fmt_str(f, "], ");
+	kv_u64(f, "other_threads", ss->tid_other, "}");
+}
+
 static void write_sites(hmpt_fmt_t *f, uint32_t n)
 {
 	hmpt_fmt_str(f, "  \"sites\": [");
@@ -358,6 +538,7 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 		kv_sec(f, "first_s", s->st.first_ns, ", ");
 		kv_sec(f, "last_s", s->st.last_ns, "");
 		write_site_placement(f, s);
+		write_site_samples(f, order_g[k], s);
 		hmpt_fmt_char(f, '}');
 	}
 	hmpt_fmt_str(f, n ? "\n  ]\n" : "]\n");
@@ -396,7 +577,10 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 	write_plan(&f);
 	write_modules(&f);
 	write_totals(&f);
+	hmpt_sample_lock();
+	write_sampling(&f);
 	write_sites(&f, sort_sites());
+	hmpt_sample_unlock();
 	hmpt_fmt_str(&f, "}\n");
 	rc = hmpt_fmt_flush(&f);
 	if (close(fd) != 0 && rc == 0)

@@ -12,7 +12,7 @@
 
 #include "sys.h"
 
-#define MAX_SITES   65536u
+#define MAX_SITES   HMPT_SITES_MAX
 #define SLOTS       (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
 #define MAX_MODULES 4096u
 /* frames captured beyond the kept depth, for hmpt's and the runtime's */

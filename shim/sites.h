@@ -23,6 +23,7 @@
 #include "hash.h"
 
 #define HMPT_MAX_DEPTH      64
+#define HMPT_SITES_MAX      65536u /* sites per process; more count as the overflow site */
 #define HMPT_SITE_OVERFLOW  0u
 #define HMPT_MODULE_UNKNOWN UINT32_MAX
 

@@ -1,0 +1,778 @@
+/* sample.c — see sample.h. */
+#include "sample.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "log.h"
+#include "sites.h"
+#include "sys.h"
+
+#define MAX_THREADS       1024
+#define RING_PAGES_HW     16 /* 64 KiB of records per thread: PEBS/IBS at their periods */
+#define RING_PAGES_FAULTS 64 /* 256 KiB: a thread first-touching a large array faults fast */
+#define GONE_MAX          4096
+#define BATCH             256
+
+enum { SLOT_FREE, SLOT_OPENING, SLOT_ACTIVE, SLOT_CLOSING };
+
+typedef struct {
+	int state;
+	pid_t tid;
+	int nfd;
+	int fd[HMPT_PMU_MAX_EVENTS];
+	uint64_t id[HMPT_PMU_MAX_EVENTS];
+	int ring_fd;
+	struct perf_event_mmap_page *ring;
+} slot_t;
+
+/* a block that left its address range: samples older than `died` found
+ * there belong to it */
+typedef struct {
+	uintptr_t start, end;
+	uint64_t born, died;
+	uint32_t site;
+} gone_t;
+
+typedef struct {
+	uint32_t site;
+	uintptr_t page;
+} pending_t;
+
+static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t gone_lock_g = PTHREAD_MUTEX_INITIALIZER;
+static slot_t *slots_g;
+static hmpt_sample_site_t *sites_g;
+static gone_t *gone_g;
+static uint64_t gone_n_g;
+static hmpt_sample_totals_t totals_g;
+static hmpt_pmu_setup_t setup_g;
+static hmpt_sample_config_t cfg_g;
+static uint64_t sample_type_g;
+static bool time_ok_g = true; /* the events' clock is CLOCK_MONOTONIC */
+static int active_g;
+static int stopping_g;
+static int wake_fd_g = -1;
+static pthread_key_t key_g;
+static size_t ring_pages_g;
+static size_t page_g = 4096;
+static char why_g[256];
+static pending_t pending_g[BATCH];
+static unsigned npending_g;
+static hmpt_sample_tramp_t tramps_g[MAX_THREADS];
+static hmpt_pthread_create_fn create_g;
+
+void hmpt_sample_lock(void)
+{
+	pthread_mutex_lock(&lock_g);
+}
+
+void hmpt_sample_unlock(void)
+{
+	pthread_mutex_unlock(&lock_g);
+}
+
+bool hmpt_sample_active(void)
+{
+	return __atomic_load_n(&active_g, __ATOMIC_ACQUIRE);
+}
+
+const hmpt_pmu_setup_t *hmpt_sample_setup_used(void)
+{
+	return setup_g.kind == HMPT_SAMPLER_OFF && !why_g[0] ? NULL : &setup_g;
+}
+
+const hmpt_sample_totals_t *hmpt_sample_totals(void)
+{
+	return sites_g ? &totals_g : NULL;
+}
+
+const hmpt_sample_site_t *hmpt_sample_site(uint32_t site)
+{
+	if (!sites_g || site >= HMPT_SITES_MAX)
+		return NULL;
+	const hmpt_sample_site_t *s = &sites_g[site];
+	return s->samples ? s : NULL;
+}
+
+uint64_t hmpt_sample_type_used(void)
+{
+	return sample_type_g;
+}
+
+const char *hmpt_sample_why(void)
+{
+	return why_g;
+}
+
+static void count(uint64_t *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+static void wake_reader(void)
+{
+	uint64_t one = 1;
+
+	if (wake_fd_g >= 0 && write(wake_fd_g, &one, sizeof(one)) < 0) {
+		/* the counter is full: the reader is awake anyway */
+	}
+}
+
+/* ------------------------------------------------------------ attribution */
+
+static unsigned lat_bucket(uint64_t w)
+{
+	unsigned b = 0;
+
+	for (uint64_t lim = 16; b < HMPT_SAMPLE_LAT_BUCKETS - 1 && w >= lim; lim <<= 1)
+		b++;
+	return b;
+}
+
+/* The site whose block held `addr` at time t (0: time unknown, the current
+ * owner); -1: not tracked memory; -2: tracked memory whose block left no
+ * trace. */
+static int64_t resolve(uint64_t addr, uint64_t t, bool *gone)
+{
+	hmpt_block_t b;
+	uintptr_t start;
+	int64_t site = -2;
+
+	*gone = false;
+	if (!hmpt_arena_owns((void *)addr))
+		return -1;
+	if (hmpt_arena_find((void *)addr, &start, &b) == 0 && (t == 0 || b.born <= t))
+		return b.site;
+	pthread_mutex_lock(&gone_lock_g);
+	uint64_t n = gone_n_g < GONE_MAX ? gone_n_g : GONE_MAX;
+	for (uint64_t k = 0; k < n; k++) {
+		const gone_t *e = &gone_g[(gone_n_g - 1 - k) % GONE_MAX];
+		if (addr >= e->start && addr < e->end &&
+		    (t == 0 || (e->born <= t && t < e->died))) {
+			site = e->site;
+			*gone = true;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&gone_lock_g);
+	return site;
+}
+
+/* the node of each pending page, in one system call */
+static void flush_pending(void)
+{
+	void *pages[BATCH];
+	int status[BATCH];
+
+	if (!npending_g)
+		return;
+	for (unsigned i = 0; i < npending_g; i++) {
+		pages[i] = (void *)pending_g[i].page;
+		status[i] = -1;
+	}
+	if (syscall(SYS_move_pages, 0, (unsigned long)npending_g, pages, NULL, status, 0) != 0)
+		for (unsigned i = 0; i < npending_g; i++)
+			status[i] = -1;
+	for (unsigned i = 0; i < npending_g; i++) {
+		int node = status[i];
+		unsigned slot =
+		    node >= 0 && node < HMPT_SAMPLE_NODES ? (unsigned)node : HMPT_SAMPLE_NODES;
+		sites_g[pending_g[i].site].node[slot]++;
+	}
+	npending_g = 0;
+}
+
+static void note_tid(hmpt_sample_site_t *acc, uint32_t tid)
+{
+	for (unsigned i = 0; i < HMPT_SAMPLE_TIDS; i++) {
+		if (acc->tid[i] == tid || acc->tid[i] == 0) {
+			acc->tid[i] = tid;
+			acc->tid_n[i]++;
+			return;
+		}
+	}
+	acc->tid_other++;
+}
+
+static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
+{
+	const slot_t *sl = ctx;
+	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
+	bool gone;
+
+	if (!s->addr) {
+		totals_g.no_address++;
+		return;
+	}
+	int64_t site = resolve(s->addr, time_ok_g ? s->time : 0, &gone);
+	if (site < 0 || site >= HMPT_SITES_MAX) {
+		if (site == -1) {
+			totals_g.untracked++;
+			if (faults)
+				totals_g.untracked_bytes += s->page_size ? s->page_size : page_g;
+		} else {
+			totals_g.gone_unknown++;
+		}
+		return;
+	}
+	if (gone)
+		totals_g.attributed_gone++;
+	else
+		totals_g.attributed++;
+	hmpt_sample_site_t *acc = &sites_g[site];
+	acc->samples++;
+	bool store = hmpt_datasrc_is_store(s->data_src);
+	for (int i = 0; i < sl->nfd; i++)
+		if (sl->id[i] == s->id && setup_g.ev[i].store)
+			store = true;
+	if (store)
+		acc->stores++;
+	if (sample_type_g & PERF_SAMPLE_WEIGHT_TYPE && !store) {
+		acc->lat_sum += s->weight;
+		acc->lat_n++;
+		acc->lat_hist[lat_bucket(s->weight)]++;
+	}
+	hmpt_level_t lvl = hmpt_datasrc_level(s->data_src);
+	if (lvl < HMPT_LEVEL_COUNT)
+		acc->level[lvl]++;
+	if (faults)
+		acc->bytes += s->page_size ? s->page_size : page_g;
+	note_tid(acc, s->tid);
+	pending_g[npending_g++] = (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1)};
+	if (npending_g == BATCH)
+		flush_pending();
+}
+
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                           uint64_t died)
+{
+	if (!hmpt_sample_active())
+		return;
+	pthread_mutex_lock(&gone_lock_g);
+	gone_g[gone_n_g % GONE_MAX] = (gone_t){start, start + len, born, died, site};
+	gone_n_g++;
+	pthread_mutex_unlock(&gone_lock_g);
+}
+
+/* -------------------------------------------------------------- the rings */
+
+static size_t data_bytes(void)
+{
+	return ring_pages_g * page_g;
+}
+
+static void close_slot(slot_t *sl)
+{
+	if (sl->ring)
+		munmap(sl->ring, (ring_pages_g + 1) * page_g);
+	for (int i = 0; i < sl->nfd; i++)
+		close(sl->fd[i]);
+	sl->ring = NULL;
+	sl->nfd = 0;
+	sl->ring_fd = -1;
+	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+}
+
+/* with lock_g held */
+static void drain_all(void)
+{
+	if (!slots_g)
+		return;
+	for (int i = 0; i < MAX_THREADS; i++) {
+		slot_t *sl = &slots_g[i];
+		int st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+		if (st != SLOT_ACTIVE && st != SLOT_CLOSING)
+			continue;
+		if (sl->ring)
+			hmpt_ring_drain(sl->ring, data_bytes(), sample_type_g, on_sample, sl,
+			                &totals_g.ring);
+		if (st == SLOT_CLOSING)
+			close_slot(sl);
+	}
+	flush_pending();
+}
+
+static void *reader(void *unused)
+{
+	static struct pollfd pfd[MAX_THREADS + 1];
+
+	(void)unused;
+	while (!__atomic_load_n(&stopping_g, __ATOMIC_ACQUIRE)) {
+		nfds_t n = 0;
+		pfd[n++] = (struct pollfd){.fd = wake_fd_g, .events = POLLIN};
+		for (int i = 0; i < MAX_THREADS; i++)
+			if (__atomic_load_n(&slots_g[i].state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE &&
+			    slots_g[i].ring_fd >= 0)
+				pfd[n++] =
+				    (struct pollfd){.fd = slots_g[i].ring_fd, .events = POLLIN};
+		/* a ring's watermark wakes us; the timeout bounds how stale a
+		 * slowly filling ring gets */
+		poll(pfd, n, 200);
+		if (pfd[0].revents & POLLIN) {
+			uint64_t v;
+			if (read(wake_fd_g, &v, sizeof(v)) < 0) {
+				/* nothing to clear */
+			}
+		}
+		if (__atomic_load_n(&stopping_g, __ATOMIC_ACQUIRE))
+			break;
+		pthread_mutex_lock(&lock_g);
+		drain_all();
+		pthread_mutex_unlock(&lock_g);
+	}
+	return NULL;
+}
+
+static int perf_open(struct perf_event_attr *a, int group)
+{
+	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+static void describe_failure(char *err, size_t cap, const char *what, int e)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, err, cap, -1);
+	hmpt_fmt_str(&f, "perf_event_open(");
+	hmpt_fmt_str(&f, what);
+	hmpt_fmt_str(&f, "): ");
+	hmpt_fmt_str(&f, strerrordesc_np(e));
+	hmpt_fmt_cstr(&f);
+}
+
+/* Open this thread's events into `sl`, the sampling ones sharing one ring. */
+static int open_events(slot_t *sl, char *err, size_t cap)
+{
+	int rc = 0;
+
+	sl->nfd = 0;
+	sl->ring_fd = -1;
+	sl->ring = NULL;
+	for (int i = 0; i < setup_g.nevents; i++) {
+		const hmpt_pmu_event_t *e = &setup_g.ev[i];
+		struct perf_event_attr a = e->attr;
+		a.size = sizeof(a);
+		a.disabled = 0;
+		a.inherit = 0;
+		if (e->sampling) {
+			a.sample_type = sample_type_g;
+			a.use_clockid = time_ok_g;
+			a.clockid = CLOCK_MONOTONIC;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(data_bytes() / 4);
+		}
+		int fd = perf_open(&a, e->leader >= 0 ? sl->fd[e->leader] : -1);
+		if (fd < 0) {
+			rc = -errno;
+			describe_failure(err, cap, e->name, errno);
+			goto undo;
+		}
+		sl->fd[sl->nfd++] = fd;
+		sl->id[i] = 0;
+		ioctl(fd, PERF_EVENT_IOC_ID, &sl->id[i]);
+		if (!e->sampling)
+			continue;
+		if (sl->ring_fd < 0) {
+			void *m = mmap(NULL, (ring_pages_g + 1) * page_g, PROT_READ | PROT_WRITE,
+			               MAP_SHARED, fd, 0);
+			if (m == MAP_FAILED) {
+				rc = -errno;
+				describe_failure(err, cap, "mmap of the ring", errno);
+				goto undo;
+			}
+			sl->ring = m;
+			sl->ring_fd = fd;
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sl->ring_fd) != 0) {
+			rc = -errno;
+			describe_failure(err, cap, "PERF_EVENT_IOC_SET_OUTPUT", errno);
+			goto undo;
+		}
+	}
+	return 0;
+undo:
+	if (sl->ring)
+		munmap(sl->ring, (ring_pages_g + 1) * page_g);
+	for (int i = 0; i < sl->nfd; i++)
+		close(sl->fd[i]);
+	sl->nfd = 0;
+	sl->ring = NULL;
+	sl->ring_fd = -1;
+	return rc;
+}
+
+/* The first thread's open: older kernels refuse some fields; drop them
+ * one at a time (the weight struct, Linux 5.12; the data page size, 5.11;
+ * the clock choice, 4.1), and keep what worked for every later thread. */
+static int open_first(slot_t *sl, char *err, size_t cap)
+{
+	for (;;) {
+		int rc = open_events(sl, err, cap);
+		if (rc != -EINVAL)
+			return rc;
+		if (sample_type_g & PERF_SAMPLE_WEIGHT_STRUCT)
+			sample_type_g = (sample_type_g & ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT) |
+			                PERF_SAMPLE_WEIGHT;
+		else if (sample_type_g & PERF_SAMPLE_DATA_PAGE_SIZE)
+			sample_type_g &= ~(uint64_t)PERF_SAMPLE_DATA_PAGE_SIZE;
+		else if (time_ok_g)
+			time_ok_g = false;
+		else
+			return rc;
+	}
+}
+
+static slot_t *claim_slot(void)
+{
+	for (int i = 0; i < MAX_THREADS; i++) {
+		int expected = SLOT_FREE;
+		if (__atomic_compare_exchange_n(&slots_g[i].state, &expected, SLOT_OPENING, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return &slots_g[i];
+	}
+	return NULL;
+}
+
+static void activate(slot_t *sl)
+{
+	sl->tid = (pid_t)syscall(SYS_gettid);
+	pthread_setspecific(key_g, (void *)(uintptr_t)(sl - slots_g + 1));
+	__atomic_store_n(&sl->state, SLOT_ACTIVE, __ATOMIC_RELEASE);
+	count(&totals_g.threads);
+	wake_reader();
+}
+
+void hmpt_sample_thread_begin(void)
+{
+	char err[160];
+
+	if (!hmpt_sample_active())
+		return;
+	slot_t *sl = claim_slot();
+	if (!sl) {
+		count(&totals_g.threads_unsampled);
+		return;
+	}
+	if (open_events(sl, err, sizeof(err)) != 0) {
+		count(&totals_g.threads_failed);
+		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+		return;
+	}
+	activate(sl);
+}
+
+/* a sampled thread ends: stop its events; the reader reads what is left */
+static void thread_end(void *v)
+{
+	slot_t *sl = &slots_g[(uintptr_t)v - 1];
+
+	for (int i = 0; i < sl->nfd; i++)
+		ioctl(sl->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	__atomic_store_n(&sl->state, SLOT_CLOSING, __ATOMIC_RELEASE);
+	wake_reader();
+}
+
+hmpt_sample_tramp_t *hmpt_sample_tramp_get(void)
+{
+	for (int i = 0; i < MAX_THREADS; i++) {
+		int expected = 0;
+		if (__atomic_compare_exchange_n(&tramps_g[i].used, &expected, 1, false,
+		                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return &tramps_g[i];
+	}
+	count(&totals_g.threads_unsampled);
+	return NULL;
+}
+
+void hmpt_sample_tramp_put(hmpt_sample_tramp_t *t)
+{
+	__atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+}
+
+/* ----------------------------------------------------------------- set-up */
+
+static bool privileged(void)
+{
+	char buf[2048];
+	uint64_t caps = 0;
+
+	if (geteuid() == 0)
+		return true;
+	if (hmpt_sys_read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
+		return false;
+	const char *p = strstr(buf, "CapEff:");
+	if (!p)
+		return false;
+	for (p += 7; *p == '\t' || *p == ' '; p++)
+		;
+	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
+		caps = caps << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
+	return caps & (1ull << 38 | 1ull << 21); /* CAP_PERFMON, CAP_SYS_ADMIN */
+}
+
+static int paranoid_level(void)
+{
+	char buf[16];
+
+	if (hmpt_sys_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
+		return 2; /* the kernel's default */
+	int v = 0, sign = 1;
+	const char *p = buf;
+	if (*p == '-') {
+		sign = -1;
+		p++;
+	}
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	return sign * v;
+}
+
+static void set_why(const char *a, const char *b)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, why_g, sizeof(why_g), -1);
+	hmpt_fmt_str(&f, a);
+	if (b) {
+		hmpt_fmt_str(&f, "; ");
+		hmpt_fmt_str(&f, b);
+	}
+	hmpt_fmt_cstr(&f);
+}
+
+static int choose(hmpt_sampler_t want)
+{
+	hmpt_pmu_request_t rq = {.root = "",
+	                         .want = want,
+	                         .period = cfg_g.period,
+	                         .ldlat = cfg_g.ldlat,
+	                         .stores = true,
+	                         .privileged = privileged(),
+	                         .paranoid = paranoid_level()};
+	int rc = hmpt_pmu_setup(&rq, &setup_g);
+
+	if (rc == 0 && setup_g.nevents) {
+		sample_type_g = 0;
+		for (int i = 0; i < setup_g.nevents; i++)
+			if (setup_g.ev[i].sampling)
+				sample_type_g = setup_g.ev[i].attr.sample_type;
+		ring_pages_g =
+		    setup_g.kind == HMPT_SAMPLER_FAULTS ? RING_PAGES_FAULTS : RING_PAGES_HW;
+	}
+	return rc;
+}
+
+static void log_started(void)
+{
+	char buf[768];
+	hmpt_fmt_t f;
+	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "sampling: ");
+	if (faults) {
+		hmpt_fmt_str(&f, "software page faults (first touch only: access density is not "
+		                 "available: ");
+		hmpt_fmt_str(&f, why_g);
+		hmpt_fmt_str(&f, ")");
+	} else {
+		hmpt_fmt_str(&f, hmpt_sampler_name(setup_g.kind));
+		hmpt_fmt_str(&f, " on ");
+		hmpt_fmt_str(&f, setup_g.model);
+		for (int i = 0; i < setup_g.nevents; i++) {
+			hmpt_fmt_str(&f, i ? ", " : ": ");
+			hmpt_fmt_str(&f, setup_g.ev[i].name);
+		}
+		hmpt_fmt_str(&f, ", period ");
+		hmpt_fmt_u64(&f, setup_g.period);
+		if (setup_g.note[0]) {
+			hmpt_fmt_str(&f, " (");
+			hmpt_fmt_str(&f, setup_g.note);
+			hmpt_fmt_str(&f, ")");
+		}
+	}
+	/* falling back is news the user should see; a working setup is not */
+	hmpt_log_end(&f, faults ? HMPT_LOG_WARN : HMPT_LOG_INFO);
+}
+
+static bool map_tables(void)
+{
+	if (!slots_g)
+		slots_g = hmpt_sys_map(MAX_THREADS * sizeof(slot_t));
+	if (!sites_g)
+		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
+	if (!gone_g)
+		gone_g = hmpt_sys_map(GONE_MAX * sizeof(gone_t));
+	return slots_g && sites_g && gone_g;
+}
+
+static int start_reader(void)
+{
+	sigset_t all, old;
+	pthread_t t;
+
+	wake_fd_g = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (wake_fd_g < 0)
+		return -errno;
+	/* the reader never takes the program's signals */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	int rc = create_g(&t, NULL, reader, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		close(wake_fd_g);
+		wake_fd_g = -1;
+		return -rc;
+	}
+	pthread_detach(t);
+	return 0;
+}
+
+static int start(void)
+{
+	char err[160];
+	slot_t *sl = claim_slot();
+
+	if (open_first(sl, err, sizeof(err)) != 0) {
+		if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+			set_why(err, NULL);
+			goto fail;
+		}
+		/* hardware described but refused (a hypervisor, a policy): first
+		 * touch is still worth having */
+		char hw[160];
+		memcpy(hw, err, sizeof(hw));
+		if (choose(HMPT_SAMPLER_FAULTS) != 0 || open_first(sl, err, sizeof(err)) != 0) {
+			set_why(hw, err);
+			goto fail;
+		}
+		set_why(hw, NULL);
+	} else if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+		set_why(setup_g.why, NULL);
+	}
+	__atomic_store_n(&active_g, 1, __ATOMIC_RELEASE);
+	int rc = start_reader();
+	if (rc) {
+		__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
+		close_slot(sl);
+		set_why("cannot start the reader thread", strerrordesc_np(-rc));
+		return rc;
+	}
+	activate(sl);
+	return 0;
+fail:
+	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+	return -EPERM;
+}
+
+int hmpt_sample_start(const hmpt_sample_config_t *cfg)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (ps > 0)
+		page_g = (size_t)ps;
+	cfg_g = *cfg;
+	if (cfg->want == HMPT_SAMPLER_OFF)
+		return -ENOTSUP;
+	create_g = cfg->create;
+	int rc = choose(cfg->want);
+	if (rc) {
+		set_why(setup_g.why, NULL);
+		setup_g.kind = HMPT_SAMPLER_OFF;
+	} else if (!map_tables() || pthread_key_create(&key_g, thread_end) != 0) {
+		set_why("no memory for the sampler's tables", NULL);
+		setup_g.kind = HMPT_SAMPLER_OFF;
+		rc = -ENOMEM;
+	} else {
+		rc = start();
+	}
+	if (rc) {
+		char buf[400];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "sampling is off: ");
+		hmpt_fmt_str(&f, why_g);
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+		setup_g.kind = HMPT_SAMPLER_OFF;
+		return rc;
+	}
+	log_started();
+	return 0;
+}
+
+void hmpt_sample_flush(void)
+{
+	if (!slots_g)
+		return;
+	pthread_mutex_lock(&lock_g);
+	drain_all();
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_sample_stop(void)
+{
+	if (!hmpt_sample_active())
+		return;
+	__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
+	for (int i = 0; i < MAX_THREADS; i++) {
+		slot_t *sl = &slots_g[i];
+		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE)
+			for (int j = 0; j < sl->nfd; j++)
+				ioctl(sl->fd[j], PERF_EVENT_IOC_DISABLE, 0);
+	}
+	hmpt_sample_flush();
+	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
+	wake_reader();
+}
+
+void hmpt_sample_fork_child(void)
+{
+	pthread_mutex_init(&lock_g, NULL);
+	pthread_mutex_init(&gone_lock_g, NULL);
+	if (!slots_g)
+		return;
+	bool was = hmpt_sample_active();
+	/* the parent's events: drop our references, never read them */
+	for (int i = 0; i < MAX_THREADS; i++) {
+		slot_t *sl = &slots_g[i];
+		if (sl->state != SLOT_FREE)
+			close_slot(sl);
+	}
+	for (int i = 0; i < MAX_THREADS; i++)
+		tramps_g[i].used = 0;
+	/* the child's profile counts from the fork, as its sites do */
+	madvise(sites_g, HMPT_SITES_MAX * sizeof(hmpt_sample_site_t), MADV_DONTNEED);
+	memset(&totals_g, 0, sizeof(totals_g));
+	gone_n_g = 0;
+	npending_g = 0;
+	if (wake_fd_g >= 0)
+		close(wake_fd_g);
+	wake_fd_g = -1;
+	__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&stopping_g, 0, __ATOMIC_RELEASE);
+	if (!was)
+		return;
+	char err[160];
+	slot_t *sl = claim_slot();
+	if (open_events(sl, err, sizeof(err)) != 0) {
+		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_store_n(&active_g, 1, __ATOMIC_RELEASE);
+	if (start_reader() != 0) {
+		__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
+		close_slot(sl);
+		return;
+	}
+	activate(sl);
+}

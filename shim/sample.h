@@ -1,0 +1,105 @@
+/* sample.h — access sampling inside the application (HMPT_SAMPLE).
+ *
+ * Why: size alone does not say where fast memory pays; the share of sampled
+ * accesses that land in each tracked block does.  Each thread opens its own
+ * perf events (pmu.h chooses them) sharing one small ring; one reader
+ * thread, with every signal blocked, drains the rings and attributes each
+ * sampled address to the tracked block that held it at the sample's time
+ * (blocks freed or moved since are found in a log of recent departures),
+ * with the NUMA node of the sampled page (move_pages).
+ *
+ * Contract: every entry point is called by interpose.c with its
+ * re-entrancy guard held (perf setup, libpfm4 and thread creation may
+ * allocate).  No malloc: slots, logs and per-site counters live in fixed
+ * mappings.  Lock order: sites -> sample -> arena; the departure log's lock
+ * is a leaf.  Per-site counters are written only by the reader (or by a
+ * caller draining with the sample lock held) and read with it held.
+ * Functions return 0 or -errno; getters return NULL when sampling is off.
+ */
+#ifndef HMPT_SAMPLE_H
+#define HMPT_SAMPLE_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmu.h"
+#include "ring.h"
+
+#define HMPT_SAMPLE_NODES       16 /* nodes counted one by one; higher ones as "other" */
+#define HMPT_SAMPLE_LAT_BUCKETS 8  /* <16, <32, <64, <128, <256, <512, <1024, more cycles */
+#define HMPT_SAMPLE_TIDS        4  /* threads named per site; the rest summed */
+
+typedef struct {
+	uint64_t samples;
+	uint64_t stores;
+	uint64_t lat_sum, lat_n;
+	uint64_t lat_hist[HMPT_SAMPLE_LAT_BUCKETS];
+	uint64_t level[HMPT_LEVEL_COUNT];
+	uint64_t node[HMPT_SAMPLE_NODES + 1]; /* [HMPT_SAMPLE_NODES]: higher or unknown */
+	uint64_t bytes;                       /* page faults: bytes first touched */
+	uint32_t tid[HMPT_SAMPLE_TIDS];
+	uint64_t tid_n[HMPT_SAMPLE_TIDS];
+	uint64_t tid_other;
+} hmpt_sample_site_t;
+
+typedef struct {
+	hmpt_ring_counts_t ring;  /* samples read, lost, throttled, malformed, unknown */
+	uint64_t attributed;      /* to a live tracked block */
+	uint64_t attributed_gone; /* to a block freed or moved before the sample was read */
+	uint64_t untracked;       /* small allocations, stacks, static data, code */
+	uint64_t gone_unknown;    /* in the arena, but its block left no trace */
+	uint64_t no_address;      /* the hardware gave no data address */
+	uint64_t threads, threads_failed, threads_unsampled;
+	uint64_t untracked_bytes; /* page faults */
+} hmpt_sample_totals_t;
+
+typedef int (*hmpt_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                                      void *);
+
+typedef struct {
+	hmpt_sampler_t want;
+	uint64_t period, ldlat;        /* 0: the defaults */
+	hmpt_pthread_create_fn create; /* the real pthread_create, for the reader */
+} hmpt_sample_config_t;
+
+/* Choose the events and start: this thread's events, the reader thread.
+ * Says once what it set up, or why it could not; returns 0 when sampling
+ * runs. */
+int hmpt_sample_start(const hmpt_sample_config_t *cfg);
+bool hmpt_sample_active(void);
+/* In each new thread, before its start routine (pthread_create). */
+void hmpt_sample_thread_begin(void);
+/* A tracked block [start, start+len) of `site`, born at `born`, left its
+ * range at `died` (freed, or moved by realloc). */
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                           uint64_t died);
+/* Read every ring now (for a profile written on request). */
+void hmpt_sample_flush(void);
+/* Stop sampling and read what is left (at exit, before the profile). */
+void hmpt_sample_stop(void);
+/* fork child: the parent's events and reader are not ours; start afresh */
+void hmpt_sample_fork_child(void);
+
+/* For the profile, with the sample lock held (hmpt_sample_lock). */
+void hmpt_sample_lock(void);
+void hmpt_sample_unlock(void);
+const hmpt_pmu_setup_t *hmpt_sample_setup_used(void);
+const hmpt_sample_totals_t *hmpt_sample_totals(void);
+const hmpt_sample_site_t *hmpt_sample_site(uint32_t site);
+uint64_t hmpt_sample_type_used(void);
+/* Why hardware sampling or any sampling is not running ("" if it is). */
+const char *hmpt_sample_why(void);
+
+/* The pthread_create trampoline's storage: a fixed pool, no malloc.  NULL
+ * when all are in use (the thread then runs unsampled). */
+typedef struct {
+	void *(*fn)(void *);
+	void *arg;
+	int used;
+} hmpt_sample_tramp_t;
+hmpt_sample_tramp_t *hmpt_sample_tramp_get(void);
+void hmpt_sample_tramp_put(hmpt_sample_tramp_t *t);
+
+#endif
