@@ -41,9 +41,9 @@ SHIM_PURE := $(filter-out $(B)/shim/interpose.o,$(SHIM_OBJ))
 
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
-TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
+TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -lpfm -ldl -lpthread -lm
 # the shim's pieces that the tuner shares: one plan loader, one topology
-SHARED_OBJ := options.o fmt.o sys.o log.o json.o plan.o topo.o pool.o pool_memkind.o
+SHARED_OBJ := options.o fmt.o sys.o log.o json.o plan.o topo.o pool.o pool_memkind.o pmu.o pmu_pfm.o
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 

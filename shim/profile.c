@@ -472,6 +472,7 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 		kv_u64(f, "first_touch_bytes", ss->bytes, ", ");
 	} else {
 		kv_u64(f, "stores", ss->stores, ", ");
+		kv_u64(f, "latency_n", ss->lat_n, ", ");
 		key(f, "latency_mean");
 		if (ss->lat_n)
 			hmpt_fmt_fixed(f, (double)ss->lat_sum / (double)ss->lat_n, 1);

@@ -601,8 +601,12 @@ static void log_started(void)
 			hmpt_fmt_str(&f, ")");
 		}
 	}
-	/* falling back is news the user should see; a working setup is not */
-	hmpt_log_end(&f, faults ? HMPT_LOG_WARN : HMPT_LOG_INFO);
+	/* falling back from a kind asked for by name is news the user should
+	 * see; under "auto" the profile and hmpt-tune say it */
+	hmpt_log_end(&f,
+	             faults && cfg_g.want != HMPT_SAMPLER_AUTO && cfg_g.want != HMPT_SAMPLER_FAULTS
+	                 ? HMPT_LOG_WARN
+	                 : HMPT_LOG_INFO);
 }
 
 static bool map_tables(void)
@@ -702,7 +706,7 @@ int hmpt_sample_start(const hmpt_sample_config_t *cfg)
 		hmpt_log_begin(&f, buf, sizeof(buf));
 		hmpt_fmt_str(&f, "sampling is off: ");
 		hmpt_fmt_str(&f, why_g);
-		hmpt_log_end(&f, HMPT_LOG_WARN);
+		hmpt_log_end(&f, cfg->want == HMPT_SAMPLER_AUTO ? HMPT_LOG_INFO : HMPT_LOG_WARN);
 		setup_g.kind = HMPT_SAMPLER_OFF;
 		return rc;
 	}

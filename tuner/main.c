@@ -15,6 +15,7 @@
 
 #include "cli.h"
 #include "options.h"
+#include "pmu.h"
 #include "plancmd.h"
 #include "profiles.h"
 #include "report.h"
@@ -38,6 +39,10 @@ static const char profile_usage[] =
     "  -m, --min-size SIZE  track allocations of at least SIZE bytes; K, M, G\n"
     "                       suffixes (default: 1M, or $HMPT_MIN_SIZE)\n"
     "  -d, --depth N        call-stack frames kept per site, 1-64 (default: 16)\n"
+    "  -s, --sample MODE    sample memory accesses: auto (default: PEBS or IBS where\n"
+    "                       the machine has them, else page faults, which show first\n"
+    "                       touch only), pebs, ibs, faults, or off; default\n"
+    "                       $HMPT_SAMPLE when set\n"
     "      --lib PATH       the libhmpt.so to preload (default: next to hmpt-tune,\n"
     "                       or ../lib/libhmpt.so)\n"
     "  -n, --rows N         show at most N sites (default: 20; 0: all)\n"
@@ -117,12 +122,12 @@ static void remove_old_profiles(const char *dir)
 /* The child's environment: ours, with LD_PRELOAD and the profile settings.
  * *added is the index of the first entry this function allocated. */
 static char **child_env(const char *lib, const char *pattern, const char *min_size,
-                        const char *depth, size_t *added)
+                        const char *depth, const char *sample, size_t *added)
 {
 	size_t n = 0;
 	while (environ[n])
 		n++;
-	char **env = calloc(n + 5, sizeof(char *));
+	char **env = calloc(n + 6, sizeof(char *));
 	const char *old_preload = getenv("LD_PRELOAD");
 	size_t k = 0;
 
@@ -132,7 +137,8 @@ static char **child_env(const char *lib, const char *pattern, const char *min_si
 		if (!strncmp(environ[i], "LD_PRELOAD=", 11) ||
 		    !strncmp(environ[i], "HMPT_PROFILE=", 13) ||
 		    (min_size && !strncmp(environ[i], "HMPT_MIN_SIZE=", 14)) ||
-		    (depth && !strncmp(environ[i], "HMPT_STACK_DEPTH=", 17)))
+		    (depth && !strncmp(environ[i], "HMPT_STACK_DEPTH=", 17)) ||
+		    (sample && !strncmp(environ[i], "HMPT_SAMPLE=", 12)))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -141,7 +147,8 @@ static char **child_env(const char *lib, const char *pattern, const char *min_si
 	             old_preload ? old_preload : "") < 0 ||
 	    asprintf(&env[k++], "HMPT_PROFILE=%s", pattern) < 0 ||
 	    (min_size && asprintf(&env[k++], "HMPT_MIN_SIZE=%s", min_size) < 0) ||
-	    (depth && asprintf(&env[k++], "HMPT_STACK_DEPTH=%s", depth) < 0))
+	    (depth && asprintf(&env[k++], "HMPT_STACK_DEPTH=%s", depth) < 0) ||
+	    (sample && asprintf(&env[k++], "HMPT_SAMPLE=%s", sample) < 0))
 		return NULL;
 	env[k] = NULL;
 	return env;
@@ -273,21 +280,28 @@ static int write_outputs(const char *dir, json_t *merged, hmpt_sym_t *sym)
 
 static int cmd_profile(int argc, char **argv)
 {
-	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
-	                                      {"min-size", required_argument, 0, 'm'},
-	                                      {"depth", required_argument, 0, 'd'},
-	                                      {"lib", required_argument, 0, 'L'},
-	                                      {"rows", required_argument, 0, 'n'},
-	                                      {"verbose", no_argument, 0, 'v'},
-	                                      {"quiet", no_argument, 0, 'q'},
-	                                      {"help", no_argument, 0, 'h'},
-	                                      {0, 0, 0, 0}};
+	static const struct option longs[] = {
+	    {"output", required_argument, 0, 'o'}, {"min-size", required_argument, 0, 'm'},
+	    {"depth", required_argument, 0, 'd'},  {"lib", required_argument, 0, 'L'},
+	    {"sample", required_argument, 0, 's'}, {"rows", required_argument, 0, 'n'},
+	    {"verbose", no_argument, 0, 'v'},      {"quiet", no_argument, 0, 'q'},
+	    {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
 	const char *dir = "hmpt-profile", *min_size = NULL, *depth = NULL, *lib_opt = NULL;
+	/* sampling is on unless HMPT_SAMPLE already says what to do */
+	const char *sample = getenv("HMPT_SAMPLE") ? NULL : "auto";
 	int verbose = 0, quiet = 0, rows = 20, c;
+	hmpt_sampler_t kind;
 	uint64_t v;
 
-	while ((c = getopt_long(argc, argv, "+o:m:d:n:vqh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:m:d:n:s:vqh", longs, NULL)) != -1) {
 		switch (c) {
+		case 's':
+			if (hmpt_sampler_parse(optarg, &kind))
+				hmpt_cli_usage_error(
+				    "profile", "--sample: expected auto, pebs, ibs, faults or off",
+				    optarg);
+			sample = optarg;
+			break;
 		case 'o': dir = optarg; break;
 		case 'm':
 			if (hmpt_options_parse_size(optarg, &v) || v < 1)
@@ -339,7 +353,7 @@ static int cmd_profile(int argc, char **argv)
 	remove_old_profiles(absdir);
 	snprintf(pattern, sizeof(pattern), "%s/profile.%%p.json", absdir);
 	size_t added = 0;
-	char **env = child_env(lib, pattern, min_size, depth, &added);
+	char **env = child_env(lib, pattern, min_size, depth, sample, &added);
 	if (!env) {
 		fprintf(stderr, "hmpt-tune: out of memory\n");
 		return 126;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -195,6 +196,89 @@ static void merge_by_name(json_t *dst, const json_t *src, const char *key, const
 static const char *const pool_sums_g[] = {"allocations", "bytes", "refused", "refused_bytes", NULL};
 static const char *const pool_maxes_g[] = {"peak_bytes", NULL};
 
+/* Add every integer of src into dst, recursing into objects and adding
+ * arrays of integers element by element; keys in `skip` keep dst's value. */
+static void sum_ints(json_t *dst, const json_t *src, const char *const *skip)
+{
+	const char *key;
+	json_t *v;
+
+	json_object_foreach((json_t *)src, key, v)
+	{
+		bool skipped = false;
+		for (int i = 0; skip && skip[i]; i++)
+			skipped |= !strcmp(key, skip[i]);
+		json_t *d = json_object_get(dst, key);
+		if (skipped)
+			continue;
+		if (json_is_integer(v) && (!d || json_is_integer(d))) {
+			add_u64(dst, src, key);
+		} else if (json_is_object(v)) {
+			if (!d)
+				json_object_set_new(dst, key, json_deep_copy(v));
+			else if (json_is_object(d))
+				sum_ints(d, v, NULL);
+		} else if (json_is_array(v) && json_is_array(d) &&
+		           json_array_size(v) == json_array_size(d) &&
+		           json_is_integer(json_array_get(v, 0))) {
+			for (size_t i = 0; i < json_array_size(v); i++)
+				json_array_set_new(
+				    d, i,
+				    json_integer(json_integer_value(json_array_get(d, i)) +
+				                 json_integer_value(json_array_get(v, i))));
+		}
+	}
+}
+
+/* a site's samples over processes: counts add up, the mean latency is
+ * weighted by the loads each process measured */
+static void merge_samples(json_t *dst, const json_t *src)
+{
+	const json_t *ss = json_object_get(src, "samples");
+	json_t *ds = json_object_get(dst, "samples");
+
+	if (!ss)
+		return;
+	if (!ds) {
+		json_object_set_new(dst, "samples", json_deep_copy(ss));
+		return;
+	}
+	uint64_t n1 = hmpt_prof_u64(ds, "latency_n"), n2 = hmpt_prof_u64(ss, "latency_n");
+	double m1 = json_number_value(json_object_get(ds, "latency_mean"));
+	double m2 = json_number_value(json_object_get(ss, "latency_mean"));
+	static const char *const skip[] = {"threads", NULL};
+	sum_ints(ds, ss, skip);
+	if (n1 + n2)
+		json_object_set_new(
+		    ds, "latency_mean",
+		    json_real((m1 * (double)n1 + m2 * (double)n2) / (double)(n1 + n2)));
+}
+
+/* shares and densities again, from the merged counts */
+static void reshare(json_t *out)
+{
+	json_t *sm = json_object_get(out, "sampling");
+	uint64_t whole = hmpt_prof_u64(sm, "share_of");
+	bool faults = hmpt_prof_str(sm, "mode") && !strcmp(hmpt_prof_str(sm, "mode"), "faults");
+	size_t i;
+	json_t *s;
+
+	json_array_foreach(json_object_get(out, "sites"), i, s)
+	{
+		json_t *ss = json_object_get(s, "samples");
+		if (!ss)
+			continue;
+		uint64_t part = hmpt_prof_u64(ss, faults ? "first_touch_bytes" : "n");
+		json_object_set_new(ss, "share",
+		                    json_real(whole ? (double)part / (double)whole : 0));
+		uint64_t size = hmpt_prof_u64(s, "peak_live_bytes");
+		if (!faults && size)
+			json_object_set_new(
+			    ss, "per_mib",
+			    json_real((double)hmpt_prof_u64(ss, "n") / ((double)size / 1048576.0)));
+	}
+}
+
 static void merge_site(json_t *dst, const json_t *src)
 {
 	double f1 = json_number_value(json_object_get(dst, "first_s"));
@@ -216,6 +300,7 @@ static void merge_site(json_t *dst, const json_t *src)
 	else if (sp && dp)
 		merge_by_name(json_object_get(dp, "pools"), json_object_get(sp, "pools"), "pool",
 		              pool_sums_g, NULL);
+	merge_samples(dst, src);
 }
 
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid)
@@ -252,6 +337,14 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 			              pool_maxes_g);
 		else if (plan)
 			json_object_set_new(out, "plan", json_deep_copy(plan));
+		/* sampling: the first process's setup, every process's counts */
+		const json_t *sm = json_object_get(p, "sampling");
+		json_t *om = json_object_get(out, "sampling");
+		static const char *const setup_keys[] = {"period", "ldlat", "events", NULL};
+		if (json_is_object(sm) && i > 0 && json_is_object(om))
+			sum_ints(om, sm, setup_keys);
+		else if (json_is_object(sm) && !json_is_object(om))
+			json_object_set_new(out, "sampling", json_deep_copy(sm));
 		json_array_foreach(json_object_get(p, "modules"), k,
 		                   v) if (!json_object_get(mods, hmpt_prof_str(v, "name")))
 		    json_object_set(mods, hmpt_prof_str(v, "name"), v);
@@ -277,6 +370,8 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 	json_object_set_new(out, "processes", procs);
 	json_decref(by_id);
 	json_decref(mods);
+	if (n > 1)
+		reshare(out);
 	hmpt_prof_sort_sites(out);
 	return out;
 }

@@ -131,7 +131,8 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 	json_t *s, *f;
 
 	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
-	             "function\tlocation\tframes\tplaced\n");
+	             "function\tlocation\tframes\tplaced\tsamples\taccess_share\tper_mib\t"
+	             "first_touch_bytes\tlatency_mean\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -148,9 +149,75 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 		    fprintf(out, "%s%s", k ? " " : "", json_string_value(f));
 		char placed[256];
 		placed_text(placed, sizeof(placed), s);
-		fprintf(out, "\t%s\n", placed);
+		fprintf(out, "\t%s", placed);
+		const json_t *ss = json_object_get(s, "samples");
+		const json_t *pm = json_object_get(ss, "per_mib");
+		const json_t *lm = json_object_get(ss, "latency_mean");
+		if (ss)
+			fprintf(out, "\t%llu\t%.6f\t", (unsigned long long)hmpt_prof_u64(ss, "n"),
+			        json_number_value(json_object_get(ss, "share")));
+		else
+			fputs("\t\t\t", out);
+		if (json_is_number(pm))
+			fprintf(out, "%.3f", json_number_value(pm));
+		fputc('\t', out);
+		if (json_object_get(ss, "first_touch_bytes"))
+			fprintf(out, "%llu",
+			        (unsigned long long)hmpt_prof_u64(ss, "first_touch_bytes"));
+		fputc('\t', out);
+		if (json_is_number(lm))
+			fprintf(out, "%.1f", json_number_value(lm));
+		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
+}
+
+/* One line on how accesses were sampled, and what that means. */
+static void sampling_line(FILE *out, const json_t *sm)
+{
+	const char *mode = hmpt_prof_str(sm, "mode");
+	const char *why = hmpt_prof_str(sm, "why");
+
+	if (!json_is_object(sm) || !mode)
+		return;
+	if (!strcmp(mode, "off")) {
+		fprintf(out, "hmpt: sampling: off (%s)\n", why && *why ? why : "not asked for");
+		return;
+	}
+	if (!strcmp(mode, "faults")) {
+		fprintf(out,
+		        "hmpt: sampling: page faults: first touch only, access density is not "
+		        "available (%s)\n",
+		        why && *why ? why : "asked for");
+		return;
+	}
+	uint64_t n = hmpt_prof_u64(sm, "samples");
+	uint64_t in = hmpt_prof_u64(sm, "attributed") + hmpt_prof_u64(sm, "attributed_after_free");
+	fprintf(out,
+	        "hmpt: sampling: %s on %s, period %llu: %llu samples, %.1f%% in tracked blocks; "
+	        "lost %llu, throttled %llu\n",
+	        mode, hmpt_prof_str(sm, "model") ?: "?",
+	        (unsigned long long)hmpt_prof_u64(sm, "period"), (unsigned long long)n,
+	        hmpt_prof_u64(sm, "share_of")
+	            ? 100.0 * (double)in / (double)hmpt_prof_u64(sm, "share_of")
+	            : 0.0,
+	        (unsigned long long)(hmpt_prof_u64(sm, "lost") + hmpt_prof_u64(sm, "lost_samples")),
+	        (unsigned long long)hmpt_prof_u64(sm, "throttled"));
+}
+
+/* the sampled columns' text for a site */
+static void sample_cells(char *a, char *b, size_t cap, const json_t *s, bool faults)
+{
+	const json_t *ss = json_object_get(s, "samples");
+	const json_t *pm = json_object_get(ss, "per_mib");
+
+	snprintf(a, cap, "%5.1f%%", 100.0 * json_number_value(json_object_get(ss, "share")));
+	if (faults)
+		human(b, cap, hmpt_prof_u64(ss, "first_touch_bytes"));
+	else if (json_is_number(pm))
+		snprintf(b, cap, "%.1f", json_number_value(pm));
+	else
+		snprintf(b, cap, "-");
 }
 
 /* "name (file:line)" cut to `width` columns, keeping the location */
@@ -209,14 +276,21 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		}
 		fputc('\n', out);
 	}
+	const json_t *sm = json_object_get(prof, "sampling");
+	bool sampled = json_is_object(sm) && hmpt_prof_str(sm, "mode") &&
+	               strcmp(hmpt_prof_str(sm, "mode"), "off");
+	bool faults = sampled && !strcmp(hmpt_prof_str(sm, "mode"), "faults");
+	sampling_line(out, sm);
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;
+	fprintf(out, "%3s  %-8s  %10s  %6s  ", "#", "site", "bytes", "share");
+	if (sampled)
+		fprintf(out, "%6s  %8s  ", faults ? "touch%" : "access",
+		        faults ? "touched" : "per MiB");
+	fprintf(out, "%6s  %10s  ", "allocs", "max size");
 	if (plan)
-		fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %-12s  %s\n", "#", "site", "bytes",
-		        "share", "allocs", "max size", "pool", "where");
-	else
-		fprintf(out, "%3s  %-8s  %10s  %6s  %6s  %10s  %s\n", "#", "site", "bytes", "share",
-		        "allocs", "max size", "where");
+		fprintf(out, "%-12s  ", "pool");
+	fprintf(out, "where\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -230,10 +304,14 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		}
 		hmpt_report_locate(sym, prof, s, &loc);
 		where(w, sizeof(w), &loc, 40);
-		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  %6llu  %10s  ", i + 1,
-		        hmpt_prof_str(s, "id"), human(b1, sizeof(b1), b),
-		        total ? 100.0 * (double)b / (double)total : 0.0,
-		        (unsigned long long)hmpt_prof_u64(s, "allocations"),
+		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  ", i + 1, hmpt_prof_str(s, "id"),
+		        human(b1, sizeof(b1), b), total ? 100.0 * (double)b / (double)total : 0.0);
+		if (sampled) {
+			char c1[32], c2[32];
+			sample_cells(c1, c2, sizeof(c1), s, faults);
+			fprintf(out, "%6s  %8s  ", c1, c2);
+		}
+		fprintf(out, "%6llu  %10s  ", (unsigned long long)hmpt_prof_u64(s, "allocations"),
 		        human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
 		if (plan) {
 			char placed[256];
