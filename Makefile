@@ -98,7 +98,7 @@ deps:
 
 check: deps
 	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN) $(FUZZ_BIN)
-	$(MAKE) progs
+	$(MAKE) progs bench-build
 	$(MAKE) format-check
 	tests/run.sh
 

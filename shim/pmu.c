@@ -454,7 +454,10 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	if (rc == 0)
 		return 0;
 	if (!s->why[0])
-		say(s->why, sizeof(s->why), "no hardware sampling", NULL, NULL);
+		say(s->why, sizeof(s->why),
+		    rq->want == HMPT_SAMPLER_FAULTS ? "page faults asked for"
+		                                    : "no hardware sampling",
+		    NULL, NULL);
 	memset(s->ev, 0, sizeof(s->ev));
 	s->nevents = 0;
 	s->note[0] = 0;

@@ -491,14 +491,14 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	}
 	hmpt_fmt_str(f, "\"nodes\": {");
 	bool first = true;
-	for (int i = 0; i <= HMPT_SAMPLE_NODES; i++) {
+	for (int i = 0; i <= HMPT_SAMPLE_NODES + 1; i++) {
 		if (!ss->node[i])
 			continue;
 		hmpt_fmt_str(f, first ? "\"" : ", \"");
 		if (i < HMPT_SAMPLE_NODES)
 			hmpt_fmt_u64(f, (uint64_t)i);
 		else
-			hmpt_fmt_str(f, "other");
+			hmpt_fmt_str(f, i == HMPT_SAMPLE_NODES ? "other" : "unknown");
 		hmpt_fmt_str(f, "\": ");
 		hmpt_fmt_u64(f, ss->node[i]);
 		first = false;

@@ -37,7 +37,7 @@ typedef struct {
 	uint64_t lat_sum, lat_n;
 	uint64_t lat_hist[HMPT_SAMPLE_LAT_BUCKETS];
 	uint64_t level[HMPT_LEVEL_COUNT];
-	uint64_t node[HMPT_SAMPLE_NODES + 1]; /* [HMPT_SAMPLE_NODES]: higher or unknown */
+	uint64_t node[HMPT_SAMPLE_NODES + 2]; /* then: higher nodes, page not found */
 	uint64_t bytes;                       /* page faults: bytes first touched */
 	uint32_t tid[HMPT_SAMPLE_TIDS];
 	uint64_t tid_n[HMPT_SAMPLE_TIDS];
