@@ -5,3 +5,5 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 echo "== malloc overhead (bench/malloc_overhead.c)"
 LD_PRELOAD=$B/libhmpt.so "$B/bench/malloc_overhead"
+echo "== sampling overhead (bench/sample_overhead.c)"
+"$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
