@@ -186,8 +186,10 @@ static void flush_pending(void)
 			status[i] = -1;
 	for (unsigned i = 0; i < npending_g; i++) {
 		int node = status[i];
-		unsigned slot =
-		    node >= 0 && node < HMPT_SAMPLE_NODES ? (unsigned)node : HMPT_SAMPLE_NODES;
+		/* a page already gone (freed since) has no node */
+		unsigned slot = node < 0                   ? HMPT_SAMPLE_NODES + 1
+		                : node < HMPT_SAMPLE_NODES ? (unsigned)node
+		                                           : HMPT_SAMPLE_NODES;
 		sites_g[pending_g[i].site].node[slot]++;
 	}
 	npending_g = 0;

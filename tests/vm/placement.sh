@@ -135,4 +135,26 @@ expect "$work/run8" R1 nodes "1:$((pages * 3 / 2))"
 expect "$work/run8" R2 nodes "3:$((pages * 2))"
 expect "$work/run8" R3 nodes "1:$pages"
 grep -q '^realloc contents intact$' "$work/run8" || fail "realloc contents"
-note "every planned site on its planned node (move_pages); thread on CPU 1 -> node 3; memkind hbw; capacity and node-room fallback; hugetlb on node 2"
+# 9. sampled first touches carry the node of each page (move_pages in the
+# reader): A, C planned on HBM node 2, B, D on DDR node 0, from CPU 0
+mk "$work/plan9.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$C=hbm"
+HMPT_SAMPLE=faults PREFIX="taskset -c 0" run_placed "$work/plan9.json" "$work/run9" arrays $M
+python3 - "$work/run9.profile.json" "$A" 2 "$B" 0 "$C" 2 "$D" 0 <<'PY' || fail "sampled nodes"
+import json, sys
+p = json.load(open(sys.argv[1]))
+want = dict(zip(sys.argv[2::2], sys.argv[3::2]))
+seen = 0
+for s in p["sites"]:
+    if s["id"] not in want:
+        continue
+    nodes = s["samples"]["nodes"]
+    w = want[s["id"]]
+    total = sum(nodes.values())
+    # no page on another node; at most 1 % not looked up ("other"/"unknown")
+    if any(k.isdigit() and k != w for k in nodes) or nodes.get(w, 0) < 0.99 * total:
+        sys.exit("site %s: sampled pages on nodes %s, planned %s" % (s["id"], nodes, w))
+    print("ok site %s: %d sampled first touches, %d on node %s %s" % (s["id"], total, nodes[w], w, nodes))
+    seen += 1
+sys.exit(0 if seen == 4 else "only %d of the 4 sites sampled" % seen)
+PY
+note "every planned site on its planned node (move_pages); thread on CPU 1 -> node 3; memkind hbw; capacity and node-room fallback; hugetlb on node 2; sampled pages carry their node"
