@@ -322,6 +322,13 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 
 /* Record the block now at granule g; with `old` >= 0, the block that was at
  * granule `old` is gone (it moved to g) in the same step. */
+static int stamp_g; /* read the clock for `born` (sampling runs) */
+
+void hmpt_arena_stamp_births(void)
+{
+	__atomic_store_n(&stamp_g, 1, __ATOMIC_RELEASE);
+}
+
 static void set_owner(uint64_t g, uint64_t n, uint32_t v)
 {
 	for (uint64_t i = g; i < g + n; i++)
@@ -334,7 +341,7 @@ static void set_owner(uint64_t g, uint64_t n, uint32_t v)
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
                    uint16_t tag)
 {
-	uint64_t now = hmpt_sys_now_ns();
+	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
 	note_resident((uint64_t)g, n, mapped);
 	pthread_mutex_lock(&lock_g);

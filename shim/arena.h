@@ -43,7 +43,7 @@ typedef struct {
 	uint32_t ngran;  /* granules held, 0 = no block starts here */
 	uint32_t site;   /* allocation site index */
 	uint16_t tag;    /* placement (pool.h), 0 = system */
-	uint64_t born;   /* when the block took its address range (CLOCK_MONOTONIC ns) */
+	uint64_t born;   /* when the block took its address range (CLOCK_MONOTONIC ns), or 0 */
 } hmpt_block_t;
 
 /* How the arena learns what a tag means (pool.h provides both). */
@@ -77,6 +77,10 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 int hmpt_arena_free(void *p, hmpt_block_t *out);
 /* The record of the live block starting at p; -EINVAL if none. */
 int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
+/* From now on, stamp each block with its birth time (sampling needs it to
+ * tell a block from the one that held its range before; without sampling
+ * the clock is not read and `born` stays 0). */
+void hmpt_arena_stamp_births(void);
 /* The live block that holds address p (anywhere inside it): its start in
  * *start and its record in *out; -ENOENT if none.  For attributing sampled
  * addresses. */

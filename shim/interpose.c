@@ -484,7 +484,7 @@ static void block_free(void *p, const block_t *b)
 	if (b->memkind)
 		hmpt_memkind_free(p, &m);
 	else if (hmpt_arena_free(p, &a) == 0)
-		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born, hmpt_sys_now_ns());
+		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born);
 	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
@@ -624,8 +624,7 @@ static void *track_resize(void *p, const block_t *old, size_t size)
 		if (hmpt_pools_regrow(old->tag, before, after)) {
 			q = hmpt_arena_realloc(p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
-				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born,
-				                      hmpt_sys_now_ns());
+				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born);
 			if (q)
 				goto done;
 			hmpt_pools_regrow(old->tag, after, before);

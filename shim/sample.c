@@ -256,11 +256,11 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		flush_pending();
 }
 
-void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
-                           uint64_t died)
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born)
 {
 	if (!hmpt_sample_active())
 		return;
+	uint64_t died = hmpt_sys_now_ns();
 	pthread_mutex_lock(&gone_lock_g);
 	gone_g[gone_n_g % GONE_MAX] = (gone_t){start, start + len, born, died, site};
 	gone_n_g++;
@@ -274,7 +274,8 @@ static size_t data_bytes(void)
 	return ring_pages_g * page_g;
 }
 
-static void close_slot(slot_t *sl)
+/* unmap the ring and close the events of a slot */
+static void release_events(slot_t *sl)
 {
 	if (sl->ring)
 		munmap(sl->ring, (ring_pages_g + 1) * page_g);
@@ -283,6 +284,11 @@ static void close_slot(slot_t *sl)
 	sl->ring = NULL;
 	sl->nfd = 0;
 	sl->ring_fd = -1;
+}
+
+static void close_slot(slot_t *sl)
+{
+	release_events(sl);
 	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
@@ -403,13 +409,7 @@ static int open_events(slot_t *sl, char *err, size_t cap)
 	}
 	return 0;
 undo:
-	if (sl->ring)
-		munmap(sl->ring, (ring_pages_g + 1) * page_g);
-	for (int i = 0; i < sl->nfd; i++)
-		close(sl->fd[i]);
-	sl->nfd = 0;
-	sl->ring = NULL;
-	sl->ring_fd = -1;
+	release_events(sl);
 	return rc;
 }
 
@@ -644,6 +644,22 @@ static int start_reader(void)
 	return 0;
 }
 
+/* Sampling runs: the reader starts, then the slot `sl` (this thread's
+ * events, open) goes live; on failure the slot is closed. */
+static int go_live(slot_t *sl)
+{
+	__atomic_store_n(&active_g, 1, __ATOMIC_RELEASE);
+	int rc = start_reader();
+	if (rc) {
+		__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
+		close_slot(sl);
+		return rc;
+	}
+	hmpt_arena_stamp_births();
+	activate(sl);
+	return 0;
+}
+
 static int start(void)
 {
 	char err[160];
@@ -666,16 +682,10 @@ static int start(void)
 	} else if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
 		set_why(setup_g.why, NULL);
 	}
-	__atomic_store_n(&active_g, 1, __ATOMIC_RELEASE);
-	int rc = start_reader();
-	if (rc) {
-		__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
-		close_slot(sl);
+	int rc = go_live(sl);
+	if (rc)
 		set_why("cannot start the reader thread", strerrordesc_np(-rc));
-		return rc;
-	}
-	activate(sl);
-	return 0;
+	return rc;
 fail:
 	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 	return -EPERM;
@@ -774,11 +784,5 @@ void hmpt_sample_fork_child(void)
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return;
 	}
-	__atomic_store_n(&active_g, 1, __ATOMIC_RELEASE);
-	if (start_reader() != 0) {
-		__atomic_store_n(&active_g, 0, __ATOMIC_RELEASE);
-		close_slot(sl);
-		return;
-	}
-	activate(sl);
+	go_live(sl);
 }

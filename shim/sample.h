@@ -72,9 +72,9 @@ bool hmpt_sample_active(void);
 /* In each new thread, before its start routine (pthread_create). */
 void hmpt_sample_thread_begin(void);
 /* A tracked block [start, start+len) of `site`, born at `born`, left its
- * range at `died` (freed, or moved by realloc). */
-void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
-                           uint64_t died);
+ * range just now (freed, or moved by realloc).  Takes the time only while
+ * sampling runs. */
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born);
 /* Read every ring now (for a profile written on request). */
 void hmpt_sample_flush(void);
 /* Stop sampling and read what is left (at exit, before the profile). */
