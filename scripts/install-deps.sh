@@ -8,7 +8,7 @@ set -eu
 PKGS="gcc g++ gfortran make libc6-dev binutils pkg-config
 libnuma-dev libmemkind-dev libunwind-dev libpfm4-dev libjansson-dev
 libdw-dev libelf-dev elfutils numactl clang-format clang libclang-rt-14-dev
-qemu-system-x86 busybox-static cpio xz-utils zstd python3"
+qemu-system-x86 busybox-static cpio xz-utils zstd python3 gnuplot-nox"
 # $HMPT_EXTRA_PKGS: more packages a target needs (e.g. the QEMU harness)
 PKGS="$PKGS ${HMPT_EXTRA_PKGS:-}"
 

@@ -1,0 +1,84 @@
+/* test_stats.c — t quantiles against published tables, summaries, and the
+ * speedup interval's verdicts: a real gain is "faster", noise is not. */
+#include <math.h>
+
+#include "check.h"
+
+#include "stats.h"
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol;
+}
+
+static void test_quantiles(void)
+{
+	/* two-sided 95 %: the values every statistics table prints */
+	CHECK(near(hmpt_stats_t_quantile(0.975, 1), 12.706, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.975, 2), 4.303, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.975, 4), 2.776, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.975, 30), 2.042, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.995, 10), 3.169, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.975, 1e6), 1.960, 1e-3));
+	CHECK(near(hmpt_stats_t_quantile(0.025, 4), -2.776, 1e-3));
+	CHECK(hmpt_stats_t_quantile(0.5, 3) == 0);
+	/* fractional df (Welch) lies between its neighbours */
+	double q = hmpt_stats_t_quantile(0.975, 4.5);
+	CHECK(q < 2.776 && q > 2.571);
+}
+
+static void test_summary(void)
+{
+	hmpt_summary_t s;
+	double x[] = {3, 1, 2, 10};
+	hmpt_stats_summary(x, 4, &s);
+	CHECK(s.n == 4 && near(s.mean, 4, 1e-12) && s.min == 1 && s.max == 10);
+	CHECK(near(s.median, 2.5, 1e-12));
+	CHECK(near(s.sd, sqrt(((1.0 + 9 + 4 + 36)) / 3), 1e-12));
+	CHECK(x[0] == 3); /* the input is left as it was */
+	hmpt_stats_summary(x, 1, &s);
+	CHECK(s.n == 1 && s.sd == 0 && s.median == 3);
+}
+
+static void test_speedup(void)
+{
+	hmpt_summary_t ref, fast, same;
+	hmpt_speedup_t sp;
+	double r[] = {2.00, 2.02, 1.98}, f[] = {1.60, 1.62, 1.58}, s[] = {2.01, 1.97, 2.03};
+
+	hmpt_stats_summary(r, 3, &ref);
+	hmpt_stats_summary(f, 3, &fast);
+	hmpt_stats_summary(s, 3, &same);
+	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	CHECK(near(sp.speedup, 1.25, 1e-9) && sp.lo > 1.15 && sp.lo < 1.25 && sp.hi > 1.25);
+	CHECK(sp.faster && !sp.slower);
+	hmpt_stats_speedup(&ref, &same, 0.05, 0.01, false, &sp);
+	CHECK(!sp.faster && !sp.slower && sp.lo < 1 && sp.hi > 1);
+	/* rates: higher is better, so the ratio turns over */
+	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, true, &sp);
+	CHECK(near(sp.speedup, 0.8, 1e-9) && sp.slower && !sp.faster);
+	/* a stricter alpha (many comparisons) widens the interval */
+	hmpt_speedup_t strict;
+	hmpt_stats_speedup(&ref, &fast, 0.05 / 256, 0.01, false, &strict);
+	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	CHECK(strict.lo < sp.lo && strict.hi > sp.hi);
+	/* identical values: no spread, and a gain below min_gain is not a speedup */
+	double a[] = {1.000, 1.000}, b[] = {0.995, 0.995};
+	hmpt_summary_t sa, sb;
+	hmpt_stats_summary(a, 2, &sa);
+	hmpt_stats_summary(b, 2, &sb);
+	hmpt_stats_speedup(&sa, &sb, 0.05, 0.01, false, &sp);
+	CHECK(!sp.faster && sp.lo == sp.hi);
+	/* one run each: a point estimate, never a verdict */
+	hmpt_stats_summary(f, 1, &fast);
+	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	CHECK(sp.speedup > 1 && !sp.faster && isinf(sp.hi));
+}
+
+int main(void)
+{
+	test_quantiles();
+	test_summary();
+	test_speedup();
+	return failures != 0;
+}

@@ -1,0 +1,121 @@
+/* stats.c — summaries, Student's t quantiles and speedup intervals. */
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s)
+{
+	double sum = 0, ss = 0, sorted[n > 0 ? n : 1];
+
+	memset(s, 0, sizeof(*s));
+	if (n < 1)
+		return;
+	for (int i = 0; i < n; i++)
+		sum += x[i];
+	s->n = n;
+	s->mean = sum / n;
+	for (int i = 0; i < n; i++)
+		ss += (x[i] - s->mean) * (x[i] - s->mean);
+	s->sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
+	memcpy(sorted, x, (size_t)n * sizeof(double));
+	qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+	s->min = sorted[0];
+	s->max = sorted[n - 1];
+	s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+}
+
+/* Continued fraction of the regularized incomplete beta function (modified
+ * Lentz); converges quickly for x < (a + 1) / (a + b + 2). */
+static double beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		for (int odd = 0; odd < 2; odd++) {
+			double num =
+			    odd ? -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1))
+			        : m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+			d = 1 + num * d;
+			d = 1 / (fabs(d) < tiny ? tiny : d);
+			c = 1 + num / c;
+			c = fabs(c) < tiny ? tiny : c;
+			h *= d * c;
+			if (odd && fabs(d * c - 1) < 1e-14)
+				return h;
+		}
+	}
+	return h;
+}
+
+static double incomplete_beta(double a, double b, double x)
+{
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	double front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) + b * log1p(-x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+static double t_cdf(double t, double df)
+{
+	double tail = 0.5 * incomplete_beta(df / 2, 0.5, df / (df + t * t));
+	return t >= 0 ? 1 - tail : tail;
+}
+
+double hmpt_stats_t_quantile(double p, double df)
+{
+	if (p == 0.5)
+		return 0;
+	if (p < 0.5)
+		return -hmpt_stats_t_quantile(1 - p, df);
+	double lo = 0, hi = 1;
+	while (t_cdf(hi, df) < p && hi < 1e12)
+		hi *= 2;
+	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
+		double mid = (lo + hi) / 2;
+		if (t_cdf(mid, df) < p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg, double alpha,
+                        double min_gain, bool higher_is_better, hmpt_speedup_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (ref->n < 1 || cfg->n < 1 || ref->mean <= 0 || cfg->mean <= 0)
+		return;
+	out->speedup = higher_is_better ? cfg->mean / ref->mean : ref->mean / cfg->mean;
+	out->hi = INFINITY;
+	if (ref->n < 2 || cfg->n < 2)
+		return;
+	/* variance of log(mean) ~ sd^2 / (n mean^2) */
+	double vr = ref->sd * ref->sd / (ref->n * ref->mean * ref->mean);
+	double vc = cfg->sd * cfg->sd / (cfg->n * cfg->mean * cfg->mean);
+	double se = sqrt(vr + vc), df;
+	if (se > 0)
+		df = (vr + vc) * (vr + vc) / (vr * vr / (ref->n - 1) + vc * vc / (cfg->n - 1));
+	else
+		df = ref->n + cfg->n - 2;
+	double half = hmpt_stats_t_quantile(1 - alpha / 2, df) * se;
+	out->lo = out->speedup * exp(-half);
+	out->hi = out->speedup * exp(half);
+	out->faster = out->lo > 1 && out->speedup >= 1 + min_gain;
+	out->slower = out->hi < 1 && out->speedup <= 1 - min_gain;
+}

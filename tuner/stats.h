@@ -1,0 +1,36 @@
+/* stats.h — the statistics behind every speedup hmpt-tune reports.
+ *
+ * Contract: pure functions, no I/O.  A speedup is the ratio of two means
+ * (reference over configuration for times, the inverse for rates); its
+ * confidence interval is Welch's t interval on the log of the ratio, with the
+ * variance of each log-mean taken by the delta method.  Samples of fewer than
+ * two values have no interval (lo = 0, hi = +inf).
+ */
+#ifndef HMPT_TUNER_STATS_H
+#define HMPT_TUNER_STATS_H
+
+#include <stdbool.h>
+
+typedef struct {
+	int n;
+	double mean, sd, min, max, median;
+} hmpt_summary_t;
+
+typedef struct {
+	double speedup; /* point estimate */
+	double lo, hi;  /* confidence interval */
+	bool faster;    /* lo > 1 and speedup >= 1 + min_gain */
+	bool slower;    /* hi < 1 and speedup <= 1 - min_gain */
+} hmpt_speedup_t;
+
+/* Summary of x[0..n-1] (n >= 1); sorts a copy for the median. */
+void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s);
+/* Quantile of Student's t distribution with df degrees of freedom (df > 0,
+ * 0 < p < 1). */
+double hmpt_stats_t_quantile(double p, double df);
+/* Speedup of `cfg` over `ref` with a two-sided (1 - alpha) interval.
+ * higher_is_better: the values are rates, not times. */
+void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg, double alpha,
+                        double min_gain, bool higher_is_better, hmpt_speedup_t *out);
+
+#endif
