@@ -18,8 +18,11 @@
 #include "pmu.h"
 #include "plancmd.h"
 #include "profiles.h"
+#include "profrun.h"
 #include "report.h"
+#include "runner.h"
 #include "symbolize.h"
+#include "tune.h"
 
 extern char **environ;
 
@@ -56,227 +59,6 @@ static const char profile_usage[] =
     "Example:\n"
     "  hmpt-tune profile -o prof -- ./stream_c.exe\n"
     "  hmpt-tune show -v prof\n";
-
-static int find_lib(char *out, size_t cap)
-{
-	static const char *const rel[] = {"libhmpt.so", "../lib/libhmpt.so",
-	                                  "../lib/hmpt/libhmpt.so",
-	                                  "../lib/x86_64-linux-gnu/libhmpt.so"};
-	char self[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-
-	if (n < 0)
-		return -errno;
-	self[n] = '\0';
-	*strrchr(self, '/') = '\0';
-	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
-		char cand[PATH_MAX + 64];
-		snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
-		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < cap)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char buf[PATH_MAX];
-
-	if (strlen(dir) >= sizeof(buf))
-		return -ENAMETOOLONG;
-	strcpy(buf, dir);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-static int is_profile_file(const char *name)
-{
-	size_t n = strlen(name);
-	return strncmp(name, "profile.", 8) == 0 && n > 13 && strcmp(name + n - 5, ".json") == 0 &&
-	       strcmp(name, "profile.json") != 0 && !strstr(name, ".tmp.");
-}
-
-static void remove_old_profiles(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	if (!d)
-		return;
-	while ((e = readdir(d)))
-		if (is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
-		    strcmp(e->d_name, "sites.tsv") == 0)
-			unlinkat(dirfd(d), e->d_name, 0);
-	closedir(d);
-}
-
-/* The child's environment: ours, with LD_PRELOAD and the profile settings.
- * *added is the index of the first entry this function allocated. */
-static char **child_env(const char *lib, const char *pattern, const char *min_size,
-                        const char *depth, const char *sample, size_t *added)
-{
-	size_t n = 0;
-	while (environ[n])
-		n++;
-	char **env = calloc(n + 6, sizeof(char *));
-	const char *old_preload = getenv("LD_PRELOAD");
-	size_t k = 0;
-
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "LD_PRELOAD=", 11) ||
-		    !strncmp(environ[i], "HMPT_PROFILE=", 13) ||
-		    (min_size && !strncmp(environ[i], "HMPT_MIN_SIZE=", 14)) ||
-		    (depth && !strncmp(environ[i], "HMPT_STACK_DEPTH=", 17)) ||
-		    (sample && !strncmp(environ[i], "HMPT_SAMPLE=", 12)))
-			continue;
-		env[k++] = environ[i];
-	}
-	*added = k;
-	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", lib, old_preload && *old_preload ? " " : "",
-	             old_preload ? old_preload : "") < 0 ||
-	    asprintf(&env[k++], "HMPT_PROFILE=%s", pattern) < 0 ||
-	    (min_size && asprintf(&env[k++], "HMPT_MIN_SIZE=%s", min_size) < 0) ||
-	    (depth && asprintf(&env[k++], "HMPT_STACK_DEPTH=%s", depth) < 0) ||
-	    (sample && asprintf(&env[k++], "HMPT_SAMPLE=%s", sample) < 0))
-		return NULL;
-	env[k] = NULL;
-	return env;
-}
-
-/* Run argv with env; returns the status to exit with. */
-static int run_command(char **argv, char **env, pid_t *child)
-{
-	struct sigaction ign = {.sa_handler = SIG_IGN}, old_int, old_quit;
-	int status, err_pipe[2];
-	pid_t pid;
-
-	if (pipe2(err_pipe, O_CLOEXEC) != 0) {
-		fprintf(stderr, "hmpt-tune: pipe: %s\n", strerror(errno));
-		return 126;
-	}
-	sigaction(SIGINT, &ign, &old_int);
-	sigaction(SIGQUIT, &ign, &old_quit);
-	pid = fork();
-	*child = pid;
-	if (pid == 0) {
-		sigaction(SIGINT, &old_int, NULL);
-		sigaction(SIGQUIT, &old_quit, NULL);
-		environ = env;
-		execvp(argv[0], argv);
-		int e = errno;
-		if (write(err_pipe[1], &e, sizeof(e)) < 0) {
-			/* nothing more to say */
-		}
-		_exit(e == ENOENT ? 127 : 126);
-	}
-	close(err_pipe[1]);
-	if (pid < 0) {
-		fprintf(stderr, "hmpt-tune: fork: %s\n", strerror(errno));
-		close(err_pipe[0]);
-		return 126;
-	}
-	int exec_errno = 0;
-	if (read(err_pipe[0], &exec_errno, sizeof(exec_errno)) != sizeof(exec_errno))
-		exec_errno = 0;
-	close(err_pipe[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	if (exec_errno) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", argv[0], strerror(exec_errno));
-		return exec_errno == ENOENT ? 127 : 126;
-	}
-	if (WIFSIGNALED(status)) {
-		int sig = WTERMSIG(status);
-		fprintf(stderr, "hmpt-tune: %s killed by signal %d (SIG%s)\n", argv[0], sig,
-		        sigabbrev_np(sig) ?: "?");
-		return 128 + sig;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status))
-		fprintf(stderr, "hmpt-tune: %s exited with status %d\n", argv[0],
-		        WEXITSTATUS(status));
-	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
-}
-
-/* Load and merge DIR's per-process profiles; NULL with a message if bad,
- * NULL and *none set if there were none. */
-static json_t *collect(const char *dir, long main_pid, int *none)
-{
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	json_t **profs = NULL;
-	char **files = NULL;
-	size_t n = 0;
-	json_t *merged = NULL;
-	int bad = 0;
-
-	*none = 0;
-	if (!d) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", dir, strerror(errno));
-		return NULL;
-	}
-	while ((e = readdir(d))) {
-		char path[PATH_MAX + 256], err[1024];
-		if (!is_profile_file(e->d_name))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		json_t *p = hmpt_prof_load(path, err, sizeof(err));
-		if (!p) {
-			fprintf(stderr, "hmpt-tune: %s\n", err);
-			bad = 1;
-			continue;
-		}
-		profs = realloc(profs, (n + 1) * sizeof(*profs));
-		files = realloc(files, (n + 1) * sizeof(*files));
-		profs[n] = p;
-		files[n] = strdup(e->d_name);
-		n++;
-	}
-	closedir(d);
-	if (n)
-		merged = hmpt_prof_merge(profs, (const char *const *)files, n, main_pid);
-	else
-		*none = !bad;
-	for (size_t i = 0; i < n; i++) {
-		json_decref(profs[i]);
-		free(files[i]);
-	}
-	free(profs);
-	free(files);
-	return merged;
-}
-
-static int write_outputs(const char *dir, json_t *merged, hmpt_sym_t *sym)
-{
-	char path[PATH_MAX];
-	int rc;
-
-	snprintf(path, sizeof(path), "%s/profile.json", dir);
-	rc = hmpt_prof_write(merged, path);
-	if (rc) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	snprintf(path, sizeof(path), "%s/sites.tsv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f || hmpt_report_tsv(f, merged, sym) != 0 || fclose(f) != 0) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
-		return -EIO;
-	}
-	return 0;
-}
 
 static int cmd_profile(int argc, char **argv)
 {
@@ -334,40 +116,41 @@ static int cmd_profile(int argc, char **argv)
 		hmpt_cli_usage_error("profile", "no command given (put it after --)", NULL);
 
 	char lib[PATH_MAX], absdir[PATH_MAX], pattern[PATH_MAX + 32];
-	if (lib_opt) {
-		if (!realpath(lib_opt, lib)) {
-			fprintf(stderr, "hmpt-tune: --lib %s: %s\n", lib_opt, strerror(errno));
-			return EXIT_USAGE;
-		}
-	} else if (find_lib(lib, sizeof(lib)) != 0) {
-		fprintf(stderr, "hmpt-tune: cannot find libhmpt.so next to hmpt-tune or in "
-		                "../lib; give it with --lib PATH\n");
+	if (hmpt_lib_resolve(lib_opt, lib, sizeof(lib)) != 0)
 		return EXIT_USAGE;
-	}
-	int rc = mkdir_p(dir);
+	int rc = hmpt_mkdir_p(dir);
 	if (rc || !realpath(dir, absdir)) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", dir,
 		        strerror(rc ? -rc : errno));
 		return EXIT_USAGE;
 	}
-	remove_old_profiles(absdir);
+	hmpt_profiles_clear(absdir);
 	snprintf(pattern, sizeof(pattern), "%s/profile.%%p.json", absdir);
 	size_t added = 0;
-	char **env = child_env(lib, pattern, min_size, depth, sample, &added);
+	char *set[5] = {NULL}, **sp = set;
+	char pv[PATH_MAX + 48], mv[64], dv[64], sv[64];
+	snprintf(pv, sizeof(pv), "HMPT_PROFILE=%s", pattern);
+	*sp++ = pv;
+	if (min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", min_size))
+		*sp++ = mv;
+	if (depth && snprintf(dv, sizeof(dv), "HMPT_STACK_DEPTH=%s", depth))
+		*sp++ = dv;
+	if (sample && snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample))
+		*sp++ = sv;
+	char **env = hmpt_child_env(lib, set, &added);
 	if (!env) {
 		fprintf(stderr, "hmpt-tune: out of memory\n");
 		return 126;
 	}
 
-	fflush(NULL);
-	pid_t child = -1;
-	int status = run_command(argv + optind, env, &child);
-	for (size_t i = added; env[i]; i++)
-		free(env[i]);
-	free(env);
+	hmpt_run_spec_t spec = {.argv = argv + optind, .env = env};
+	hmpt_run_result_t res;
+	int status = hmpt_run(&spec, &res);
+	pid_t child = res.pid;
+	hmpt_child_env_free(env, added);
 
 	int none;
-	json_t *merged = collect(absdir, (long)child, &none);
+	json_t *merged = hmpt_profiles_collect(absdir, (long)child, &none);
 	if (!merged) {
 		if (none && !quiet)
 			fprintf(
@@ -381,7 +164,7 @@ static int cmd_profile(int argc, char **argv)
 		return status;
 	}
 	hmpt_sym_t *sym = hmpt_sym_new();
-	if (write_outputs(dir, merged, sym) == 0 && !quiet) {
+	if (hmpt_profiles_write(dir, merged, sym) == 0 && !quiet) {
 		char more[PATH_MAX + 16];
 		snprintf(more, sizeof(more), "%s/sites.tsv", dir);
 		hmpt_report_opts_t o = {
@@ -535,6 +318,7 @@ struct command {
 };
 
 static const struct command commands[] = {
+    {"tune", hmpt_cmd_tune, hmpt_tune_usage, "find the best placement (the default command)"},
     {"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
     {"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
     {"plan", hmpt_cmd_plan, hmpt_plan_usage, "check a placement plan, or make one from a profile"},
@@ -543,7 +327,8 @@ static const struct command commands[] = {
 
 static void usage(FILE *out)
 {
-	fprintf(out, "Usage: hmpt-tune [--help] [--version] COMMAND [ARGS...]\n"
+	fprintf(out, "Usage: hmpt-tune [tune] [options] -- PROGRAM [ARGS...]\n"
+	             "       hmpt-tune COMMAND [ARGS...]\n"
 	             "\n"
 	             "hmpt, the heterogeneous memory pool tuner: find which of a program's\n"
 	             "allocations deserve the fast memory.\n"
@@ -554,6 +339,7 @@ static void usage(FILE *out)
 	fprintf(out, "  help CMD  the options of CMD\n"
 	             "\n"
 	             "Example:\n"
+	             "  hmpt-tune -o app.tune --metric 'Time in seconds' -- ./app args\n"
 	             "  hmpt-tune profile -- ./app args\n"
 	             "\n"
 	             "See hmpt-tune(1) and hmpt(7).\n");
@@ -589,6 +375,11 @@ int main(int argc, char **argv)
 			optind = 1;
 			return commands[i].run(argc - 1, argv + 1);
 		}
+	/* hmpt-tune [options] -- PROGRAM: the main job needs no command name */
+	if (argv[1][0] == '-') {
+		optind = 0;
+		return hmpt_cmd_tune(argc, argv);
+	}
 	hmpt_cli_usage_error(NULL, "unknown command", argv[1]);
 	return EXIT_USAGE;
 }

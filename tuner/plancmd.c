@@ -312,7 +312,7 @@ static int select_sites(const json_t *sites, const char *spec, char *chosen)
 	return 0;
 }
 
-static json_t *site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym)
+json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym)
 {
 	json_t *e = json_object(), *frames = json_array(), *symbols = json_array();
 	const json_t *fr = json_object_get(s, "frames");
@@ -437,7 +437,7 @@ static int cmd_make(int argc, char **argv)
 		json_array_foreach(sites, i, s) if (chosen[i] && !taken[i])
 		{
 			taken[i] = 1;
-			json_array_append_new(list, site_entry(prof, s, prefix, sym));
+			json_array_append_new(list, hmpt_plan_site_entry(prof, s, prefix, sym));
 		}
 		if (json_array_size(list) == 0) {
 			json_decref(list);

@@ -1,0 +1,206 @@
+/* profrun.c — the library, environment and profile files of a run under
+ * the shim, shared by `hmpt-tune profile` and the tuner. */
+#include "profrun.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profiles.h"
+#include "report.h"
+
+extern char **environ;
+
+static int find_lib(char *out, size_t cap)
+{
+	static const char *const rel[] = {"libhmpt.so", "../lib/libhmpt.so",
+	                                  "../lib/hmpt/libhmpt.so",
+	                                  "../lib/x86_64-linux-gnu/libhmpt.so"};
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+
+	if (n < 0)
+		return -errno;
+	self[n] = '\0';
+	*strrchr(self, '/') = '\0';
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		char cand[PATH_MAX + 64];
+		snprintf(cand, sizeof(cand), "%s/%s", self, rel[i]);
+		if (access(cand, R_OK) == 0 && realpath(cand, out) && strlen(out) < cap)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+int hmpt_mkdir_p(const char *dir)
+{
+	char buf[PATH_MAX];
+
+	if (strlen(dir) >= sizeof(buf))
+		return -ENAMETOOLONG;
+	strcpy(buf, dir);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int is_profile_file(const char *name)
+{
+	size_t n = strlen(name);
+	return strncmp(name, "profile.", 8) == 0 && n > 13 && strcmp(name + n - 5, ".json") == 0 &&
+	       strcmp(name, "profile.json") != 0 && !strstr(name, ".tmp.");
+}
+
+void hmpt_profiles_clear(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)))
+		if (is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
+		    strcmp(e->d_name, "sites.tsv") == 0)
+			unlinkat(dirfd(d), e->d_name, 0);
+	closedir(d);
+}
+
+char **hmpt_child_env(const char *lib, char *const *set, size_t *added)
+{
+	size_t n = 0, nset = 0, k = 0;
+	const char *old_preload = getenv("LD_PRELOAD");
+
+	while (environ[n])
+		n++;
+	while (set[nset])
+		nset++;
+	char **env = calloc(n + nset + 2, sizeof(char *));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int replaced = !strncmp(environ[i], "LD_PRELOAD=", 11);
+		for (size_t j = 0; j < nset && !replaced; j++) {
+			size_t len = strcspn(set[j], "=") + 1;
+			replaced = !strncmp(environ[i], set[j], len);
+		}
+		if (!replaced)
+			env[k++] = environ[i];
+	}
+	*added = k;
+	if (asprintf(&env[k++], "LD_PRELOAD=%s%s%s", lib, old_preload && *old_preload ? " " : "",
+	             old_preload ? old_preload : "") < 0) {
+		free(env);
+		return NULL;
+	}
+	for (size_t j = 0; j < nset; j++)
+		if (!(env[k++] = strdup(set[j]))) {
+			hmpt_child_env_free(env, *added);
+			return NULL;
+		}
+	return env;
+}
+
+void hmpt_child_env_free(char **env, size_t added)
+{
+	for (size_t i = added; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+int hmpt_lib_resolve(const char *opt, char *out, size_t cap)
+{
+	if (opt) {
+		if (!realpath(opt, out) || strlen(out) >= cap) {
+			fprintf(stderr, "hmpt-tune: --lib %s: %s\n", opt, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	if (find_lib(out, cap) != 0) {
+		fprintf(stderr, "hmpt-tune: cannot find libhmpt.so next to hmpt-tune or in "
+		                "../lib; give it with --lib PATH\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Load and merge DIR's per-process profiles; NULL with a message if bad,
+ * NULL and *none set if there were none. */
+json_t *hmpt_profiles_collect(const char *dir, long main_pid, int *none)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	json_t **profs = NULL;
+	char **files = NULL;
+	size_t n = 0;
+	json_t *merged = NULL;
+	int bad = 0;
+
+	*none = 0;
+	if (!d) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", dir, strerror(errno));
+		return NULL;
+	}
+	while ((e = readdir(d))) {
+		char path[PATH_MAX + 256], err[1024];
+		if (!is_profile_file(e->d_name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		json_t *p = hmpt_prof_load(path, err, sizeof(err));
+		if (!p) {
+			fprintf(stderr, "hmpt-tune: %s\n", err);
+			bad = 1;
+			continue;
+		}
+		profs = realloc(profs, (n + 1) * sizeof(*profs));
+		files = realloc(files, (n + 1) * sizeof(*files));
+		profs[n] = p;
+		files[n] = strdup(e->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n)
+		merged = hmpt_prof_merge(profs, (const char *const *)files, n, main_pid);
+	else
+		*none = !bad;
+	for (size_t i = 0; i < n; i++) {
+		json_decref(profs[i]);
+		free(files[i]);
+	}
+	free(profs);
+	free(files);
+	return merged;
+}
+
+int hmpt_profiles_write(const char *dir, json_t *merged, hmpt_sym_t *sym)
+{
+	char path[PATH_MAX];
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/profile.json", dir);
+	rc = hmpt_prof_write(merged, path);
+	if (rc) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(-rc));
+		return rc;
+	}
+	snprintf(path, sizeof(path), "%s/sites.tsv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f || hmpt_report_tsv(f, merged, sym) != 0 || fclose(f) != 0) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+		return -EIO;
+	}
+	return 0;
+}

@@ -1,0 +1,1179 @@
+/* tune.c — hmpt-tune [options] -- COMMAND: the reference study's method.
+ *
+ * 1. profile the program under the shim (sizes, and access shares when it
+ *    samples);
+ * 2. measure all-slow and each candidate site alone in the fast pool, to
+ *    rank the sites by individual impact;
+ * 3. group: the top K-1 sites one group each, the rest one group;
+ * 4. measure every combination of groups in the fast pool, n times each,
+ *    interleaved so that drift hits every configuration alike;
+ * 5. choose (best, 90 % of best at the smallest fast footprint, best that
+ *    fits --capacity) and report.
+ * Every run goes to DIR/journal.jsonl as it ends; rerunning the same command
+ * resumes from it.  A configuration whose plan is the same as one measured
+ * before (its key is the set of its sites in the fast pool) is not run twice.
+ */
+#include "tune.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "options.h"
+#include "plan.h"
+#include "pmu.h"
+#include "plancmd.h"
+#include "profiles.h"
+#include "profrun.h"
+#include "report.h"
+#include "runner.h"
+#include "topo.h"
+
+const char hmpt_tune_usage[] =
+    "Usage: hmpt-tune [tune] [options] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Find which allocations of COMMAND deserve the fast memory pool: profile it,\n"
+    "measure each large allocation site alone in the fast pool, group the sites\n"
+    "(the K-1 with most impact one group each, the rest one group), measure every\n"
+    "combination of groups in the fast pool against all in the slow pool, and\n"
+    "write the plans.  COMMAND's output goes to DIR/runs/; a summary goes to\n"
+    "standard output, progress to standard error.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR      journal and results (default: hmpt-tune.out); rerun\n"
+    "                        the same command to resume after an interruption\n"
+    "  -p, --pools FAST,SLOW the two pools: hbm, ddr, thp, 4k, hugetlb, or a pool\n"
+    "                        as JSON ('{\"nodes\":\"2\",\"pages\":\"thp\"}'); default\n"
+    "                        hbm,ddr on a machine with HBM\n"
+    "  -m, --metric REGEX    time by a figure the program prints (the last match\n"
+    "                        of the POSIX extended REGEX in its output: its first\n"
+    "                        group, or the first number after the match), not by\n"
+    "                        wall clock; e.g. 'Time in seconds'\n"
+    "      --higher-is-better  the metric is a rate (Mop/s, GB/s), not a time\n"
+    "  -r, --reps N          runs of each configuration (default: 3; at least 2)\n"
+    "  -g, --groups K        groups, 1-10: 2^K configurations (default: 8)\n"
+    "  -G, --group IDS       a group of your own: site ids (or 4+ digit prefixes),\n"
+    "                        comma-separated (repeatable); skips the ranking runs;\n"
+    "                        the sites you do not name form one more group\n"
+    "  -c, --capacity SIZE   also write the best plan whose fast footprint fits\n"
+    "                        SIZE (K, M, G suffixes)\n"
+    "      --candidates N    sites ranked by running each alone (default: 16);\n"
+    "                        the others join the rest group\n"
+    "  -t, --timeout SEC     a run taking longer is killed and recorded as timed\n"
+    "                        out (default: 30 s plus 5 times the profile run)\n"
+    "      --min-gain PCT    smallest speedup reported as one, in percent\n"
+    "                        (default: 1)\n"
+    "      --confidence PCT  of the intervals, before the correction for the\n"
+    "                        number of configurations compared (default: 95)\n"
+    "      --min-size SIZE   track allocations of at least SIZE (default: 1M)\n"
+    "  -s, --sample MODE     sampling in the profile run: auto, pebs, ibs, faults,\n"
+    "                        off (default: auto)\n"
+    "      --lib PATH        the libhmpt.so to preload\n"
+    "      --restart         discard DIR's journal and start over\n"
+    "  -q, --quiet           no progress, no summary table\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Output in DIR: plan-best.json (highest speedup), plan-90.json (smallest fast\n"
+    "footprint reaching 90 % of the best speedup), plan-capacity.json (with\n"
+    "--capacity), plan-slow.json (the reference), results.json, results.csv,\n"
+    "detail.svg/.png, summary.svg/.png and report.html.  A speedup is reported\n"
+    "only when its interval (corrected for the number of configurations) lies\n"
+    "above 1 and it reaches --min-gain; when none does, hmpt-tune says that the\n"
+    "fast pool does not help and the plans place nothing in it.\n"
+    "\n"
+    "Exit status: 0 when tuning finished (whether or not the fast pool helps);\n"
+    "1 when it could not (the program fails without any placement, no metric in\n"
+    "its output, no sites to place); 2 for a usage error; 130 when interrupted.\n"
+    "\n"
+    "Example:\n"
+    "  hmpt-tune -o mg.tune --metric 'Time in seconds' -- ./mg.C.x\n"
+    "  HMPT_PLAN=mg.tune/plan-90.json LD_PRELOAD=libhmpt.so ./mg.C.x\n";
+
+/* ------------------------------------------------------------- journal */
+
+typedef struct {
+	char key[17];
+	hmpt_trun_t run;
+} jrec_t;
+
+static struct {
+	FILE *f;
+	jrec_t *recs;
+	size_t n, cap;
+	bool profiled;
+	double profile_wall;
+} journal;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+	hmpt_run_kill_current();
+}
+
+static uint64_t fnv(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+/* What makes two tunings the same: the command, the pools, the way it is
+ * measured and the sizes tracked.  Reps, output and reporting options may
+ * change between a run and its resumption. */
+static json_t *journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups)
+{
+	json_t *cmd = json_array();
+	for (char *const *a = t->cmd; *a; a++)
+		json_array_append_new(cmd, json_string(*a));
+	return json_pack("{s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "fast",
+	                 t->fast_pool, "slow", t->slow_pool, "metric", t->metric, "higher",
+	                 t->maximize, "min_size", min_size, "groups", user_groups, "max_groups",
+	                 t->ngroups_max, "candidates", t->candidates);
+}
+
+static int journal_open(const char *dir, json_t *key, bool restart)
+{
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
+	FILE *old = restart ? NULL : fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int lineno = 0;
+
+	if (old) {
+		while (getline(&line, &cap, old) > 0) {
+			json_t *j = json_loads(line, 0, NULL);
+			lineno++;
+			if (!j) /* the last line of a killed tuner may be cut short */
+				continue;
+			if (lineno == 1) {
+				if (!json_equal(json_object_get(j, "key"), key)) {
+					fprintf(
+					    stderr,
+					    "hmpt-tune: %s is the journal of another tuning "
+					    "(different command, pools, metric or grouping): "
+					    "give another --output, or --restart to discard it\n",
+					    path);
+					json_decref(j);
+					free(line);
+					fclose(old);
+					return -1;
+				}
+			} else if (json_object_get(j, "profile")) {
+				journal.profiled = true;
+				journal.profile_wall =
+				    json_number_value(json_object_get(j, "wall"));
+			} else if (json_object_get(j, "config")) {
+				if (journal.n == journal.cap) {
+					journal.cap = journal.cap ? 2 * journal.cap : 256;
+					journal.recs =
+					    realloc(journal.recs, journal.cap * sizeof(jrec_t));
+				}
+				jrec_t *r = &journal.recs[journal.n++];
+				memset(r, 0, sizeof(*r));
+				snprintf(r->key, sizeof(r->key), "%s",
+				         json_string_value(json_object_get(j, "config")) ?: "");
+				r->run.rep = (int)json_integer_value(json_object_get(j, "rep"));
+				r->run.status =
+				    (int)json_integer_value(json_object_get(j, "status"));
+				r->run.wall = json_number_value(json_object_get(j, "wall"));
+				r->run.value = json_number_value(json_object_get(j, "value"));
+				snprintf(r->run.why, sizeof(r->run.why), "%s",
+				         json_string_value(json_object_get(j, "why")) ?: "");
+			}
+			json_decref(j);
+		}
+		free(line);
+		fclose(old);
+	}
+	journal.f = fopen(path, lineno ? "a" : "w");
+	if (!journal.f) {
+		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	if (!lineno) {
+		json_t *head =
+		    json_pack("{s:s,s:i,s:O}", "journal", "hmpt-tune", "version", 1, "key", key);
+		json_dumpf(head, journal.f, JSON_COMPACT);
+		fputc('\n', journal.f);
+		fflush(journal.f);
+		json_decref(head);
+	} else if (journal.n) {
+		fprintf(stderr, "hmpt-tune: resuming from %s: %zu run%s done\n", path, journal.n,
+		        journal.n == 1 ? "" : "s");
+	}
+	return 0;
+}
+
+/* one line per event, flushed and synced: a kill loses at most the run in
+ * progress */
+static void journal_append(json_t *j)
+{
+	json_dumpf(j, journal.f, JSON_COMPACT);
+	fputc('\n', journal.f);
+	fflush(journal.f);
+	fsync(fileno(journal.f));
+	json_decref(j);
+}
+
+/* ----------------------------------------------------------- the pools */
+
+static json_t *pool_preset(const char *name)
+{
+	static const struct {
+		const char *name, *json;
+	} presets[] = {
+	    {"hbm", "{\"nodes\":\"hbm\"}"},         {"ddr", "{\"nodes\":\"ddr\"}"},
+	    {"thp", "{\"pages\":\"thp\"}"},         {"4k", "{\"pages\":\"4k\"}"},
+	    {"hugetlb", "{\"pages\":\"hugetlb\"}"}, {"system", "{}"},
+	};
+	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
+		if (!strcmp(name, presets[i].name))
+			return json_loads(presets[i].json, 0, NULL);
+	if (name[0] == '{') {
+		json_t *j = json_loads(name, 0, NULL);
+		if (json_is_object(j))
+			return j;
+		json_decref(j);
+	}
+	return NULL;
+}
+
+/* Split "FAST,SLOW" where either may be a JSON object with commas. */
+static int parse_pools(const char *arg, hmpt_tune_t *t)
+{
+	size_t len = strlen(arg);
+	int depth = 0;
+	for (size_t i = 0; i < len; i++) {
+		depth += arg[i] == '{' ? 1 : arg[i] == '}' ? -1 : 0;
+		if (arg[i] == ',' && depth == 0) {
+			char *fast = strndup(arg, i), *slow = strdup(arg + i + 1);
+			t->fast_pool = pool_preset(fast);
+			t->slow_pool = pool_preset(slow);
+			t->fast_name = fast;
+			t->slow_name = slow;
+			return t->fast_pool && t->slow_pool ? 0 : -1;
+		}
+	}
+	return -1;
+}
+
+/* ------------------------------------------------------------- configs */
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The configuration with these sites in the fast pool: found, or added. */
+static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *label)
+{
+	const char *ids[t->nsites > 0 ? t->nsites : 1];
+	int n = 0;
+	uint64_t h = 0xcbf29ce484222325ull;
+	char key[17];
+
+	for (int i = 0; i < t->nsites; i++)
+		if (fast[i])
+			ids[n++] = t->sites[i].id;
+	qsort(ids, (size_t)n, sizeof(ids[0]), cmp_str);
+	for (int i = 0; i < n; i++)
+		h = fnv(fnv(h, ids[i]), ",");
+	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
+	for (int c = 0; c < t->nconfigs; c++)
+		if (!strcmp(t->configs[c].key, key))
+			return c;
+	t->configs = realloc(t->configs, (size_t)(t->nconfigs + 1) * sizeof(*t->configs));
+	hmpt_tconfig_t *c = &t->configs[t->nconfigs];
+	memset(c, 0, sizeof(*c));
+	memcpy(c->key, key, sizeof(key));
+	snprintf(c->label, sizeof(c->label), "%s", label);
+	c->fast = malloc((size_t)t->nsites + 1);
+	memcpy(c->fast, fast, (size_t)t->nsites);
+	c->nfast = n;
+	double access = 0;
+	for (int i = 0; i < t->nsites; i++)
+		if (fast[i]) {
+			c->fast_bytes += t->sites[i].bytes;
+			access += t->sites[i].access > 0 ? t->sites[i].access : 0;
+		}
+	c->fast_fraction = t->total_bytes ? (double)c->fast_bytes / (double)t->total_bytes : 0;
+	c->access_fraction = t->access_kind ? access : -1;
+	/* runs of it that an earlier tuner finished */
+	for (size_t r = 0; r < journal.n; r++)
+		if (!strcmp(journal.recs[r].key, key)) {
+			c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
+			c->runs[c->nruns++] = journal.recs[r].run;
+		}
+	return t->nconfigs++;
+}
+
+static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
+{
+	for (int i = 0; i < c->nruns; i++)
+		if (c->runs[i].rep == rep)
+			return true;
+	return false;
+}
+
+/* The plan of configuration c: the fast sites in the fast pool, one group
+ * per tuner group (or one group before grouping); the rest in the slow pool
+ * by default. */
+static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement)
+{
+	json_t *pools = json_object(), *groups = json_array();
+	json_t *fast = json_deep_copy(t->fast_pool);
+
+	json_object_set_new(pools, "fast", fast);
+	json_object_set(pools, "slow", t->slow_pool);
+	for (int g = -1; g < t->ngroups; g++) {
+		json_t *list = json_array();
+		for (int i = 0; i < t->nsites; i++)
+			if (c->fast[i] && t->sites[i].group == g)
+				json_array_append_new(
+				    list,
+				    hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
+		if (json_array_size(list) == 0) {
+			json_decref(list);
+			continue;
+		}
+		json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name",
+		                                        g < 0 ? "fast" : t->groups[g].name, "pool",
+		                                        "fast", "sites", list));
+	}
+	char when[64];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	json_t *plan = json_pack(
+	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
+	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",
+	    groups, "provenance", "program",
+	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->cmd[0], "created",
+	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
+	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
+	if (depth)
+		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
+	return plan;
+}
+
+/* Write a plan after checking it with the shim's own loader. */
+static int write_plan(json_t *plan, const char *path)
+{
+	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char err[1024];
+	static hmpt_plan_t check;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	if (hmpt_plan_parse(text, strlen(text), path, &check, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hmpt-tune: the plan would not be valid: %s\n", err);
+	} else {
+		hmpt_plan_free(&check);
+		FILE *f = fopen(path, "w");
+		if (f && fprintf(f, "%s\n", text) >= 0 && fclose(f) == 0)
+			rc = 0;
+		else
+			fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+	}
+	free(text);
+	return rc;
+}
+
+/* ------------------------------------------------------------- metric */
+
+static regex_t metric_re;
+
+/* The figure in a run's output: the last match's first group, or the first
+ * number after the last match.  0, or -1 when there is none. */
+static int metric_read(const char *log, double *value)
+{
+	FILE *f = fopen(log, "r");
+	char *line = NULL, last[256] = "";
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		regmatch_t m[2];
+		char *p = line;
+		while (regexec(&metric_re, p, 2, m, p == line ? 0 : REG_NOTBOL) == 0) {
+			const char *from = m[1].rm_so >= 0 ? p + m[1].rm_so : p + m[0].rm_eo;
+			size_t len =
+			    m[1].rm_so >= 0 ? (size_t)(m[1].rm_eo - m[1].rm_so) : strlen(from);
+			snprintf(last, sizeof(last), "%.*s", (int)(len < 255 ? len : 255), from);
+			found = true;
+			if (m[0].rm_eo == 0)
+				break;
+			p += m[0].rm_eo;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		return -1;
+	/* the first number in what the match gave */
+	for (char *p = last; *p; p++) {
+		char *end;
+		if (!strchr("0123456789.+-", *p))
+			continue;
+		double v = strtod(p, &end);
+		if (end != p && isfinite(v)) {
+			*value = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+typedef struct {
+	char lib[PATH_MAX];
+	const char *min_size;
+	int done, total; /* runs this session, for the progress line */
+	double spent;
+	bool progress, quiet;
+} runctx_t;
+
+static void progress(runctx_t *x, const hmpt_tconfig_t *c, int rep)
+{
+	if (!x->progress)
+		return;
+	char left[32] = "";
+	if (x->done > 0) {
+		double s = x->spent / x->done * (x->total - x->done);
+		snprintf(left, sizeof(left), ", about %dm%02ds left", (int)s / 60, (int)s % 60);
+	}
+	fprintf(stderr, "\rhmpt-tune: run %d/%d (%s, run %d)%s\033[K", x->done + 1, x->total,
+	        c->label, rep + 1, left);
+}
+
+/* Run configuration c once as repetition rep; record it in the journal. */
+static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
+{
+	hmpt_tconfig_t *c = &t->configs[ci];
+	char plan_path[PATH_MAX], log[PATH_MAX], planvar[PATH_MAX + 16], minvar[64];
+	struct stat st;
+
+	snprintf(plan_path, sizeof(plan_path), "%s/plans/%s.json", t->dir, c->key);
+	if (stat(plan_path, &st) != 0) {
+		json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
+		int rc = write_plan(plan, plan_path);
+		json_decref(plan);
+		if (rc)
+			return -1;
+	}
+	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
+	snprintf(planvar, sizeof(planvar), "HMPT_PLAN=%s", plan_path);
+	char *set[5] = {planvar, "HMPT_SAMPLE=off", "HMPT_PROFILE=", NULL, NULL};
+	if (x->min_size) {
+		snprintf(minvar, sizeof(minvar), "HMPT_MIN_SIZE=%s", x->min_size);
+		set[3] = minvar;
+	}
+	size_t added;
+	char **env = hmpt_child_env(x->lib, set, &added);
+	if (!env)
+		return -1;
+	progress(x, c, rep);
+	hmpt_run_spec_t spec = {
+	    .argv = t->cmd, .env = env, .log = log, .timeout = t->timeout, .quiet = true};
+	hmpt_run_result_t res;
+	hmpt_run(&spec, &res);
+	hmpt_child_env_free(env, added);
+	if (interrupted)
+		return -1;
+	x->done++;
+	x->spent += res.wall;
+
+	hmpt_trun_t run = {.rep = rep, .wall = res.wall, .status = res.status, .value = res.wall};
+	if (res.status)
+		hmpt_run_describe(&res, t->timeout, run.why, sizeof(run.why));
+	else if (t->metric && metric_read(log, &run.value) != 0) {
+		run.status = -1;
+		snprintf(run.why, sizeof(run.why), "printed no figure matching --metric");
+	}
+	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
+	c->runs[c->nruns++] = run;
+	journal_append(json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
+	                         c->label, "rep", rep, "status", run.status, "wall", run.wall,
+	                         "value", run.value, "why", run.why, "log", log));
+	return 0;
+}
+
+/* Every configuration in `list`, reps times, round-robin in a shuffled
+ * order per round. */
+static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
+{
+	int order[n > 0 ? n : 1];
+
+	x->done = 0;
+	x->spent = 0;
+	x->total = 0;
+	for (int r = 0; r < t->reps; r++)
+		for (int i = 0; i < n; i++)
+			x->total += !config_has_rep(&t->configs[list[i]], r);
+	for (int r = 0; r < t->reps; r++) {
+		uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
+		for (int i = 0; i < n; i++)
+			order[i] = list[i];
+		for (int i = n - 1; i > 0; i--) {
+			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+			int j = (int)(s % (uint64_t)(i + 1)), tmp = order[i];
+			order[i] = order[j];
+			order[j] = tmp;
+		}
+		for (int i = 0; i < n; i++) {
+			if (config_has_rep(&t->configs[order[i]], r))
+				continue;
+			if (run_config(t, x, order[i], r) != 0)
+				return -1;
+		}
+	}
+	if (x->progress && x->total)
+		fprintf(stderr, "\r\033[K");
+	return 0;
+}
+
+/* ------------------------------------------------------------ analysis */
+
+static void summarize(hmpt_tune_t *t, hmpt_tconfig_t *c)
+{
+	double v[c->nruns > 0 ? c->nruns : 1];
+	int n = 0;
+
+	c->nfailed = 0;
+	for (int i = 0; i < c->nruns; i++) {
+		if (c->runs[i].status == 0 && c->runs[i].rep < t->reps)
+			v[n++] = c->runs[i].value;
+		else if (c->runs[i].status != 0)
+			c->nfailed++;
+	}
+	hmpt_stats_summary(v, n, &c->sum);
+}
+
+static void analyze(hmpt_tune_t *t)
+{
+	int compared = 0;
+	for (int i = 0; i < t->nconfigs; i++) {
+		summarize(t, &t->configs[i]);
+		compared += i != t->ref && t->configs[i].sum.n > 0;
+	}
+	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
+	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
+	for (int i = 0; i < t->nconfigs; i++)
+		hmpt_stats_speedup(&t->configs[t->ref].sum, &t->configs[i].sum, t->alpha_used,
+		                   t->min_gain, t->maximize, &t->configs[i].sp);
+	/* the linear estimate: time savings of single groups add up */
+	double single[16] = {0};
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		if (c->in_combos && c->mask && !(c->mask & (c->mask - 1)) && c->sp.speedup > 0)
+			single[__builtin_ctz(c->mask)] = c->sp.speedup;
+	}
+	for (int g = 0; g < t->ngroups; g++)
+		t->groups[g].alone = single[g];
+	for (int i = 0; i < t->nconfigs; i++) {
+		hmpt_tconfig_t *c = &t->configs[i];
+		double saved = 0;
+		bool ok = c->in_combos;
+		for (int g = 0; g < t->ngroups && ok; g++)
+			if (c->mask >> g & 1) {
+				ok = single[g] > 0;
+				saved += ok ? 1 - 1 / single[g] : 0;
+			}
+		c->estimate = ok && saved < 1 ? 1 / (1 - saved) : 0;
+	}
+	/* choices among configurations that ran cleanly and are really faster */
+	t->best = t->best90 = t->fit = -1;
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		if (!c->sp.faster || c->nfailed)
+			continue;
+		if (t->best < 0 || c->sp.speedup > t->configs[t->best].sp.speedup)
+			t->best = i;
+		if (t->capacity && c->fast_bytes <= t->capacity &&
+		    (t->fit < 0 || c->sp.speedup > t->configs[t->fit].sp.speedup))
+			t->fit = i;
+	}
+	for (int i = 0; t->best >= 0 && i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		if (!c->sp.faster || c->nfailed ||
+		    c->sp.speedup < 0.9 * t->configs[t->best].sp.speedup)
+			continue;
+		if (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
+		    (c->fast_bytes == t->configs[t->best90].fast_bytes &&
+		     c->sp.speedup > t->configs[t->best90].sp.speedup))
+			t->best90 = i;
+	}
+}
+
+/* ------------------------------------------------------------- phases */
+
+static int cmp_bytes_desc(const void *a, const void *b)
+{
+	const hmpt_tsite_t *x = a, *y = b;
+	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+}
+
+static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
+{
+	char pdir[PATH_MAX], pattern[PATH_MAX + 32], log[PATH_MAX], absdir[PATH_MAX];
+
+	snprintf(pdir, sizeof(pdir), "%s/profile", t->dir);
+	if (hmpt_mkdir_p(pdir) != 0 || !realpath(pdir, absdir)) {
+		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", pdir, strerror(errno));
+		return -1;
+	}
+	snprintf(pattern, sizeof(pattern), "HMPT_PROFILE=%s/profile.%%p.json", absdir);
+	if (!journal.profiled) {
+		char sv[64], mv[64];
+		char *set[5] = {pattern, NULL, NULL, NULL, NULL}, **sp = set + 1;
+		snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample);
+		*sp++ = sv;
+		if (x->min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", x->min_size))
+			*sp++ = mv;
+		size_t added;
+		char **env = hmpt_child_env(x->lib, set, &added);
+		hmpt_profiles_clear(absdir);
+		snprintf(log, sizeof(log), "%s/runs/profile.log", t->dir);
+		if (!x->quiet)
+			fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->cmd[0], log);
+		hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
+		hmpt_run_result_t res;
+		hmpt_run(&spec, &res);
+		hmpt_child_env_free(env, added);
+		if (interrupted)
+			return -1;
+		if (res.status) {
+			char why[160];
+			hmpt_run_describe(&res, 0, why, sizeof(why));
+			fprintf(stderr,
+			        "hmpt-tune: %s %s in the profile run, before any placement "
+			        "change: fix that first (its output is in %s)\n",
+			        t->cmd[0], why, log);
+			return -1;
+		}
+		if (t->timeout == 0)
+			t->timeout = 30 + 5 * res.wall;
+		int none;
+		json_t *merged = hmpt_profiles_collect(absdir, (long)res.pid, &none);
+		if (!merged) {
+			if (none)
+				fprintf(stderr,
+				        "hmpt-tune: %s made no allocation of at least %s bytes: "
+				        "nothing to place (--min-size lowers the threshold)\n",
+				        t->cmd[0], x->min_size ? x->min_size : "1M");
+			return -1;
+		}
+		if (hmpt_profiles_write(pdir, merged, t->sym) != 0) {
+			json_decref(merged);
+			return -1;
+		}
+		json_decref(merged);
+		journal_append(json_pack("{s:s,s:f}", "profile", "done", "wall", res.wall));
+	}
+	char path[PATH_MAX + 16], err[1024];
+	snprintf(path, sizeof(path), "%s/profile.json", pdir);
+	t->profile = hmpt_prof_load(path, err, sizeof(err));
+	if (!t->profile) {
+		fprintf(stderr, "hmpt-tune: %s (--restart profiles again)\n", err);
+		return -1;
+	}
+	if (t->timeout == 0) /* resumed: the journal has the profile run's time */
+		t->timeout = 30 + 5 * journal.profile_wall;
+	hmpt_prof_sort_sites(t->profile);
+	const json_t *sites = json_object_get(t->profile, "sites"), *s;
+	const json_t *sampling = json_object_get(t->profile, "sampling");
+	const char *mode = sampling ? hmpt_prof_str(sampling, "mode") : NULL;
+	if (mode && (!strcmp(mode, "pebs") || !strcmp(mode, "ibs")))
+		t->access_kind = "accesses";
+	else if (mode && !strcmp(mode, "faults"))
+		t->access_kind = "first touches";
+	size_t i;
+	t->nsites = (int)json_array_size(sites);
+	t->sites = calloc((size_t)t->nsites + 1, sizeof(*t->sites));
+	json_array_foreach(sites, i, s)
+	{
+		hmpt_tsite_t *ts = &t->sites[i];
+		const json_t *smp = json_object_get(s, "samples");
+		ts->json = s;
+		ts->id = hmpt_prof_str(s, "id");
+		ts->bytes = hmpt_prof_u64(s, "peak_live_bytes");
+		ts->access = smp && json_is_number(json_object_get(smp, "share"))
+		                 ? json_number_value(json_object_get(smp, "share"))
+		                 : -1;
+		ts->group = -1;
+		hmpt_site_loc_t loc;
+		hmpt_report_locate(t->sym, t->profile, s, &loc);
+		snprintf(ts->label, sizeof(ts->label), "%.100s (%.55s)", loc.function,
+		         loc.location);
+		t->total_bytes += ts->bytes;
+	}
+	qsort(t->sites, (size_t)t->nsites, sizeof(*t->sites), cmp_bytes_desc);
+	if (!t->nsites) {
+		fprintf(stderr, "hmpt-tune: the profile has no sites: nothing to place\n");
+		return -1;
+	}
+	return 0;
+}
+
+static hmpt_tune_t *rank_ctx;
+
+/* by speedup alone, then by bytes */
+static int cmp_impact(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	double x = rank_ctx->configs[i].sp.speedup, y = rank_ctx->configs[j].sp.speedup;
+	if (x != y)
+		return (x < y) - (x > y);
+	return (rank_ctx->configs[i].fast_bytes < rank_ctx->configs[j].fast_bytes) -
+	       (rank_ctx->configs[i].fast_bytes > rank_ctx->configs[j].fast_bytes);
+}
+
+/* Group the sites: user groups as given, else by individual impact. */
+static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
+{
+	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
+	int ranked[t->nsites + 1], nranked = 0;
+
+	if (nuser) {
+		for (int g = 0; g < nuser; g++) {
+			char buf[4096];
+			snprintf(buf, sizeof(buf), "%s", user[g]);
+			for (char *sv, *id = strtok_r(buf, ",", &sv); id;
+			     id = strtok_r(NULL, ",", &sv)) {
+				int hit = -1, hits = 0;
+				for (int i = 0; i < t->nsites; i++)
+					if (strlen(id) >= 4 &&
+					    !strncmp(t->sites[i].id, id, strlen(id)))
+						hit = i, hits++;
+				if (hits != 1 || t->sites[hit].group >= 0) {
+					fprintf(
+					    stderr,
+					    "hmpt-tune: --group %s: '%s' %s (give 4 or more hex "
+					    "digits of an id from %s/profile/sites.tsv)\n",
+					    user[g], id,
+					    hits > 1   ? "names several sites"
+					    : hits < 1 ? "names no site of the profile"
+					               : "is already in a group",
+					    t->dir);
+					free(fast);
+					return -1;
+				}
+				t->sites[hit].group = g;
+			}
+		}
+		t->ngroups = nuser;
+	} else {
+		/* rank candidates (largest first, or most accessed when sampled) */
+		int ncand = t->nsites < t->candidates ? t->nsites : t->candidates;
+		int cand[t->nsites + 1], list[t->nsites + 2], n = 0;
+		for (int i = 0; i < t->nsites; i++)
+			cand[i] = i;
+		if (t->access_kind && !strcmp(t->access_kind, "accesses"))
+			for (int i = 1; i < t->nsites; i++) /* insertion sort by access */
+				for (int j = i; j > 0 && t->sites[cand[j]].access >
+				                             t->sites[cand[j - 1]].access;
+				     j--) {
+					int tmp = cand[j];
+					cand[j] = cand[j - 1];
+					cand[j - 1] = tmp;
+				}
+		t->ref = config_get(t, fast, "slow");
+		list[n++] = t->ref;
+		for (int k = 0; k < ncand; k++) {
+			char label[128];
+			memset(fast, 0, (size_t)t->nsites);
+			fast[cand[k]] = 1;
+			snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
+			list[n++] = ranked[nranked++] = config_get(t, fast, label);
+		}
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
+			        "(%d runs)\n",
+			        t->nsites, t->nsites == 1 ? "" : "s", t->cmd[0], n * t->reps);
+		if (measure(t, x, list, n) != 0) {
+			free(fast);
+			return -1;
+		}
+		analyze(t);
+		rank_ctx = t;
+		qsort(ranked, (size_t)nranked, sizeof(int), cmp_impact);
+		int k = t->ngroups_max;
+		if (t->nsites <= k) {
+			k = t->nsites;
+		} else {
+			k--; /* the last group is the rest */
+		}
+		for (int g = 0; g < k && g < nranked; g++) {
+			const hmpt_tconfig_t *c = &t->configs[ranked[g]];
+			for (int i = 0; i < t->nsites; i++)
+				if (c->fast[i])
+					t->sites[i].group = g;
+		}
+		t->ngroups = k < nranked ? k : nranked;
+	}
+	/* the rest */
+	bool rest = false;
+	for (int i = 0; i < t->nsites; i++)
+		if (t->sites[i].group < 0) {
+			t->sites[i].group = t->ngroups;
+			rest = true;
+		}
+	if (rest)
+		t->ngroups++;
+	for (int g = 0; g < t->ngroups; g++) {
+		hmpt_tgroup_t *gr = &t->groups[g];
+		snprintf(gr->name, sizeof(gr->name), rest && g == t->ngroups - 1 ? "rest" : "G%d",
+		         g + 1);
+		for (int i = 0; i < t->nsites; i++)
+			if (t->sites[i].group == g) {
+				gr->nsites++;
+				gr->bytes += t->sites[i].bytes;
+				gr->access += t->sites[i].access > 0 ? t->sites[i].access : 0;
+			}
+	}
+	free(fast);
+	return 0;
+}
+
+static int measure_combos(hmpt_tune_t *t, runctx_t *x)
+{
+	int ncomb = 1 << t->ngroups, list[1 << 10];
+	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
+
+	for (int m = 0; m < ncomb; m++) {
+		char label[128] = "";
+		size_t len = 0;
+		for (int i = 0; i < t->nsites; i++)
+			fast[i] = (unsigned char)(m >> t->sites[i].group & 1);
+		for (int g = 0; g < t->ngroups; g++)
+			if (m >> g & 1)
+				len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
+				                        len ? "+" : "", t->groups[g].name);
+		if (m == 0)
+			snprintf(label, sizeof(label), "slow");
+		else if (m == ncomb - 1)
+			snprintf(label, sizeof(label), "fast");
+		list[m] = config_get(t, fast, label);
+		hmpt_tconfig_t *c = &t->configs[list[m]];
+		c->in_combos = true;
+		c->mask = (unsigned)m;
+		snprintf(c->label, sizeof(c->label), "%s", label);
+	}
+	t->ref = list[0];
+	free(fast);
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each\n",
+		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
+		        t->reps == 1 ? "" : "s");
+	return measure(t, x, list, ncomb);
+}
+
+/* The reference must have run: without it nothing can be compared. */
+static int check_reference(const hmpt_tune_t *t)
+{
+	const hmpt_tconfig_t *r = &t->configs[t->ref];
+	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
+		return 0;
+	for (int i = 0; i < r->nruns; i++)
+		if (r->runs[i].status) {
+			fprintf(stderr,
+			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
+			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
+			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
+			        r->runs[i].rep + 1);
+			return -1;
+		}
+	fprintf(stderr, "hmpt-tune: the all-slow reference has too few runs\n");
+	return -1;
+}
+
+static int write_plans(hmpt_tune_t *t)
+{
+	struct {
+		const char *file;
+		int config;
+		const char *what;
+	} out[] = {{"plan-best.json", t->best, "highest speedup"},
+	           {"plan-90.json", t->best90, "smallest fast footprint with 90 % of the best"},
+	           {"plan-capacity.json", t->fit, "highest speedup within --capacity"},
+	           {"plan-slow.json", t->ref, "the all-slow reference"}};
+	for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++) {
+		char path[PATH_MAX], text[512];
+		int ci = out[k].config >= 0 ? out[k].config : t->ref;
+		const hmpt_tconfig_t *c = &t->configs[ci];
+		if (k == 2 && !t->capacity)
+			continue;
+		if (out[k].config < 0)
+			snprintf(
+			    text, sizeof(text),
+			    "%s: none; no configuration was measurably faster than all-slow%s, "
+			    "so nothing is placed in the fast pool",
+			    out[k].what, k == 2 ? " within --capacity" : "");
+		else if (ci == t->ref)
+			snprintf(text, sizeof(text), "%s", out[k].what);
+		else
+			snprintf(text, sizeof(text),
+			         "%s: %s, %.3fx over all-slow (%.0f %% interval %.3f-%.3f, %d runs "
+			         "each), %.1f %% of the footprint in the fast pool",
+			         out[k].what, c->label, c->sp.speedup, 100 * (1 - t->alpha_used),
+			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
+		json_t *plan = config_plan(t, c, text);
+		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
+		int rc = write_plan(plan, path);
+		json_decref(plan);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------- command */
+
+int hmpt_cmd_tune(int argc, char **argv)
+{
+	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
+	                                      {"pools", required_argument, 0, 'p'},
+	                                      {"metric", required_argument, 0, 'm'},
+	                                      {"higher-is-better", no_argument, 0, 'H'},
+	                                      {"reps", required_argument, 0, 'r'},
+	                                      {"groups", required_argument, 0, 'g'},
+	                                      {"group", required_argument, 0, 'G'},
+	                                      {"capacity", required_argument, 0, 'c'},
+	                                      {"candidates", required_argument, 0, 'C'},
+	                                      {"timeout", required_argument, 0, 't'},
+	                                      {"min-gain", required_argument, 0, 'M'},
+	                                      {"confidence", required_argument, 0, 'A'},
+	                                      {"min-size", required_argument, 0, 'z'},
+	                                      {"sample", required_argument, 0, 's'},
+	                                      {"lib", required_argument, 0, 'L'},
+	                                      {"restart", no_argument, 0, 'R'},
+	                                      {"quiet", no_argument, 0, 'q'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
+	hmpt_tune_t t = {.dir = "hmpt-tune.out",
+	                 .reps = 3,
+	                 .ngroups_max = 8,
+	                 .candidates = 16,
+	                 .alpha = 0.05,
+	                 .min_gain = 0.01};
+	runctx_t x = {.progress = isatty(2)};
+	const char *pools = NULL, *lib_opt = NULL, *sample = "auto";
+	char *user[16];
+	int nuser = 0, c;
+	bool restart = false;
+	uint64_t v;
+	char *end;
+
+	while ((c = getopt_long(argc, argv, "+o:p:m:r:g:G:c:t:s:qh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': t.dir = optarg; break;
+		case 'p': pools = optarg; break;
+		case 'm': {
+			int rc = regcomp(&metric_re, optarg, REG_EXTENDED);
+			if (rc) {
+				char why[256];
+				regerror(rc, &metric_re, why, sizeof(why));
+				fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", optarg, why);
+				hmpt_cli_usage_error("tune",
+				                     "--metric: expected a POSIX extended regular "
+				                     "expression",
+				                     optarg);
+			}
+			t.metric = optarg;
+			break;
+		}
+		case 'H': t.maximize = true; break;
+		case 'r':
+			if (hmpt_options_parse_uint(optarg, &v) || v < 2 || v > 100)
+				hmpt_cli_usage_error(
+				    "tune", "--reps: expected a whole number from 2 to 100",
+				    optarg);
+			t.reps = (int)v;
+			break;
+		case 'g':
+			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 10)
+				hmpt_cli_usage_error(
+				    "tune", "--groups: expected a whole number from 1 to 10",
+				    optarg);
+			t.ngroups_max = (int)v;
+			break;
+		case 'G':
+			if (nuser == 9)
+				hmpt_cli_usage_error("tune", "--group: at most 9 groups", optarg);
+			user[nuser++] = optarg;
+			break;
+		case 'c':
+			if (hmpt_options_parse_size(optarg, &v) || v < 1)
+				hmpt_cli_usage_error(
+				    "tune", "--capacity: expected a size such as 512M or 16G",
+				    optarg);
+			t.capacity = v;
+			break;
+		case 'C':
+			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 1024)
+				hmpt_cli_usage_error(
+				    "tune", "--candidates: expected a whole number from 1 to 1024",
+				    optarg);
+			t.candidates = (int)v;
+			break;
+		case 't':
+			t.timeout = strtod(optarg, &end);
+			if (end == optarg || *end || !(t.timeout > 0))
+				hmpt_cli_usage_error(
+				    "tune", "--timeout: expected seconds, a number above 0",
+				    optarg);
+			break;
+		case 'M':
+			t.min_gain = strtod(optarg, &end) / 100;
+			if (end == optarg || *end || !(t.min_gain >= 0) || t.min_gain >= 1)
+				hmpt_cli_usage_error(
+				    "tune", "--min-gain: expected a percentage from 0 to 99",
+				    optarg);
+			break;
+		case 'A': {
+			double pct = strtod(optarg, &end);
+			if (end == optarg || *end || !(pct >= 50 && pct < 100))
+				hmpt_cli_usage_error(
+				    "tune", "--confidence: expected a percentage from 50 to 99.9",
+				    optarg);
+			t.alpha = 1 - pct / 100;
+			break;
+		}
+		case 'z':
+			if (hmpt_options_parse_size(optarg, &v) || v < 1)
+				hmpt_cli_usage_error(
+				    "tune", "--min-size: expected a size such as 4096, 64K or 1M",
+				    optarg);
+			x.min_size = optarg;
+			break;
+		case 's': {
+			hmpt_sampler_t kind;
+			if (hmpt_sampler_parse(optarg, &kind))
+				hmpt_cli_usage_error(
+				    "tune", "--sample: expected auto, pebs, ibs, faults or off",
+				    optarg);
+			sample = optarg;
+			break;
+		}
+		case 'L': lib_opt = optarg; break;
+		case 'R': restart = true; break;
+		case 'q': x.quiet = true; break;
+		case 'h': fputs(hmpt_tune_usage, stdout); return 0;
+		default: hmpt_cli_usage_error("tune", "unknown option", NULL);
+		}
+	}
+	if (optind >= argc)
+		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
+	if (nuser && nuser >= 10)
+		hmpt_cli_usage_error("tune", "--group: at most 9 groups", NULL);
+	t.cmd = argv + optind;
+	x.progress = x.progress && !x.quiet;
+
+	if (pools) {
+		if (parse_pools(pools, &t) != 0)
+			hmpt_cli_usage_error("tune",
+			                     "--pools: expected FAST,SLOW, each hbm, ddr, thp, 4k, "
+			                     "hugetlb, system or a pool as a JSON object",
+			                     pools);
+	} else {
+		static hmpt_topo_t topo;
+		char err[256];
+		hmpt_topo_hints_t hints = {.hbm_env = getenv("HMPT_HBM_NODES"),
+		                           .ddr_env = getenv("HMPT_DDR_NODES")};
+		if (hmpt_topo_read(&topo, "") != 0 ||
+		    hmpt_topo_classify(&topo, &hints, err, sizeof(err)) != 0 ||
+		    hmpt_nodemask_empty(&topo.hbm)) {
+			fprintf(stderr,
+			        "hmpt-tune: this machine has no HBM nodes that hmpt can find (nor "
+			        "HMPT_HBM_NODES): name the two pools with --pools FAST,SLOW, e.g. "
+			        "--pools thp,4k to compare page sizes\n");
+			return EXIT_USAGE;
+		}
+		parse_pools("hbm,ddr", &t);
+	}
+	/* both pools must make a valid plan before anything runs */
+	{
+		json_t *plan =
+		    json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
+		              "format_version", HMPT_PLAN_VERSION, "pools", "fast", t.fast_pool,
+		              "slow", t.slow_pool, "default_pool", "slow", "groups");
+		char *text = json_dumps(plan, 0), err[1024];
+		static hmpt_plan_t check;
+		int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
+		if (!bad)
+			hmpt_plan_free(&check);
+		free(text);
+		json_decref(plan);
+		if (bad) {
+			fprintf(stderr, "hmpt-tune: --pools %s: %s\n", pools, err);
+			return EXIT_USAGE;
+		}
+	}
+	if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
+		return EXIT_USAGE;
+	char sub[PATH_MAX];
+	snprintf(sub, sizeof(sub), "%s/plans", t.dir);
+	int rc = hmpt_mkdir_p(sub);
+	snprintf(sub, sizeof(sub), "%s/runs", t.dir);
+	rc = rc ? rc : hmpt_mkdir_p(sub);
+	if (rc) {
+		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", sub, strerror(-rc));
+		return 1;
+	}
+	char groups_text[4096] = "";
+	for (int g = 0; g < nuser; g++)
+		snprintf(groups_text + strlen(groups_text),
+		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "", user[g]);
+	json_t *key = journal_key(&t, x.min_size, nuser ? groups_text : NULL);
+	rc = journal_open(t.dir, key, restart);
+	json_decref(key);
+	if (rc)
+		return 1;
+
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	t.sym = hmpt_sym_new();
+	rc = 1;
+	if (do_profile(&t, &x, sample) != 0 || form_groups(&t, &x, user, nuser) != 0 ||
+	    measure_combos(&t, &x) != 0)
+		goto out;
+	analyze(&t);
+	if (check_reference(&t) != 0)
+		goto out;
+	if (write_plans(&t) != 0 || hmpt_tune_write_results(&t) != 0)
+		goto out;
+	if (!x.quiet)
+		hmpt_tune_print_summary(&t, stdout);
+	rc = 0;
+out:
+	if (interrupted) {
+		fprintf(stderr,
+		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
+		        "the same command again to go on\n",
+		        t.dir);
+		rc = 128 + (int)interrupted;
+	}
+	hmpt_sym_free(t.sym);
+	return rc;
+}
