@@ -320,6 +320,7 @@ struct command {
 static const struct command commands[] = {
     {"tune", hmpt_cmd_tune, hmpt_tune_usage, "find the best placement (the default command)"},
     {"profile", cmd_profile, profile_usage, "run a command under the shim and list its sites"},
+    {"compare", hmpt_cmd_compare, hmpt_compare_usage, "measure one plan's speedup over another"},
     {"show", cmd_show, show_usage, "print a saved profile (table, tsv or json)"},
     {"plan", hmpt_cmd_plan, hmpt_plan_usage, "check a placement plan, or make one from a profile"},
     {"env", cmd_env, env_usage, "list the HMPT_* environment variables"},

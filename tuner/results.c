@@ -460,9 +460,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		char acc[16] = "-";
 		if (t->access_kind)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * t->groups[g].access);
-		fprintf(out, "%-6s %5d %10s %8s %7.3fx  %s\n", t->groups[g].name,
-		        t->groups[g].nsites, human(t->groups[g].bytes, b, sizeof(b)), acc,
-		        t->groups[g].alone, first);
+		char alone[16] = "failed";
+		if (t->groups[g].alone > 0)
+			snprintf(alone, sizeof(alone), "%.3fx", t->groups[g].alone);
+		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,
+		        human(t->groups[g].bytes, b, sizeof(b)), acc, alone, first);
 	}
 	int rows = n < 12 ? n : 12;
 	fprintf(out, "\n%-24s %7s %7s %9s %15s %9s %5s  %s\n", "configuration", "fast", "access",
@@ -478,14 +480,15 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * c->access_fraction);
 		if (c->estimate > 0)
 			snprintf(est, sizeof(est), "%.3fx", c->estimate);
-		if (c->sum.n > 1)
+		if (c->sum.n > 1 && i != t->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %2d/%-2d  %s", c->label,
 		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, c->sum.n, c->nruns,
 		        verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
 			if (c->runs[r].status) {
-				fprintf(out, ": %s (run %d)", c->runs[r].why, c->runs[r].rep + 1);
+				fprintf(out, ": %s (run %d: %s/runs/%s.%d.log)", c->runs[r].why,
+				        c->runs[r].rep + 1, t->dir, c->key, c->runs[r].rep + 1);
 				break;
 			}
 		fputc('\n', out);

@@ -450,7 +450,7 @@ typedef struct {
 	bool progress, quiet;
 } runctx_t;
 
-static void progress(runctx_t *x, const hmpt_tconfig_t *c, int rep)
+static void progress(runctx_t *x, const char *label, int rep)
 {
 	if (!x->progress)
 		return;
@@ -459,15 +459,51 @@ static void progress(runctx_t *x, const hmpt_tconfig_t *c, int rep)
 		double s = x->spent / x->done * (x->total - x->done);
 		snprintf(left, sizeof(left), ", about %dm%02ds left", (int)s / 60, (int)s % 60);
 	}
-	fprintf(stderr, "\rhmpt-tune: run %d/%d (%s, run %d)%s\033[K", x->done + 1, x->total,
-	        c->label, rep + 1, left);
+	fprintf(stderr, "\rhmpt-tune: run %d/%d (%.40s, run %d)%s\033[K", x->done + 1, x->total,
+	        label, rep + 1, left);
+}
+
+/* Run the program once under plan_path, its output to log: the figure (or
+ * the wall time), or how it failed. */
+static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *min_size,
+                                const char *plan_path, const char *log, double timeout, bool metric)
+{
+	char planvar[PATH_MAX + 16], minvar[64];
+	char *set[5] = {planvar, "HMPT_SAMPLE=off", "HMPT_PROFILE=", NULL, NULL};
+	hmpt_trun_t run = {.status = 126};
+	size_t added;
+
+	snprintf(planvar, sizeof(planvar), "HMPT_PLAN=%s", plan_path);
+	if (min_size) {
+		snprintf(minvar, sizeof(minvar), "HMPT_MIN_SIZE=%s", min_size);
+		set[3] = minvar;
+	}
+	char **env = hmpt_child_env(lib, set, &added);
+	if (!env) {
+		snprintf(run.why, sizeof(run.why), "out of memory");
+		return run;
+	}
+	hmpt_run_spec_t spec = {
+	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
+	hmpt_run_result_t res;
+	hmpt_run(&spec, &res);
+	hmpt_child_env_free(env, added);
+	run.wall = run.value = res.wall;
+	run.status = res.status;
+	if (res.status)
+		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
+	else if (metric && metric_read(log, &run.value) != 0) {
+		run.status = -1;
+		snprintf(run.why, sizeof(run.why), "printed no figure matching --metric");
+	}
+	return run;
 }
 
 /* Run configuration c once as repetition rep; record it in the journal. */
 static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
 {
 	hmpt_tconfig_t *c = &t->configs[ci];
-	char plan_path[PATH_MAX], log[PATH_MAX], planvar[PATH_MAX + 16], minvar[64];
+	char plan_path[PATH_MAX], log[PATH_MAX];
 	struct stat st;
 
 	snprintf(plan_path, sizeof(plan_path), "%s/plans/%s.json", t->dir, c->key);
@@ -479,34 +515,14 @@ static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
 			return -1;
 	}
 	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
-	snprintf(planvar, sizeof(planvar), "HMPT_PLAN=%s", plan_path);
-	char *set[5] = {planvar, "HMPT_SAMPLE=off", "HMPT_PROFILE=", NULL, NULL};
-	if (x->min_size) {
-		snprintf(minvar, sizeof(minvar), "HMPT_MIN_SIZE=%s", x->min_size);
-		set[3] = minvar;
-	}
-	size_t added;
-	char **env = hmpt_child_env(x->lib, set, &added);
-	if (!env)
-		return -1;
-	progress(x, c, rep);
-	hmpt_run_spec_t spec = {
-	    .argv = t->cmd, .env = env, .log = log, .timeout = t->timeout, .quiet = true};
-	hmpt_run_result_t res;
-	hmpt_run(&spec, &res);
-	hmpt_child_env_free(env, added);
+	progress(x, c->label, rep);
+	hmpt_trun_t run = run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
+	                               t->metric != NULL);
 	if (interrupted)
 		return -1;
+	run.rep = rep;
 	x->done++;
-	x->spent += res.wall;
-
-	hmpt_trun_t run = {.rep = rep, .wall = res.wall, .status = res.status, .value = res.wall};
-	if (res.status)
-		hmpt_run_describe(&res, t->timeout, run.why, sizeof(run.why));
-	else if (t->metric && metric_read(log, &run.value) != 0) {
-		run.status = -1;
-		snprintf(run.why, sizeof(run.why), "printed no figure matching --metric");
-	}
+	x->spent += run.wall;
 	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
 	c->runs[c->nruns++] = run;
 	journal_append(json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
@@ -578,6 +594,7 @@ static void analyze(hmpt_tune_t *t)
 	for (int i = 0; i < t->nconfigs; i++)
 		hmpt_stats_speedup(&t->configs[t->ref].sum, &t->configs[i].sum, t->alpha_used,
 		                   t->min_gain, t->maximize, &t->configs[i].sp);
+	t->configs[t->ref].sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
 	/* the linear estimate: time savings of single groups add up */
 	double single[16] = {0};
 	for (int i = 0; i < t->nconfigs; i++) {
@@ -666,6 +683,14 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			        "hmpt-tune: %s %s in the profile run, before any placement "
 			        "change: fix that first (its output is in %s)\n",
 			        t->cmd[0], why, log);
+			return -1;
+		}
+		double figure;
+		if (t->metric && metric_read(log, &figure) != 0) {
+			fprintf(stderr,
+			        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
+			        "give a regular expression that matches the line with the figure\n",
+			        t->metric, t->cmd[0], log);
 			return -1;
 		}
 		if (t->timeout == 0)
@@ -948,7 +973,9 @@ static int write_plans(hmpt_tune_t *t)
 
 /* ------------------------------------------------------------- command */
 
-int hmpt_cmd_tune(int argc, char **argv)
+static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
+
+static int tune_main(int argc, char **argv, bool comparing)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
 	                                      {"pools", required_argument, 0, 'p'},
@@ -1077,9 +1104,26 @@ int hmpt_cmd_tune(int argc, char **argv)
 		case 'L': lib_opt = optarg; break;
 		case 'R': restart = true; break;
 		case 'q': x.quiet = true; break;
-		case 'h': fputs(hmpt_tune_usage, stdout); return 0;
-		default: hmpt_cli_usage_error("tune", "unknown option", NULL);
+		case 'h': fputs(comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return 0;
+		default:
+			hmpt_cli_usage_error(comparing ? "compare" : "tune", "unknown option",
+			                     NULL);
 		}
+		if (comparing && !strchr("mHrtMALq", c))
+			for (const struct option *o = longs; o->name; o++)
+				if (o->val == c)
+					hmpt_cli_usage_error(
+					    "compare", "this option is for tuning, not for compare",
+					    o->name);
+	}
+	if (comparing) {
+		if (argc - optind < 4 || strcmp(argv[optind + 2], "--") != 0)
+			hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND",
+			                     NULL);
+		t.cmd = argv + optind + 3;
+		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
+			return EXIT_USAGE;
+		return compare(&t, &x, argv + optind);
 	}
 	if (optind >= argc)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
@@ -1176,4 +1220,134 @@ out:
 	}
 	hmpt_sym_free(t.sym);
 	return rc;
+}
+
+int hmpt_cmd_tune(int argc, char **argv)
+{
+	return tune_main(argc, argv, false);
+}
+
+int hmpt_cmd_compare(int argc, char **argv)
+{
+	return tune_main(argc, argv, true);
+}
+
+const char hmpt_compare_usage[] =
+    "Usage: hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND [ARGS...]\n"
+    "\n"
+    "Run COMMAND under BASE.json and under PLAN.json, alternately, N times each,\n"
+    "and print PLAN's speedup over BASE with its confidence interval: to check\n"
+    "that a plan from hmpt-tune still holds, or to compare two plans.\n"
+    "\n"
+    "Options (as for tuning):\n"
+    "  -m, --metric REGEX    time by a figure the program prints (see hmpt-tune\n"
+    "                        --help), not by wall clock\n"
+    "      --higher-is-better  the metric is a rate\n"
+    "  -r, --reps N          runs under each plan (default: 3; at least 2)\n"
+    "  -t, --timeout SEC     kill a run after SEC seconds (default: none)\n"
+    "      --min-gain PCT    smallest speedup reported as one (default: 1)\n"
+    "      --confidence PCT  of the interval (default: 95)\n"
+    "      --lib PATH        the libhmpt.so to preload\n"
+    "  -q, --quiet           print only the result line\n"
+    "\n"
+    "COMMAND's output goes to a temporary directory, removed afterwards.\n"
+    "Exit status: 0 when every run succeeded, 1 when one failed, 2 for a usage\n"
+    "error.\n"
+    "\n"
+    "Example:\n"
+    "  hmpt-tune compare -m 'Time in seconds' out/plan-slow.json out/plan-best.json \\\n"
+    "      -- ./app args\n";
+
+/* PLAN against BASE, alternately, reps times each */
+static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
+{
+	char tmp[] = "/tmp/hmpt-compare.XXXXXX", log[PATH_MAX];
+	double v[2][100];
+	int n[2] = {0, 0}, rc = 0;
+
+	for (int k = 0; k < 2; k++) {
+		char err[1024];
+		static hmpt_plan_t check;
+		FILE *f = fopen(plans[k], "r");
+		char *text = NULL;
+		size_t len = 0;
+		if (f) {
+			FILE *m = open_memstream(&text, &len);
+			int ch;
+			while ((ch = fgetc(f)) != EOF)
+				fputc(ch, m);
+			fclose(m);
+			fclose(f);
+		}
+		if (!f || hmpt_plan_parse(text, len, plans[k], &check, err, sizeof(err)) != 0) {
+			fprintf(stderr, "hmpt-tune compare: %s\n", f ? err : strerror(errno));
+			free(text);
+			return 1;
+		}
+		hmpt_plan_free(&check);
+		free(text);
+	}
+	if (!mkdtemp(tmp)) {
+		fprintf(stderr, "hmpt-tune compare: %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	x->total = 2 * t->reps;
+	for (int r = 0; r < t->reps && !interrupted && !rc; r++)
+		for (int k = 0; k < 2 && !interrupted; k++) {
+			/* alternate which goes first, so that order effects cancel */
+			int which = (r & 1) ? 1 - k : k;
+			progress(x, plans[which], r);
+			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, which, r);
+			hmpt_trun_t run = run_measured(t->cmd, x->lib, NULL, plans[which], log,
+			                               t->timeout, t->metric != NULL);
+			x->done++;
+			x->spent += run.wall;
+			if (interrupted)
+				break;
+			if (run.status) {
+				fprintf(stderr,
+				        "%shmpt-tune compare: %s under %s %s; its output:\n",
+				        x->progress ? "\r\033[K" : "", t->cmd[0], plans[which],
+				        run.why);
+				FILE *f = fopen(log, "r");
+				int ch;
+				while (f && (ch = fgetc(f)) != EOF)
+					fputc(ch, stderr);
+				if (f)
+					fclose(f);
+				rc = 1;
+				break;
+			}
+			v[which][n[which]++] = run.value;
+			unlink(log);
+		}
+	if (x->progress)
+		fprintf(stderr, "\r\033[K");
+	for (int r = 0; r < t->reps; r++)
+		for (int k = 0; k < 2; k++) {
+			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, k, r);
+			unlink(log);
+		}
+	rmdir(tmp);
+	if (interrupted)
+		return 128 + (int)interrupted;
+	if (rc)
+		return rc;
+	hmpt_summary_t base, plan;
+	hmpt_speedup_t sp;
+	hmpt_stats_summary(v[0], n[0], &base);
+	hmpt_stats_summary(v[1], n[1], &plan);
+	hmpt_stats_speedup(&base, &plan, t->alpha, t->min_gain, t->maximize, &sp);
+	if (!x->quiet)
+		printf("%s: mean %.4g (sd %.2g); %s: mean %.4g (sd %.2g); %d runs each\n", plans[0],
+		       base.mean, base.sd, plans[1], plan.mean, plan.sd, t->reps);
+	printf("%s: %.3fx over %s (%.0f %% interval %.3f-%.3f): %s\n", plans[1], sp.speedup,
+	       plans[0], 100 * (1 - t->alpha), sp.lo, sp.hi,
+	       sp.faster   ? "faster"
+	       : sp.slower ? "slower"
+	                   : "no measurable difference");
+	return 0;
 }

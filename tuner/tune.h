@@ -17,6 +17,8 @@
 
 extern const char hmpt_tune_usage[];
 int hmpt_cmd_tune(int argc, char **argv);
+extern const char hmpt_compare_usage[];
+int hmpt_cmd_compare(int argc, char **argv);
 
 typedef struct {
 	const json_t *json; /* in the profile */
