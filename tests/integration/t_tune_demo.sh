@@ -1,0 +1,48 @@
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tune_common.sh"
+# The tuner end to end on a small demo, with pools that really differ here
+# (2 MiB against 4 KiB pages): the random-access arrays (alloc_table: gathers,
+# alloc_counts: updates) are ranked first and put in the fast pool, and the
+# speedup holds when the plan is applied.
+need_thp
+out=$work/tune
+args=(-s 512 -i 1)
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 3 -- \
+	"$DEMO" "${args[@]}" >"$work/summary" 2>"$work/err" ||
+	fail "hmpt-tune exited $?: $(cat "$work/err")"
+cat "$work/summary"
+for f in plan-best.json plan-90.json plan-slow.json results.json results.csv report.html; do
+	[ -s "$out/$f" ] || fail "no $f"
+done
+if command -v gnuplot >/dev/null; then
+	for f in detail.svg detail.png summary.svg summary.png; do
+		[ -s "$out/$f" ] || fail "gnuplot is here but there is no $f: $(cat "$out/plots.log")"
+	done
+fi
+$TUNE plan check -q "$out/plan-best.json" || fail "plan-best.json does not pass plan check"
+
+# the allocation functions are tail calls: a site is known by main's line
+site_of() { echo "demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)"; }
+best=$(plan_fast_symbols "$out/plan-best.json")
+ranked=$(plan_fast_symbols "$out/plan-best.json" G1 G2)
+for f in alloc_table alloc_counts; do
+	at=$(site_of $f)
+	grep -q "($at)" <<<"$best" || fail "$f ($at) is not in the fast pool of plan-best.json: $best"
+	grep -q "($at)" <<<"$ranked" || fail "$f ($at) is not ranked in the top two groups: $ranked"
+done
+note "plan-best.json puts alloc_table and alloc_counts in the fast pool, ranked G1 and G2"
+
+# every run is in results.csv: 16 configurations x 3 runs (singles reused)
+runs=$(($(wc -l <"$out/results.csv") - 1))
+[ "$runs" = 48 ] || fail "results.csv has $runs runs, want 48"
+
+tuned=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chosen"]["best"]["speedup"])' "$out/results.json")
+$TUNE compare --lib "$LIB" -m 'Time in seconds' -r 3 "$out/plan-slow.json" \
+	"$out/plan-best.json" -- "$DEMO" "${args[@]}" >"$work/cmp" 2>&1 ||
+	fail "compare failed: $(cat "$work/cmp")"
+cat "$work/cmp"
+applied=$(sed -n 's/.*plan-best.json: \([0-9.]*\)x over.*/\1/p' "$work/cmp")
+grep -q ': faster$' "$work/cmp" || fail "the applied plan is not measurably faster"
+python3 -c "import sys; sys.exit(not ($applied >= 0.9 * $tuned))" ||
+	fail "applied speedup ${applied}x is below 90 % of the tuned ${tuned}x"
+note "tuned ${tuned}x; applied ${applied}x"

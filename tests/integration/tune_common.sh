@@ -1,0 +1,31 @@
+# Helpers for the tuner's tests (sourced after lib.sh).
+DEMO=$B/bench/hmpt-demo
+
+# The two page-size pools differ only when THP can be had.
+need_thp() {
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -r $thp ] || skip "no transparent huge pages in this kernel: pools thp and 4k would not differ"
+	grep -q '\[never\]' $thp && skip "transparent huge pages are disabled ($thp says never)"
+	return 0
+}
+
+# plan_fast_symbols PLAN [GROUP...]: the symbols of the sites the plan puts in
+# its fast pool (only those of the named groups, when given), one per line
+plan_fast_symbols() {
+	python3 - "$@" <<'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+want = set(sys.argv[2:])
+for g in plan["groups"]:
+    if g["pool"] == "fast" and (not want or g["name"] in want):
+        for s in g["sites"]:
+            print(" ".join(s["symbols"]))
+PY
+}
+
+# verdicts RESULTS: "label verdict" per configuration
+verdicts() {
+	python3 -c 'import json,sys
+for c in json.load(open(sys.argv[1]))["configs"]:
+    print(c["label"].replace(" ", "_"), c["verdict"])' "$1"
+}
