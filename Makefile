@@ -2,6 +2,7 @@
 #
 #   make            build build/libhmpt.so and build/hmpt-tune
 #   make check      install missing Debian packages, build, run every test
+#   make demo       tune the bundled demo;  make demo-apply  apply its plan
 #   make bench      build and run the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make format     reformat the sources;  make format-check  verify them
@@ -50,7 +51,7 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
 .PHONY: all check deps bench bench-build install uninstall \
-        format format-check clean demo progs
+        format format-check clean demo demo-apply progs
 all: $(B)/libhmpt.so $(B)/hmpt-tune
 
 $(B)/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/shim
@@ -109,11 +110,21 @@ bench: deps
 	$(MAKE) bench-build
 	bench/run.sh
 
-# The main job on the bundled workload: four arrays, four call sites.
-DEMO_MIB ?= 512
+# The main job on the bundled workload: four arrays from four call sites,
+# tuned with two pools this machine really has (THP 2 MiB pages against
+# 4 KiB pages).  Rerunning resumes from (or reprints) $(DEMO_OUT)'s journal.
+DEMO_ARGS ?= -s 1024 -i 2
+DEMO_OUT  ?= $(B)/demo
+DEMO_TUNE := --pools thp,4k --metric 'Time in seconds'
 demo: deps
-	$(MAKE) bench-build
-	$(B)/hmpt-tune profile -o $(B)/demo-profile -- $(B)/bench/hmpt-demo -s $(DEMO_MIB)
+	$(MAKE) all bench-build
+	$(B)/hmpt-tune -o $(DEMO_OUT) $(DEMO_TUNE) -- $(B)/bench/hmpt-demo $(DEMO_ARGS)
+
+# The plan the demo chose, applied, against the all-slow reference
+demo-apply: all bench-build
+	@test -f $(DEMO_OUT)/plan-best.json || { echo "no $(DEMO_OUT)/plan-best.json: run 'make demo' first" >&2; exit 1; }
+	$(B)/hmpt-tune compare --metric 'Time in seconds' \
+	  $(DEMO_OUT)/plan-slow.json $(DEMO_OUT)/plan-best.json -- $(B)/bench/hmpt-demo $(DEMO_ARGS)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(INCDIR) \

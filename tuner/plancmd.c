@@ -340,6 +340,32 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	return e;
 }
 
+int hmpt_plan_emit(const json_t *plan, const char *path)
+{
+	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	char err[1024];
+	static hmpt_plan_t check;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	/* the same loader as the shim's must accept it */
+	if (hmpt_plan_parse(text, strlen(text), path ? path : "(plan)", &check, err, sizeof(err)) !=
+	    0) {
+		fprintf(stderr, "hmpt-tune: the plan would not be valid: %s\n", err);
+	} else {
+		hmpt_plan_free(&check);
+		FILE *f = path ? fopen(path, "w") : stdout;
+		if (f && fprintf(f, "%s\n", text) >= 0 && (!path || fclose(f) == 0))
+			rc = 0;
+		else
+			fprintf(stderr, "hmpt-tune: %s: %s\n", path ? path : "stdout",
+			        strerror(errno));
+	}
+	free(text);
+	return rc;
+}
+
 static json_t *provenance(const json_t *prof, const char *profile_arg)
 {
 	char when[64];
@@ -459,22 +485,7 @@ static int cmd_make(int argc, char **argv)
 	json_object_set(plan, "groups", groups);
 	json_object_set_new(plan, "provenance", provenance(prof, argv[optind]));
 
-	/* the same loader as the shim's must accept it */
-	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	char err[1024];
-	static hmpt_plan_t check;
-	if (!text)
-		goto free_make;
-	if (hmpt_plan_parse(text, strlen(text), out ? out : "(plan)", &check, err, sizeof(err))) {
-		fprintf(stderr, "hmpt-tune plan make: the plan would not be valid: %s\n", err);
-		free(text);
-		goto free_make;
-	}
-	hmpt_plan_free(&check);
-	FILE *f = out ? fopen(out, "w") : stdout;
-	if (!f || fprintf(f, "%s\n", text) < 0 || (out && fclose(f) != 0)) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", out ? out : "stdout", strerror(errno));
-	} else {
+	if (hmpt_plan_emit(plan, out) == 0) {
 		rc = 0;
 		if (out)
 			fprintf(stderr, "hmpt-tune: wrote %s: %zu group%s, %d pool%s\n", out,
@@ -482,7 +493,6 @@ static int cmd_make(int argc, char **argv)
 			        (int)json_object_size(pools),
 			        json_object_size(pools) == 1 ? "" : "s");
 	}
-	free(text);
 free_make:
 	hmpt_sym_free(sym);
 	json_decref(groups);

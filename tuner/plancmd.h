@@ -12,4 +12,8 @@ extern const char hmpt_plan_usage[];
 json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym);
 int hmpt_cmd_plan(int argc, char **argv);
 
+/* Check `plan` with the shim's own loader, then write it to path (NULL:
+ * standard output); 0, or -1 after a message. */
+int hmpt_plan_emit(const json_t *plan, const char *path);
+
 #endif

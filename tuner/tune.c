@@ -369,30 +369,6 @@ static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *
 	return plan;
 }
 
-/* Write a plan after checking it with the shim's own loader. */
-static int write_plan(json_t *plan, const char *path)
-{
-	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-	char err[1024];
-	static hmpt_plan_t check;
-	int rc = -1;
-
-	if (!text)
-		return -1;
-	if (hmpt_plan_parse(text, strlen(text), path, &check, err, sizeof(err)) != 0) {
-		fprintf(stderr, "hmpt-tune: the plan would not be valid: %s\n", err);
-	} else {
-		hmpt_plan_free(&check);
-		FILE *f = fopen(path, "w");
-		if (f && fprintf(f, "%s\n", text) >= 0 && fclose(f) == 0)
-			rc = 0;
-		else
-			fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
-	}
-	free(text);
-	return rc;
-}
-
 /* ------------------------------------------------------------- metric */
 
 static regex_t metric_re;
@@ -509,7 +485,7 @@ static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
 	snprintf(plan_path, sizeof(plan_path), "%s/plans/%s.json", t->dir, c->key);
 	if (stat(plan_path, &st) != 0) {
 		json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
-		int rc = write_plan(plan, plan_path);
+		int rc = hmpt_plan_emit(plan, plan_path);
 		json_decref(plan);
 		if (rc)
 			return -1;
@@ -963,7 +939,7 @@ static int write_plans(hmpt_tune_t *t)
 			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
 		json_t *plan = config_plan(t, c, text);
 		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
-		int rc = write_plan(plan, path);
+		int rc = hmpt_plan_emit(plan, path);
 		json_decref(plan);
 		if (rc)
 			return -1;
@@ -974,6 +950,28 @@ static int write_plans(hmpt_tune_t *t)
 /* ------------------------------------------------------------- command */
 
 static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
+
+static void tune_free(hmpt_tune_t *t)
+{
+	for (int i = 0; i < t->nconfigs; i++) {
+		free(t->configs[i].fast);
+		free(t->configs[i].runs);
+	}
+	free(t->configs);
+	free(t->sites);
+	free(journal.recs);
+	if (journal.f)
+		fclose(journal.f);
+	memset(&journal, 0, sizeof(journal));
+	json_decref(t->profile);
+	json_decref(t->fast_pool);
+	json_decref(t->slow_pool);
+	free((char *)t->fast_name);
+	free((char *)t->slow_name);
+	if (t->metric)
+		regfree(&metric_re);
+	hmpt_sym_free(t->sym);
+}
 
 static int tune_main(int argc, char **argv, bool comparing)
 {
@@ -1123,7 +1121,9 @@ static int tune_main(int argc, char **argv, bool comparing)
 		t.cmd = argv + optind + 3;
 		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
 			return EXIT_USAGE;
-		return compare(&t, &x, argv + optind);
+		int rc = compare(&t, &x, argv + optind);
+		tune_free(&t);
+		return rc;
 	}
 	if (optind >= argc)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
@@ -1218,7 +1218,7 @@ out:
 		        t.dir);
 		rc = 128 + (int)interrupted;
 	}
-	hmpt_sym_free(t.sym);
+	tune_free(&t);
 	return rc;
 }
 
@@ -1268,24 +1268,11 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
 	for (int k = 0; k < 2; k++) {
 		char err[1024];
 		static hmpt_plan_t check;
-		FILE *f = fopen(plans[k], "r");
-		char *text = NULL;
-		size_t len = 0;
-		if (f) {
-			FILE *m = open_memstream(&text, &len);
-			int ch;
-			while ((ch = fgetc(f)) != EOF)
-				fputc(ch, m);
-			fclose(m);
-			fclose(f);
-		}
-		if (!f || hmpt_plan_parse(text, len, plans[k], &check, err, sizeof(err)) != 0) {
-			fprintf(stderr, "hmpt-tune compare: %s\n", f ? err : strerror(errno));
-			free(text);
+		if (hmpt_plan_load(plans[k], &check, err, sizeof(err)) != 0) {
+			fprintf(stderr, "hmpt-tune compare: %s\n", err);
 			return 1;
 		}
 		hmpt_plan_free(&check);
-		free(text);
 	}
 	if (!mkdtemp(tmp)) {
 		fprintf(stderr, "hmpt-tune compare: %s: %s\n", tmp, strerror(errno));

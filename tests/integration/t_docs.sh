@@ -8,7 +8,7 @@ for v in $(grep -o '`HMPT_[A-Z_]*`' "$work/env.md" | tr -d '`'); do
 	grep -q "^\.B $v\$" "$top/docs/man/hmpt.7" || fail "hmpt.7 does not document $v"
 done
 # every command's help works and names its options
-for c in profile show plan env; do
+for c in tune compare profile show plan env; do
 	$TUNE help $c >/dev/null || fail "hmpt-tune help $c"
 	$TUNE $c --help >/dev/null || fail "hmpt-tune $c --help"
 done
