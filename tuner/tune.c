@@ -733,6 +733,25 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 	return 0;
 }
 
+/* The reference must have run: without it nothing can be compared. */
+static int check_reference(const hmpt_tune_t *t)
+{
+	const hmpt_tconfig_t *r = &t->configs[t->ref];
+	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
+		return 0;
+	for (int i = 0; i < r->nruns; i++)
+		if (r->runs[i].status) {
+			fprintf(stderr,
+			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
+			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
+			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
+			        r->runs[i].rep + 1);
+			return -1;
+		}
+	fprintf(stderr, "hmpt-tune: the all-slow reference has too few runs\n");
+	return -1;
+}
+
 static hmpt_tune_t *rank_ctx;
 
 /* by speedup alone, then by bytes */
@@ -814,6 +833,10 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			return -1;
 		}
 		analyze(t);
+		if (check_reference(t) != 0) {
+			free(fast);
+			return -1;
+		}
 		rank_ctx = t;
 		qsort(ranked, (size_t)nranked, sizeof(int), cmp_impact);
 		int k = t->ngroups_max;
@@ -886,25 +909,6 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
 		        t->reps == 1 ? "" : "s");
 	return measure(t, x, list, ncomb);
-}
-
-/* The reference must have run: without it nothing can be compared. */
-static int check_reference(const hmpt_tune_t *t)
-{
-	const hmpt_tconfig_t *r = &t->configs[t->ref];
-	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
-		return 0;
-	for (int i = 0; i < r->nruns; i++)
-		if (r->runs[i].status) {
-			fprintf(stderr,
-			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
-			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
-			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
-			        r->runs[i].rep + 1);
-			return -1;
-		}
-	fprintf(stderr, "hmpt-tune: the all-slow reference has too few runs\n");
-	return -1;
 }
 
 static int write_plans(hmpt_tune_t *t)

@@ -7,11 +7,11 @@
 need_thp
 out=$work/tune
 args=(-s 512 -i 1)
-$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 3 -- \
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 3 --capacity 600M -- \
 	"$DEMO" "${args[@]}" >"$work/summary" 2>"$work/err" ||
 	fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary"
-for f in plan-best.json plan-90.json plan-slow.json results.json results.csv report.html; do
+for f in plan-best.json plan-90.json plan-capacity.json plan-slow.json results.json results.csv report.html; do
 	[ -s "$out/$f" ] || fail "no $f"
 done
 if command -v gnuplot >/dev/null; then
@@ -31,6 +31,20 @@ for f in alloc_table alloc_counts; do
 	grep -q "($at)" <<<"$ranked" || fail "$f ($at) is not ranked in the top two groups: $ranked"
 done
 note "plan-best.json puts alloc_table and alloc_counts in the fast pool, ranked G1 and G2"
+
+# --capacity 600M: the 512 MiB table fits, table and counts (768 MiB) do not
+python3 - "$out/results.json" <<'PY' || fail "plan-capacity.json is not the best that fits"
+import json, sys
+r = json.load(open(sys.argv[1]))
+fit = r["chosen"]["capacity"]
+assert fit, "no configuration chosen for --capacity"
+byk = {c["key"]: c for c in r["configs"]}
+assert byk[fit["key"]]["fast_bytes"] <= 600 << 20, byk[fit["key"]]
+better = [c for c in r["configs"] if c["verdict"] == "faster" and c["fast_bytes"] <= 600 << 20
+          and c["speedup"] > fit["speedup"]]
+assert not better, better
+print("capacity 600M:", byk[fit["key"]]["label"], round(fit["speedup"], 3))
+PY
 
 # every run is in results.csv: 16 configurations x 3 runs (singles reused)
 runs=$(($(wc -l <"$out/results.csv") - 1))
