@@ -151,7 +151,7 @@ static void print_warning(const char *msg, void *ctx)
 	fprintf(stderr, "hmpt-tune: warning: %s\n", msg);
 }
 
-static int check_one(const char *file, bool machine, bool quiet)
+int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 {
 	static hmpt_plan_t plan;
 	static hmpt_topo_t topo;
@@ -237,7 +237,7 @@ static int cmd_check(int argc, char **argv)
 	if (optind >= argc)
 		hmpt_cli_usage_error("plan", "check: expected a plan FILE", NULL);
 	for (int i = optind; i < argc; i++)
-		bad |= check_one(argv[i], machine, quiet);
+		bad |= hmpt_plan_check_file(argv[i], machine, quiet);
 	return bad;
 }
 

@@ -3,6 +3,7 @@
 #define HMPT_TUNER_PLANCMD_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "symbolize.h"
 
@@ -12,6 +13,10 @@ extern const char hmpt_plan_usage[];
 json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym);
 int hmpt_cmd_plan(int argc, char **argv);
 
+/* `plan check` of one file: the format, and with `machine` whether it fits
+ * this machine; errors and warnings on standard error, the plan on standard
+ * output unless quiet.  0 when valid. */
+int hmpt_plan_check_file(const char *file, bool machine, bool quiet);
 /* Check `plan` with the shim's own loader, then write it to path (NULL:
  * standard output); 0, or -1 after a message. */
 int hmpt_plan_emit(const json_t *plan, const char *path);

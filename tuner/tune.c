@@ -1187,6 +1187,24 @@ static int tune_main(int argc, char **argv, bool comparing)
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", sub, strerror(-rc));
 		return 1;
 	}
+	/* pools this machine cannot give would be measured as noise */
+	{
+		json_t *plan =
+		    json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
+		              "format_version", HMPT_PLAN_VERSION, "pools", "fast", t.fast_pool,
+		              "slow", t.slow_pool, "default_pool", "slow", "groups");
+		snprintf(sub, sizeof(sub), "%s/plans/pools.json", t.dir);
+		rc = hmpt_plan_emit(plan, sub);
+		json_decref(plan);
+		if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
+			fprintf(stderr,
+			        "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
+			        t.fast_name, t.slow_name);
+			return 1;
+		}
+		if (rc)
+			return 1;
+	}
 	char groups_text[4096] = "";
 	for (int g = 0; g < nuser; g++)
 		snprintf(groups_text + strlen(groups_text),

@@ -47,4 +47,5 @@ expect 2 "this option is for tuning, not for compare: pools" compare --pools thp
 expect 2 "expected BASE.json PLAN.json -- COMMAND" compare a b true
 if [ -z "$(ls /sys/devices/system/node/node*/ -d 2>/dev/null | sed -n 2p)" ]; then
 	expect 2 "this machine has no HBM nodes that hmpt can find" "${o[@]}" -- true
+	expect 1 "--pools hbm,ddr: this machine cannot give these pools" "${o[@]}" --pools hbm,ddr -- true
 fi
