@@ -1,16 +1,12 @@
-/* hmpt-tune — profile a program's allocations (and, later, tune their
- * placement).  Commands are a table; each has its own --help. */
-#include <dirent.h>
-#include <fcntl.h>
+/* hmpt-tune — tune where a program's allocations live, profile them, and
+ * check and make plans.  Commands are a table; each has its own --help. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,8 +19,6 @@
 #include "runner.h"
 #include "symbolize.h"
 #include "tune.h"
-
-extern char **environ;
 
 /* ------------------------------------------------------------- profile */
 

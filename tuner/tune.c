@@ -955,6 +955,14 @@ static int write_plans(hmpt_tune_t *t)
 
 static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
 
+/* a plan with the two pools and nothing placed */
+static json_t *pools_plan(const hmpt_tune_t *t)
+{
+	return json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
+	                 "format_version", HMPT_PLAN_VERSION, "pools", "fast", t->fast_pool, "slow",
+	                 t->slow_pool, "default_pool", "slow", "groups");
+}
+
 static void tune_free(hmpt_tune_t *t)
 {
 	for (int i = 0; i < t->nconfigs; i++) {
@@ -1160,10 +1168,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	}
 	/* both pools must make a valid plan before anything runs */
 	{
-		json_t *plan =
-		    json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
-		              "format_version", HMPT_PLAN_VERSION, "pools", "fast", t.fast_pool,
-		              "slow", t.slow_pool, "default_pool", "slow", "groups");
+		json_t *plan = pools_plan(&t);
 		char *text = json_dumps(plan, 0), err[1024];
 		static hmpt_plan_t check;
 		int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
@@ -1189,10 +1194,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	}
 	/* pools this machine cannot give would be measured as noise */
 	{
-		json_t *plan =
-		    json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
-		              "format_version", HMPT_PLAN_VERSION, "pools", "fast", t.fast_pool,
-		              "slow", t.slow_pool, "default_pool", "slow", "groups");
+		json_t *plan = pools_plan(&t);
 		snprintf(sub, sizeof(sub), "%s/plans/pools.json", t.dir);
 		rc = hmpt_plan_emit(plan, sub);
 		json_decref(plan);
