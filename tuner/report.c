@@ -15,7 +15,7 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-static const char *human(char *buf, size_t cap, uint64_t bytes)
+const char *hmpt_report_size(char *buf, size_t cap, uint64_t bytes)
 {
 	hmpt_fmt_t f;
 
@@ -213,7 +213,7 @@ static void sample_cells(char *a, char *b, size_t cap, const json_t *s, bool fau
 
 	snprintf(a, cap, "%5.1f%%", 100.0 * json_number_value(json_object_get(ss, "share")));
 	if (faults)
-		human(b, cap, hmpt_prof_u64(ss, "first_touch_bytes"));
+		hmpt_report_size(b, cap, hmpt_prof_u64(ss, "first_touch_bytes"));
 	else if (json_is_number(pm))
 		snprintf(b, cap, "%.1f", json_number_value(pm));
 	else
@@ -249,10 +249,10 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	if (json_array_size(procs) > 1)
 		fprintf(out, " (+%zu processes)", json_array_size(procs) - 1);
 	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live, peak RSS %s\n",
-	        nsites, nsites == 1 ? "" : "s", human(b1, sizeof(b1), total),
+	        nsites, nsites == 1 ? "" : "s", hmpt_report_size(b1, sizeof(b1), total),
 	        (unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
-	        human(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
-	        human(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
+	        hmpt_report_size(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
+	        hmpt_report_size(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
 	if (hmpt_prof_u64(tot, "untracked_large"))
 		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
 		        (unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
@@ -271,7 +271,7 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		{
 			fprintf(out, "%s %s %s placed, %llu refused", k ? ";" : "",
 			        hmpt_prof_str(p, "name") ?: "?",
-			        human(b1, sizeof(b1), hmpt_prof_u64(p, "bytes")),
+			        hmpt_report_size(b1, sizeof(b1), hmpt_prof_u64(p, "bytes")),
 			        (unsigned long long)hmpt_prof_u64(p, "refused"));
 		}
 		fputc('\n', out);
@@ -305,14 +305,15 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		hmpt_report_locate(sym, prof, s, &loc);
 		where(w, sizeof(w), &loc, 40);
 		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  ", i + 1, hmpt_prof_str(s, "id"),
-		        human(b1, sizeof(b1), b), total ? 100.0 * (double)b / (double)total : 0.0);
+		        hmpt_report_size(b1, sizeof(b1), b),
+		        total ? 100.0 * (double)b / (double)total : 0.0);
 		if (sampled) {
 			char c1[32], c2[32];
 			sample_cells(c1, c2, sizeof(c1), s, faults);
 			fprintf(out, "%6s  %8s  ", c1, c2);
 		}
 		fprintf(out, "%6llu  %10s  ", (unsigned long long)hmpt_prof_u64(s, "allocations"),
-		        human(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
+		        hmpt_report_size(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
 		if (plan) {
 			char placed[256];
 			placed_text(placed, sizeof(placed), s);

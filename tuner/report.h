@@ -8,6 +8,7 @@
 #define HMPT_TUNER_REPORT_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "symbolize.h"
@@ -34,6 +35,9 @@ typedef struct {
  * line, innermost inlined function first ("f inlined in g (file.c:12)"). */
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
                             size_t cap);
+
+/* "512 B", "64.0 MiB", "1.50 GiB": sizes as every table of hmpt-tune shows them */
+const char *hmpt_report_size(char *buf, size_t cap, uint64_t bytes);
 
 int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o);
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);

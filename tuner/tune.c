@@ -985,6 +985,18 @@ static void tune_free(hmpt_tune_t *t)
 	hmpt_sym_free(t->sym);
 }
 
+/* a whole-number option from lo to hi, or a usage error naming it */
+static int whole_option(const char *cmd, const char *name, const char *arg, int lo, int hi)
+{
+	uint64_t v;
+	char msg[96];
+
+	if (hmpt_options_parse_uint(arg, &v) == 0 && v >= (uint64_t)lo && v <= (uint64_t)hi)
+		return (int)v;
+	snprintf(msg, sizeof(msg), "%s: expected a whole number from %d to %d", name, lo, hi);
+	hmpt_cli_usage_error(cmd, msg, arg);
+}
+
 static int tune_main(int argc, char **argv, bool comparing)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
@@ -1013,6 +1025,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01};
 	runctx_t x = {.progress = isatty(2)};
+	const char *cmd = comparing ? "compare" : "tune";
 	const char *pools = NULL, *lib_opt = NULL, *sample = "auto";
 	char *user[16];
 	int nuser = 0, c;
@@ -1030,7 +1043,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 				char why[256];
 				regerror(rc, &metric_re, why, sizeof(why));
 				fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", optarg, why);
-				hmpt_cli_usage_error("tune",
+				hmpt_cli_usage_error(cmd,
 				                     "--metric: expected a POSIX extended regular "
 				                     "expression",
 				                     optarg);
@@ -1039,58 +1052,37 @@ static int tune_main(int argc, char **argv, bool comparing)
 			break;
 		}
 		case 'H': t.maximize = true; break;
-		case 'r':
-			if (hmpt_options_parse_uint(optarg, &v) || v < 2 || v > 100)
-				hmpt_cli_usage_error(
-				    "tune", "--reps: expected a whole number from 2 to 100",
-				    optarg);
-			t.reps = (int)v;
-			break;
-		case 'g':
-			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 10)
-				hmpt_cli_usage_error(
-				    "tune", "--groups: expected a whole number from 1 to 10",
-				    optarg);
-			t.ngroups_max = (int)v;
-			break;
+		case 'r': t.reps = whole_option(cmd, "--reps", optarg, 2, 100); break;
+		case 'g': t.ngroups_max = whole_option(cmd, "--groups", optarg, 1, 10); break;
 		case 'G':
 			if (nuser == 9)
-				hmpt_cli_usage_error("tune", "--group: at most 9 groups", optarg);
+				hmpt_cli_usage_error(cmd, "--group: at most 9 groups", optarg);
 			user[nuser++] = optarg;
 			break;
 		case 'c':
 			if (hmpt_options_parse_size(optarg, &v) || v < 1)
 				hmpt_cli_usage_error(
-				    "tune", "--capacity: expected a size such as 512M or 16G",
-				    optarg);
+				    cmd, "--capacity: expected a size such as 512M or 16G", optarg);
 			t.capacity = v;
 			break;
-		case 'C':
-			if (hmpt_options_parse_uint(optarg, &v) || v < 1 || v > 1024)
-				hmpt_cli_usage_error(
-				    "tune", "--candidates: expected a whole number from 1 to 1024",
-				    optarg);
-			t.candidates = (int)v;
-			break;
+		case 'C': t.candidates = whole_option(cmd, "--candidates", optarg, 1, 1024); break;
 		case 't':
 			t.timeout = strtod(optarg, &end);
 			if (end == optarg || *end || !(t.timeout > 0))
 				hmpt_cli_usage_error(
-				    "tune", "--timeout: expected seconds, a number above 0",
-				    optarg);
+				    cmd, "--timeout: expected seconds, a number above 0", optarg);
 			break;
 		case 'M':
 			t.min_gain = strtod(optarg, &end) / 100;
 			if (end == optarg || *end || !(t.min_gain >= 0) || t.min_gain >= 1)
 				hmpt_cli_usage_error(
-				    "tune", "--min-gain: expected a percentage from 0 to 99",
-				    optarg);
+				    cmd, "--min-gain: expected a percentage from 0 to 99", optarg);
 			break;
 		case 'A': {
 			double pct = strtod(optarg, &end);
 			if (end == optarg || *end || !(pct >= 50 && pct < 100))
 				hmpt_cli_usage_error(
-				    "tune", "--confidence: expected a percentage from 50 to 99.9",
+				    cmd, "--confidence: expected a percentage from 50 to 99.9",
 				    optarg);
 			t.alpha = 1 - pct / 100;
 			break;
@@ -1098,7 +1090,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 		case 'z':
 			if (hmpt_options_parse_size(optarg, &v) || v < 1)
 				hmpt_cli_usage_error(
-				    "tune", "--min-size: expected a size such as 4096, 64K or 1M",
+				    cmd, "--min-size: expected a size such as 4096, 64K or 1M",
 				    optarg);
 			x.min_size = optarg;
 			break;
@@ -1106,7 +1098,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 			hmpt_sampler_t kind;
 			if (hmpt_sampler_parse(optarg, &kind))
 				hmpt_cli_usage_error(
-				    "tune", "--sample: expected auto, pebs, ibs, faults or off",
+				    cmd, "--sample: expected auto, pebs, ibs, faults or off",
 				    optarg);
 			sample = optarg;
 			break;
@@ -1115,15 +1107,13 @@ static int tune_main(int argc, char **argv, bool comparing)
 		case 'R': restart = true; break;
 		case 'q': x.quiet = true; break;
 		case 'h': fputs(comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return 0;
-		default:
-			hmpt_cli_usage_error(comparing ? "compare" : "tune", "unknown option",
-			                     NULL);
+		default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
 		}
 		if (comparing && !strchr("mHrtMALq", c))
 			for (const struct option *o = longs; o->name; o++)
 				if (o->val == c)
 					hmpt_cli_usage_error(
-					    "compare", "this option is for tuning, not for compare",
+					    cmd, "this option is for tuning, not for compare",
 					    o->name);
 	}
 	if (comparing) {
@@ -1139,8 +1129,6 @@ static int tune_main(int argc, char **argv, bool comparing)
 	}
 	if (optind >= argc)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
-	if (nuser && nuser >= 10)
-		hmpt_cli_usage_error("tune", "--group: at most 9 groups", NULL);
 	t.cmd = argv + optind;
 	x.progress = x.progress && !x.quiet;
 
