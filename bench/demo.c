@@ -103,7 +103,9 @@ int main(int argc, char **argv)
 
 	double t0 = now();
 	uint64_t seed = 88172645463325252ull, sum = 0;
-	size_t ngather = nt / 2, nupdate = nc / 2;
+	/* as many updates as gathers, so that both random-access arrays weigh
+	 * clearly more than the sequential one */
+	size_t ngather = nt / 2, nupdate = nc;
 	for (int it = 0; it < iters; it++) {
 		for (size_t k = 0; k < ngather; k++)
 			sum += table[next_rand(&seed) % nt];

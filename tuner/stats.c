@@ -30,6 +30,22 @@ void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s)
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
 	s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+	if (s->min > 0) {
+		double lmean = 0;
+		for (int i = 0; i < n; i++)
+			lmean += log(x[i]) / n;
+		for (int i = 0; i < n; i++)
+			s->log_ss += (log(x[i]) - lmean) * (log(x[i]) - lmean);
+	}
+}
+
+void hmpt_stats_pool(hmpt_pooled_t *pool, const hmpt_summary_t *s)
+{
+	if (s->n < 2 || s->min <= 0)
+		return;
+	double ss = pool->var * pool->df + s->log_ss;
+	pool->df += s->n - 1;
+	pool->var = ss / pool->df;
 }
 
 /* Continued fraction of the regularized incomplete beta function (modified
@@ -95,8 +111,9 @@ double hmpt_stats_t_quantile(double p, double df)
 	return (lo + hi) / 2;
 }
 
-void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg, double alpha,
-                        double min_gain, bool higher_is_better, hmpt_speedup_t *out)
+void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
+                        const hmpt_pooled_t *pool, double alpha, double min_gain,
+                        bool higher_is_better, hmpt_speedup_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	if (ref->n < 1 || cfg->n < 1 || ref->mean <= 0 || cfg->mean <= 0)
@@ -105,14 +122,21 @@ void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg, do
 	out->hi = INFINITY;
 	if (ref->n < 2 || cfg->n < 2)
 		return;
-	/* variance of log(mean) ~ sd^2 / (n mean^2) */
-	double vr = ref->sd * ref->sd / (ref->n * ref->mean * ref->mean);
-	double vc = cfg->sd * cfg->sd / (cfg->n * cfg->mean * cfg->mean);
-	double se = sqrt(vr + vc), df;
-	if (se > 0)
-		df = (vr + vc) * (vr + vc) / (vr * vr / (ref->n - 1) + vc * vc / (cfg->n - 1));
-	else
-		df = ref->n + cfg->n - 2;
+	double se, df;
+	if (pool && pool->df > 0) {
+		se = sqrt(pool->var * (1.0 / ref->n + 1.0 / cfg->n));
+		df = pool->df;
+	} else {
+		/* variance of log(mean) ~ sd^2 / (n mean^2) */
+		double vr = ref->sd * ref->sd / (ref->n * ref->mean * ref->mean);
+		double vc = cfg->sd * cfg->sd / (cfg->n * cfg->mean * cfg->mean);
+		se = sqrt(vr + vc);
+		if (se > 0)
+			df = (vr + vc) * (vr + vc) /
+			     (vr * vr / (ref->n - 1) + vc * vc / (cfg->n - 1));
+		else
+			df = ref->n + cfg->n - 2;
+	}
 	double half = hmpt_stats_t_quantile(1 - alpha / 2, df) * se;
 	out->lo = out->speedup * exp(-half);
 	out->hi = out->speedup * exp(half);

@@ -2,9 +2,14 @@
  *
  * Contract: pure functions, no I/O.  A speedup is the ratio of two means
  * (reference over configuration for times, the inverse for rates); its
- * confidence interval is Welch's t interval on the log of the ratio, with the
- * variance of each log-mean taken by the delta method.  Samples of fewer than
- * two values have no interval (lo = 0, hi = +inf).
+ * confidence interval is a t interval on the log of the ratio.  Two samples
+ * alone give Welch's interval (each sample's own variance).  Many
+ * configurations measured alike share one variance of the log of a run
+ * (hmpt_stats_pool: noise on a machine is multiplicative and hits every
+ * configuration alike, as in a one-way analysis of variance): its degrees of
+ * freedom are those of all runs together, so three runs per configuration
+ * still give usable intervals.  Samples of fewer than two values have no
+ * interval (lo = 0, hi = +inf).
  */
 #ifndef HMPT_TUNER_STATS_H
 #define HMPT_TUNER_STATS_H
@@ -14,7 +19,13 @@
 typedef struct {
 	int n;
 	double mean, sd, min, max, median;
+	double log_ss; /* sum of squared deviations of log(x) from their mean */
 } hmpt_summary_t;
+
+/* A variance of log(run) pooled over samples, with its degrees of freedom. */
+typedef struct {
+	double var, df;
+} hmpt_pooled_t;
 
 typedef struct {
 	double speedup; /* point estimate */
@@ -28,9 +39,13 @@ void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s);
 /* Quantile of Student's t distribution with df degrees of freedom (df > 0,
  * 0 < p < 1). */
 double hmpt_stats_t_quantile(double p, double df);
-/* Speedup of `cfg` over `ref` with a two-sided (1 - alpha) interval.
+/* Adds a sample (positive values) to a pooled variance (start from {0}). */
+void hmpt_stats_pool(hmpt_pooled_t *pool, const hmpt_summary_t *s);
+/* Speedup of `cfg` over `ref` with a two-sided (1 - alpha) interval: from
+ * `pool` when given (df > 0), else Welch's from the two samples.
  * higher_is_better: the values are rates, not times. */
-void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg, double alpha,
-                        double min_gain, bool higher_is_better, hmpt_speedup_t *out);
+void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
+                        const hmpt_pooled_t *pool, double alpha, double min_gain,
+                        bool higher_is_better, hmpt_speedup_t *out);
 
 #endif

@@ -561,15 +561,19 @@ static void summarize(hmpt_tune_t *t, hmpt_tconfig_t *c)
 static void analyze(hmpt_tune_t *t)
 {
 	int compared = 0;
+	hmpt_pooled_t pool = {0};
 	for (int i = 0; i < t->nconfigs; i++) {
 		summarize(t, &t->configs[i]);
 		compared += i != t->ref && t->configs[i].sum.n > 0;
+		/* runs are interleaved, so drift and load hit every configuration
+		 * alike: one variance serves all, with the df of all runs */
+		hmpt_stats_pool(&pool, &t->configs[i].sum);
 	}
 	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
 	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
 	for (int i = 0; i < t->nconfigs; i++)
-		hmpt_stats_speedup(&t->configs[t->ref].sum, &t->configs[i].sum, t->alpha_used,
-		                   t->min_gain, t->maximize, &t->configs[i].sp);
+		hmpt_stats_speedup(&t->configs[t->ref].sum, &t->configs[i].sum, &pool,
+		                   t->alpha_used, t->min_gain, t->maximize, &t->configs[i].sp);
 	t->configs[t->ref].sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
 	/* the linear estimate: time savings of single groups add up */
 	double single[16] = {0};
@@ -1339,7 +1343,7 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
 	hmpt_speedup_t sp;
 	hmpt_stats_summary(v[0], n[0], &base);
 	hmpt_stats_summary(v[1], n[1], &plan);
-	hmpt_stats_speedup(&base, &plan, t->alpha, t->min_gain, t->maximize, &sp);
+	hmpt_stats_speedup(&base, &plan, NULL, t->alpha, t->min_gain, t->maximize, &sp);
 	if (!x->quiet)
 		printf("%s: mean %.4g (sd %.2g); %s: mean %.4g (sd %.2g); %d runs each\n", plans[0],
 		       base.mean, base.sd, plans[1], plan.mean, plan.sd, t->reps);

@@ -49,35 +49,78 @@ static void test_speedup(void)
 	hmpt_stats_summary(r, 3, &ref);
 	hmpt_stats_summary(f, 3, &fast);
 	hmpt_stats_summary(s, 3, &same);
-	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05, 0.01, false, &sp);
 	CHECK(near(sp.speedup, 1.25, 1e-9) && sp.lo > 1.15 && sp.lo < 1.25 && sp.hi > 1.25);
 	CHECK(sp.faster && !sp.slower);
-	hmpt_stats_speedup(&ref, &same, 0.05, 0.01, false, &sp);
+	hmpt_stats_speedup(&ref, &same, NULL, 0.05, 0.01, false, &sp);
 	CHECK(!sp.faster && !sp.slower && sp.lo < 1 && sp.hi > 1);
 	/* rates: higher is better, so the ratio turns over */
-	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, true, &sp);
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05, 0.01, true, &sp);
 	CHECK(near(sp.speedup, 0.8, 1e-9) && sp.slower && !sp.faster);
 	/* a stricter alpha (many comparisons) widens the interval */
 	hmpt_speedup_t strict;
-	hmpt_stats_speedup(&ref, &fast, 0.05 / 256, 0.01, false, &strict);
-	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05 / 256, 0.01, false, &strict);
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05, 0.01, false, &sp);
 	CHECK(strict.lo < sp.lo && strict.hi > sp.hi);
 	/* identical values: no spread, and a gain below min_gain is not a speedup */
 	double a[] = {1.000, 1.000}, b[] = {0.995, 0.995};
 	hmpt_summary_t sa, sb;
 	hmpt_stats_summary(a, 2, &sa);
 	hmpt_stats_summary(b, 2, &sb);
-	hmpt_stats_speedup(&sa, &sb, 0.05, 0.01, false, &sp);
+	hmpt_stats_speedup(&sa, &sb, NULL, 0.05, 0.01, false, &sp);
 	CHECK(!sp.faster && sp.lo == sp.hi);
 	/* one run each: a point estimate, never a verdict */
 	hmpt_stats_summary(f, 1, &fast);
-	hmpt_stats_speedup(&ref, &fast, 0.05, 0.01, false, &sp);
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05, 0.01, false, &sp);
 	CHECK(sp.speedup > 1 && !sp.faster && isinf(sp.hi));
+}
+
+/* One variance of log(run) pooled over many samples: its degrees of freedom
+ * are those of all runs, so 3 runs a configuration give a narrower interval
+ * than Welch's from the two samples alone. */
+static void test_pooled(void)
+{
+	double r[] = {2.00, 2.06, 1.94}, f[] = {1.60, 1.66, 1.55};
+	hmpt_summary_t ref, fast;
+	hmpt_pooled_t pool = {0};
+	hmpt_speedup_t welch, pooled;
+
+	hmpt_stats_summary(r, 3, &ref);
+	hmpt_stats_summary(f, 3, &fast);
+	double lr = 0;
+	for (int i = 0; i < 3; i++)
+		lr += log(r[i]) / 3;
+	double want = 0;
+	for (int i = 0; i < 3; i++)
+		want += (log(r[i]) - lr) * (log(r[i]) - lr);
+	CHECK(near(ref.log_ss, want, 1e-12));
+	/* 16 configurations of 3 runs with the same spread: df 32 */
+	for (int i = 0; i < 16; i++)
+		hmpt_stats_pool(&pool, i % 2 ? &ref : &fast);
+	CHECK(near(pool.df, 32, 1e-12));
+	CHECK(near(pool.var, (8 * ref.log_ss + 8 * fast.log_ss) / 32, 1e-15));
+	hmpt_stats_speedup(&ref, &fast, NULL, 0.05 / 15, 0.01, false, &welch);
+	hmpt_stats_speedup(&ref, &fast, &pool, 0.05 / 15, 0.01, false, &pooled);
+	CHECK(near(pooled.speedup, welch.speedup, 1e-12));
+	CHECK(pooled.lo > welch.lo && pooled.hi < welch.hi && pooled.faster);
+	/* one-run samples and non-positive values add nothing */
+	hmpt_pooled_t none = {0};
+	double one[] = {1.0}, zero[] = {0.0, 1.0};
+	hmpt_summary_t s1, s0;
+	hmpt_stats_summary(one, 1, &s1);
+	hmpt_stats_summary(zero, 2, &s0);
+	hmpt_stats_pool(&none, &s1);
+	hmpt_stats_pool(&none, &s0);
+	CHECK(none.df == 0);
+	/* an empty pool falls back to Welch */
+	hmpt_stats_speedup(&ref, &fast, &none, 0.05 / 15, 0.01, false, &pooled);
+	CHECK(pooled.lo == welch.lo && pooled.hi == welch.hi);
 }
 
 int main(void)
 {
 	test_quantiles();
+	test_pooled();
 	test_summary();
 	test_speedup();
 	return failures != 0;
