@@ -129,18 +129,40 @@ static uint64_t fnv(uint64_t h, const char *s)
 	return h;
 }
 
-/* What makes two tunings the same: the command, the pools, the way it is
- * measured and the sizes tracked.  Reps, output and reporting options may
- * change between a run and its resumption. */
+/* The program's file as found on PATH: size and modification time, so that
+ * a rebuilt program is not resumed as if it were the one measured before. */
+static json_t *program_identity(const char *prog)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	const char *dirs = strchr(prog, '/') ? "" : getenv("PATH");
+
+	snprintf(path, sizeof(path), "%s", prog);
+	for (const char *d = dirs; d && *d;) {
+		size_t n = strcspn(d, ":");
+		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? d : ".", prog);
+		if (access(path, X_OK) == 0)
+			break;
+		d += n + (d[n] == ':');
+	}
+	if (stat(path, &st) != 0)
+		return json_null();
+	return json_pack("{s:I,s:I,s:I}", "size", (json_int_t)st.st_size, "mtime_s",
+	                 (json_int_t)st.st_mtim.tv_sec, "mtime_ns", (json_int_t)st.st_mtim.tv_nsec);
+}
+
+/* What makes two tunings the same: the command and its program file, the
+ * pools, the way it is measured and the sizes tracked.  Reps, output and
+ * reporting options may change between a run and its resumption. */
 static json_t *journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups)
 {
 	json_t *cmd = json_array();
 	for (char *const *a = t->cmd; *a; a++)
 		json_array_append_new(cmd, json_string(*a));
-	return json_pack("{s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "fast",
-	                 t->fast_pool, "slow", t->slow_pool, "metric", t->metric, "higher",
-	                 t->maximize, "min_size", min_size, "groups", user_groups, "max_groups",
-	                 t->ngroups_max, "candidates", t->candidates);
+	return json_pack("{s:o,s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "program",
+	                 program_identity(t->cmd[0]), "fast", t->fast_pool, "slow", t->slow_pool,
+	                 "metric", t->metric, "higher", t->maximize, "min_size", min_size, "groups",
+	                 user_groups, "max_groups", t->ngroups_max, "candidates", t->candidates);
 }
 
 static int journal_open(const char *dir, json_t *key, bool restart)
@@ -159,13 +181,21 @@ static int journal_open(const char *dir, json_t *key, bool restart)
 			if (!j) /* the last line of a killed tuner may be cut short */
 				continue;
 			if (lineno == 1) {
-				if (!json_equal(json_object_get(j, "key"), key)) {
+				json_t *was = json_object_get(j, "key");
+				if (!json_equal(was, key)) {
+					json_t *same = json_deep_copy(was);
+					json_object_set(same, "program",
+					                json_object_get(key, "program"));
 					fprintf(
 					    stderr,
 					    "hmpt-tune: %s is the journal of another tuning "
-					    "(different command, pools, metric or grouping): "
-					    "give another --output, or --restart to discard it\n",
-					    path);
+					    "(%s): give another --output, or --restart to "
+					    "discard it\n",
+					    path,
+					    json_equal(same, key)
+					        ? "the program's file changed since: rebuilt?"
+					        : "different command, pools, metric or grouping");
+					json_decref(same);
 					json_decref(j);
 					free(line);
 					fclose(old);

@@ -5,7 +5,8 @@
 # change, a journal of another tuning and bad options each give one clear
 # message and the documented exit status.
 need_thp
-crashy=$P/crashy
+crashy=$work/crashy # a copy: rebuilt below
+cp "$P/crashy" "$crashy" || fail "cannot copy $P/crashy"
 out=$work/crash
 $TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2 -- "$crashy" \
 	>"$work/summary" 2>"$work/err" || fail "hmpt-tune exited $?: $(cat "$work/err")"
@@ -34,6 +35,9 @@ expect 1 "exited with status 3 in the profile run, before any placement change" 
 	-o "$work/t2" --lib "$LIB" --pools thp,4k -- "$P/exits" return 3
 expect 1 "is the journal of another tuning" \
 	-o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2 -- "$crashy" x
+touch "$crashy" # as a rebuild would: the journal's runs measured another program
+expect 1 "(the program's file changed since: rebuilt?)" \
+	-o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2 -- "$crashy"
 expect 2 "--reps: expected a whole number from 2 to 100: 1" "${o[@]}" --pools thp,4k --reps 1 -- true
 expect 2 "--groups: expected a whole number from 1 to 10: 11" "${o[@]}" --pools thp,4k --groups 11 -- true
 expect 2 "--pools: expected FAST,SLOW" "${o[@]}" --pools fast -- true
