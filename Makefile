@@ -52,12 +52,20 @@ SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 .PHONY: all check deps bench bench-build install uninstall \
         format format-check clean demo demo-apply progs
-all: $(B)/libhmpt.so $(B)/hmpt-tune
+all: $(B)/libhmpt.so $(B)/hmpt-tune $(B)/hmpt-bench
 
 $(B)/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/shim
 	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
+
+# hmpt-bench: OpenMP kernels over arrays placed by the shim's own pool code
+BENCH_SRC := $(wildcard bench/hb_*.c) bench/hmpt_bench.c
+BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(B)/hb/%.o)
+$(B)/hb/%.o: bench/%.c bench/hb.h $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/hb
+	$(CC) $(CPPFLAGS) -Ishim -Ituner $(CFLAGS) -fopenmp -c -o $@ $<
+$(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(SHARED_OBJ:%=$(B)/shim/%)
+	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -lpfm -ldl -lpthread -lm
 
 $(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
@@ -75,7 +83,7 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
-$(B)/shim $(B)/tuner $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
+$(B)/shim $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
 	mkdir -p $@
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)

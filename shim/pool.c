@@ -658,13 +658,11 @@ void hmpt_pools_stats(int pool, hmpt_pool_stats_t *out)
 	pthread_mutex_unlock(&lock_g);
 }
 
-void hmpt_pools_describe(hmpt_fmt_t *f, int i)
+void hmpt_pools_describe_place(hmpt_fmt_t *f, int i)
 {
 	const hmpt_plan_pool_t *p = &plan_g->pools[i];
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 
-	hmpt_fmt_str(f, p->name);
-	hmpt_fmt_str(f, ": ");
 	if (p->backend == HMPT_BACKEND_MEMKIND) {
 		hmpt_fmt_str(f, "memkind kind ");
 		hmpt_fmt_str(f, hmpt_plan_kinds_g[p->kind]);
@@ -688,6 +686,16 @@ void hmpt_pools_describe(hmpt_fmt_t *f, int i)
 		hmpt_fmt_str(f, hmpt_plan_pages_name(p->pages));
 		hmpt_fmt_str(f, " pages");
 	}
+}
+
+void hmpt_pools_describe(hmpt_fmt_t *f, int i)
+{
+	const hmpt_plan_pool_t *p = &plan_g->pools[i];
+	const hmpt_pool_stats_t *st = &pools_g[i].st;
+
+	hmpt_fmt_str(f, p->name);
+	hmpt_fmt_str(f, ": ");
+	hmpt_pools_describe_place(f, i);
 	hmpt_fmt_str(f, ", budget ");
 	if (st->budget == UINT64_MAX) {
 		hmpt_fmt_str(f, "unlimited");

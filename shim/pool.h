@@ -101,6 +101,8 @@ const hmpt_topo_t *hmpt_pools_topo(void);
 void hmpt_pools_stats(int pool, hmpt_pool_stats_t *out);
 /* "hbm: nodes 2-3 local, bind, 4k pages, budget 60.0 GiB (capacity), falls back to ddr" */
 void hmpt_pools_describe(hmpt_fmt_t *f, int pool);
+/* Its placement alone: "nodes 2-3 (local), bind, 4k pages" */
+void hmpt_pools_describe_place(hmpt_fmt_t *f, int pool);
 
 /* fork */
 void hmpt_pools_lock(void);

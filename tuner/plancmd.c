@@ -20,6 +20,7 @@
 #include "options.h"
 #include "plan.h"
 #include "pool.h"
+#include "poolspec.h"
 #include "profiles.h"
 #include "report.h"
 #include "topo.h"
@@ -167,20 +168,7 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 	if (!quiet)
 		print_plan(&plan);
 	if (machine) {
-		rc = hmpt_topo_read(&topo, "");
-		if (rc) {
-			fprintf(stderr, "hmpt-tune: cannot read the NUMA topology: %s\n",
-			        strerror(-rc));
-			goto bad;
-		}
-		hmpt_topo_hints_t h = {
-		    .hbm_env = getenv("HMPT_HBM_NODES"),
-		    .ddr_env = getenv("HMPT_DDR_NODES"),
-		    .hbm_plan = plan.has_hbm_nodes ? &plan.hbm_nodes : NULL,
-		    .ddr_plan = plan.has_ddr_nodes ? &plan.ddr_nodes : NULL,
-		    .probe = hmpt_memkind_probe_hbw,
-		};
-		rc = hmpt_topo_classify(&topo, &h, err, sizeof(err));
+		rc = hmpt_poolspec_topo(&topo, &plan, err, sizeof(err));
 		if (rc == 0)
 			rc = hmpt_pools_resolve(&plan, &topo, print_warning, &warnings, err,
 			                        sizeof(err));

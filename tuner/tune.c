@@ -33,6 +33,7 @@
 #include "plan.h"
 #include "pmu.h"
 #include "plancmd.h"
+#include "poolspec.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "report.h"
@@ -260,44 +261,18 @@ static void journal_append(json_t *j)
 
 /* ----------------------------------------------------------- the pools */
 
-static json_t *pool_preset(const char *name)
-{
-	static const struct {
-		const char *name, *json;
-	} presets[] = {
-	    {"hbm", "{\"nodes\":\"hbm\"}"},         {"ddr", "{\"nodes\":\"ddr\"}"},
-	    {"thp", "{\"pages\":\"thp\"}"},         {"4k", "{\"pages\":\"4k\"}"},
-	    {"hugetlb", "{\"pages\":\"hugetlb\"}"}, {"system", "{}"},
-	};
-	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		if (!strcmp(name, presets[i].name))
-			return json_loads(presets[i].json, 0, NULL);
-	if (name[0] == '{') {
-		json_t *j = json_loads(name, 0, NULL);
-		if (json_is_object(j))
-			return j;
-		json_decref(j);
-	}
-	return NULL;
-}
-
-/* Split "FAST,SLOW" where either may be a JSON object with commas. */
+/* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
 static int parse_pools(const char *arg, hmpt_tune_t *t)
 {
-	size_t len = strlen(arg);
-	int depth = 0;
-	for (size_t i = 0; i < len; i++) {
-		depth += arg[i] == '{' ? 1 : arg[i] == '}' ? -1 : 0;
-		if (arg[i] == ',' && depth == 0) {
-			char *fast = strndup(arg, i), *slow = strdup(arg + i + 1);
-			t->fast_pool = pool_preset(fast);
-			t->slow_pool = pool_preset(slow);
-			t->fast_name = fast;
-			t->slow_name = slow;
-			return t->fast_pool && t->slow_pool ? 0 : -1;
-		}
-	}
-	return -1;
+	char *item[2];
+
+	if (hmpt_poolspec_split(arg, item, 2) != 2)
+		return -1;
+	t->fast_pool = hmpt_poolspec_parse(item[0]);
+	t->slow_pool = hmpt_poolspec_parse(item[1]);
+	t->fast_name = item[0];
+	t->slow_name = item[1];
+	return t->fast_pool && t->slow_pool ? 0 : -1;
 }
 
 /* ------------------------------------------------------------- configs */
@@ -992,9 +967,10 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
 /* a plan with the two pools and nothing placed */
 static json_t *pools_plan(const hmpt_tune_t *t)
 {
-	return json_pack("{s:s,s:i,s:{s:O,s:O},s:s,s:[]}", "format", HMPT_PLAN_FORMAT,
-	                 "format_version", HMPT_PLAN_VERSION, "pools", "fast", t->fast_pool, "slow",
-	                 t->slow_pool, "default_pool", "slow", "groups");
+	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
+	json_t *plan = hmpt_poolspec_plan(pools, "slow");
+	json_decref(pools);
+	return plan;
 }
 
 static void tune_free(hmpt_tune_t *t)
@@ -1168,17 +1144,12 @@ static int tune_main(int argc, char **argv, bool comparing)
 
 	if (pools) {
 		if (parse_pools(pools, &t) != 0)
-			hmpt_cli_usage_error("tune",
-			                     "--pools: expected FAST,SLOW, each hbm, ddr, thp, 4k, "
-			                     "hugetlb, system or a pool as a JSON object",
-			                     pools);
+			hmpt_cli_usage_error(
+			    "tune", "--pools: expected FAST,SLOW, each " HMPT_POOLSPEC_HELP, pools);
 	} else {
 		static hmpt_topo_t topo;
 		char err[256];
-		hmpt_topo_hints_t hints = {.hbm_env = getenv("HMPT_HBM_NODES"),
-		                           .ddr_env = getenv("HMPT_DDR_NODES")};
-		if (hmpt_topo_read(&topo, "") != 0 ||
-		    hmpt_topo_classify(&topo, &hints, err, sizeof(err)) != 0 ||
+		if (hmpt_poolspec_topo(&topo, NULL, err, sizeof(err)) != 0 ||
 		    hmpt_nodemask_empty(&topo.hbm)) {
 			fprintf(stderr,
 			        "hmpt-tune: this machine has no HBM nodes that hmpt can find (nor "
