@@ -83,6 +83,11 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
+# hmpt-bench's kernels (OpenMP) under the same sanitizers
+$(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h bench/hb_kern.c bench/hb.h | $(B)/asan/unit
+	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
+		tests/unit/test_bench.c bench/hb_kern.c -lm
+
 $(B)/shim $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
 	mkdir -p $@
 

@@ -41,8 +41,9 @@ static void quiet_warning(const char *msg, void *ctx)
 	(void)ctx;
 }
 
-/* A plan of these pools (name -> spec, no fallback: a pool that cannot
- * hold an array must say so, not hand it to another) */
+/* A plan of these pools, named p0, p1... (the user's names may be reserved
+ * ones: "system"), with no fallback: a pool that cannot hold an array must
+ * say so, not hand it to another */
 static int load_plan(hb_pool_t *pools, int n, const int *use, hmpt_plan_t *out, char *err,
                      size_t errlen)
 {
@@ -50,8 +51,10 @@ static int load_plan(hb_pool_t *pools, int n, const int *use, hmpt_plan_t *out, 
 	for (int i = 0; i < n; i++)
 		if (use[i]) {
 			json_t *spec = json_deep_copy(pools[i].spec);
+			char name[16];
+			snprintf(name, sizeof(name), "p%d", i);
 			json_object_del(spec, "fallback");
-			json_object_set_new(obj, pools[i].name, spec);
+			json_object_set_new(obj, name, spec);
 		}
 	json_t *plan = hmpt_poolspec_plan(obj, NULL);
 	char *text = json_dumps(plan, 0);
@@ -86,9 +89,15 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 			                        sizeof(why));
 			hmpt_plan_free(&alone_g);
 		}
-		if (rc)
-			snprintf(pools[i].why, sizeof(pools[i].why), "%s", why);
-		else
+		if (rc) {
+			/* "--pools:1: pools.p3.nodes: node 7 is..." -> "nodes: node 7 is..." */
+			const char *at = strstr(why, "pools.p");
+			if (at) {
+				at += strspn(at + 7, "0123456789") + 7;
+				at += *at == '.' ? 1 : strspn(at, ": ");
+			}
+			snprintf(pools[i].why, sizeof(pools[i].why), "%s", at ? at : why);
+		} else
 			use[i] = 1;
 	}
 	int k = 0;

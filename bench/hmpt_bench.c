@@ -341,7 +341,7 @@ static void run_stream(bench_t *b)
 				continue;
 			bool two = hb_kernel_inputs[k] == 2;
 			for (int p1 = 0; p1 < b->nuser; p1++)
-				for (int p2 = two ? p1 : 0; p2 < (two ? b->nuser : 1); p2++)
+				for (int p2 = p1; p2 < (two ? b->nuser : p1 + 1); p2++)
 					for (int out = 0; out < b->nuser; out++) {
 						if (!arr[p1].ok || !arr[p2].ok || !arr[out].ok)
 							continue;

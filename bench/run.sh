@@ -7,3 +7,5 @@ echo "== malloc overhead (bench/malloc_overhead.c)"
 LD_PRELOAD=$B/libhmpt.so "$B/bench/malloc_overhead"
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
+echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
+bench/stream_vs_classic.sh || [ $? = 77 ]
