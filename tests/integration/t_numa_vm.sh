@@ -5,4 +5,6 @@
 # once with HMAT and once without it (memkind's and explicit detection).
 # Skips, with the reason, where QEMU cannot run.
 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" || exit
-HMPT_VM_HMAT=0 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" nohmat
+HMPT_VM_HMAT=0 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" nohmat || exit
+# hmpt-bench: each array on its pool's nodes
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/bench.sh"
