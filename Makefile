@@ -1,6 +1,6 @@
 # hmpt — heterogeneous memory pool tuner.  See README.md.
 #
-#   make            build build/libhmpt.so and build/hmpt-tune
+#   make            build build/libhmpt.so, build/hmpt-tune and build/hmpt-bench
 #   make check      install missing Debian packages, build, run every test
 #   make demo       tune the bundled demo;  make demo-apply  apply its plan
 #   make bench      build and run the benchmarks
@@ -144,6 +144,7 @@ install: all
 	  $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(PCDIR)
 	install -m 755 $(B)/libhmpt.so $(DESTDIR)$(LIBDIR)/libhmpt.so
 	install -m 755 $(B)/hmpt-tune $(DESTDIR)$(BINDIR)/hmpt-tune
+	install -m 755 $(B)/hmpt-bench $(DESTDIR)$(BINDIR)/hmpt-bench
 	install -m 644 include/hmpt.h $(DESTDIR)$(INCDIR)/hmpt.h
 	install -m 644 docs/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 docs/man/*.7 $(DESTDIR)$(MANDIR)/man7/
@@ -151,7 +152,7 @@ install: all
 	  hmpt.pc.in > $(DESTDIR)$(PCDIR)/hmpt.pc
 
 uninstall:
-	rm -f $(DESTDIR)$(LIBDIR)/libhmpt.so $(DESTDIR)$(BINDIR)/hmpt-tune \
+	rm -f $(DESTDIR)$(LIBDIR)/libhmpt.so $(DESTDIR)$(BINDIR)/hmpt-tune $(DESTDIR)$(BINDIR)/hmpt-bench \
 	  $(DESTDIR)$(INCDIR)/hmpt.h $(DESTDIR)$(PCDIR)/hmpt.pc
 	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done

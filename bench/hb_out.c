@@ -200,6 +200,36 @@ static void gp_escape(FILE *f, const char *s)
 	}
 }
 
+/* The plot of a mode with one panel (latency, gather): its data file and
+ * the lines of plots.gp that draw it; 0, or -1 when the data cannot be
+ * written. */
+static int single_plot(const hb_results_t *r, const char *dir, FILE *gp, const char *mode,
+                       const char *xlabel, const char *ylabel, const char *term, const char *ext)
+{
+	char path[4096], key[32];
+	const char *pools = json_string_value(json_object_get(r->doc, "pools_text"));
+
+	snprintf(path, sizeof(path), "%s/plot-%s.dat", dir, mode);
+	FILE *d = fopen(path, "w");
+	if (!d)
+		return -1;
+	int n = write_series(r, mode, NULL, d);
+	fclose(d);
+	if (!n)
+		return 0;
+	snprintf(key, sizeof(key), "%s_text", mode);
+	fprintf(gp, "set terminal %s\nset output '%s.%s'\nset title \"", term, mode, ext);
+	gp_escape(gp, json_string_value(json_object_get(r->doc, key)));
+	fprintf(gp, "\\n");
+	gp_escape(gp, pools ? pools : "");
+	fprintf(gp,
+	        "\"\nset xlabel '%s'\nset ylabel '%s'\nset logscale x 2\nunset logscale y\n"
+	        "plot for [i=0:%d] 'plot-%s.dat' index i using 1:2 with linespoints "
+	        "title columnheader(1)\n",
+	        xlabel, ylabel, n - 1, mode);
+	return 0;
+}
+
 /* plots.gp draws stream.*, latency.* and gather.* from plot-*.dat */
 static int write_plots(const hb_results_t *r, const char *dir)
 {
@@ -246,48 +276,9 @@ static int write_plots(const hb_results_t *r, const char *dir)
 		}
 		if (k)
 			fprintf(gp, "unset multiplot\n");
-		/* latency: ns against window (log scale) */
-		snprintf(path, sizeof(path), "%s/plot-latency.dat", dir);
-		FILE *d = fopen(path, "w");
-		if (!d)
+		if (single_plot(r, dir, gp, "latency", "window (KiB)", "ns per load", term, ext) ||
+		    single_plot(r, dir, gp, "gather", "threads", "million reads/s", term, ext))
 			return -1;
-		int n = write_series(r, "latency", NULL, d);
-		fclose(d);
-		if (n) {
-			fprintf(gp, "set terminal %s\nset output 'latency.%s'\nset title \"", term,
-			        ext);
-			gp_escape(gp, json_string_value(json_object_get(doc, "latency_text")));
-			fprintf(gp, "\\n");
-			gp_escape(gp, pools ? pools : "");
-			fprintf(gp, "\"\nset xlabel 'window (KiB)'\nset ylabel 'ns per load'\n"
-			            "set logscale x 2\nunset logscale y\n");
-			fprintf(gp,
-			        "plot for [i=0:%d] 'plot-latency.dat' index i using 1:2 with "
-			        "linespoints "
-			        "title columnheader(1)\n",
-			        n - 1);
-		}
-		/* random indirect reads: million reads/s against threads */
-		snprintf(path, sizeof(path), "%s/plot-gather.dat", dir);
-		d = fopen(path, "w");
-		if (!d)
-			return -1;
-		n = write_series(r, "gather", NULL, d);
-		fclose(d);
-		if (n) {
-			fprintf(gp, "set terminal %s\nset output 'gather.%s'\nset title \"", term,
-			        ext);
-			gp_escape(gp, json_string_value(json_object_get(doc, "gather_text")));
-			fprintf(gp, "\\n");
-			gp_escape(gp, pools ? pools : "");
-			fprintf(gp, "\"\nset xlabel 'threads'\nset ylabel 'million reads/s'\n"
-			            "set logscale x 2\nunset logscale y\n");
-			fprintf(gp,
-			        "plot for [i=0:%d] 'plot-gather.dat' index i using 1:2 with "
-			        "linespoints "
-			        "title columnheader(1)\n",
-			        n - 1);
-		}
 	}
 	return fclose(gp);
 }

@@ -853,35 +853,25 @@ int main(int argc, char **argv)
 		        size_text(b.modes[0] ? b.size : b.gsize, sz, sizeof(sz)),
 		        size_text(rule, sz2, sizeof(sz2)));
 
-	if (b.modes[0]) {
-		run_stream(&b);
-		if (!b.quiet) {
-			const char *t =
-			    json_string_value(json_object_get(b.res.doc, "stream_text"));
-			if (t) {
-				printf("\nSTREAM, %s; bandwidth by threads\n", t);
-				hb_results_table(&b.res, "stream");
-				print_pages(&b, "stream");
-			}
-		}
-	}
-	if (b.modes[1]) {
-		run_latency(&b);
-		if (!b.quiet && json_object_get(b.res.doc, "latency_text")) {
-			printf("\n%s; by pool\n",
-			       json_string_value(json_object_get(b.res.doc, "latency_text")));
-			hb_results_table(&b.res, "latency");
-			print_pages(&b, "latency");
-		}
-	}
-	if (b.modes[2]) {
-		run_gather(&b);
-		if (!b.quiet && json_object_get(b.res.doc, "gather_text")) {
-			printf("\n%s; by threads\n",
-			       json_string_value(json_object_get(b.res.doc, "gather_text")));
-			hb_results_table(&b.res, "gather");
-			print_pages(&b, "gather");
-		}
+	static void (*const run[3])(bench_t *) = {run_stream, run_latency, run_gather};
+	static const char *const modes[3] = {"stream", "latency", "gather"};
+	static const char *const heading[3] = {"STREAM, %s; bandwidth by threads", "%s; by pool",
+	                                       "%s; by threads"};
+	for (int m = 0; m < 3; m++) {
+		char key[32];
+		if (!b.modes[m])
+			continue;
+		run[m](&b);
+		snprintf(key, sizeof(key), "%s_text", modes[m]);
+		const char *text = json_string_value(json_object_get(b.res.doc, key));
+		if (b.quiet || !text)
+			continue;
+		putchar('\n');
+		printf(heading[m], text);
+		putchar('\n');
+		hb_results_table(&b.res, modes[m]);
+		print_pages(&b, modes[m]);
+		fflush(stdout); /* a table as soon as its mode ends, also into a pipe */
 	}
 	json_object_set_new(b.res.doc, "placement", b.placement);
 	if (hb_results_write(&b.res, b.dir, b.plots, b.quiet) != 0)

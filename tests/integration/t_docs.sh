@@ -14,3 +14,13 @@ for c in tune compare profile show plan env; do
 done
 $TUNE --help | grep -q '^Usage: hmpt-tune' || fail "--help"
 $TUNE --version | grep -q '^hmpt-tune [0-9]' || fail "--version"
+# hmpt-bench: every option of its help is in its man page, and the README
+# points to it
+BENCH=$B/hmpt-bench
+$BENCH --help | grep -q '^Usage: hmpt-bench' || fail "hmpt-bench --help"
+$BENCH --version | grep -q '^hmpt-bench [0-9]' || fail "hmpt-bench --version"
+for o in $($BENCH --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$top/docs/man/hmpt-bench.1" ||
+		fail "hmpt-bench.1 does not document $o"
+done
+grep -q 'hmpt-bench' "$top/README.md" || fail "README.md does not mention hmpt-bench"
