@@ -19,14 +19,6 @@ void hb_results_add(hb_results_t *r, const hb_row_t *row)
 	r->rows[r->n++] = *row;
 }
 
-static const char *size_text(uint64_t bytes, char *buf, size_t cap)
-{
-	hmpt_fmt_t f;
-	hmpt_fmt_init(&f, buf, cap, -1);
-	hmpt_fmt_size(&f, bytes);
-	return hmpt_fmt_cstr(&f);
-}
-
 /* distinct values of one key among a mode's rows, in order of appearance */
 typedef struct {
 	char item[64][160];
@@ -95,7 +87,7 @@ void hb_results_table(const hb_results_t *r, const char *mode)
 	}
 	for (int l = 0; l < lines.n; l++) {
 		if (lat) {
-			printf("%-10s", size_text(lines.num[l], buf, sizeof(buf)));
+			printf("%-10s", hmpt_fmt_size_text(buf, sizeof(buf), lines.num[l]));
 		} else {
 			char what[160], *tab;
 			snprintf(what, sizeof(what), "%s", lines.item[l]);

@@ -97,21 +97,13 @@ static __attribute__((noreturn)) void usage_error(const char *msg, const char *a
 	exit(2);
 }
 
-static const char *size_text(uint64_t bytes, char *buf, size_t cap)
-{
-	hmpt_fmt_t f;
-	hmpt_fmt_init(&f, buf, cap, -1);
-	hmpt_fmt_size(&f, bytes);
-	return hmpt_fmt_cstr(&f);
-}
-
 static uint64_t size_option(const char *name, const char *arg, uint64_t min)
 {
 	uint64_t v;
 	char msg[128], b[32];
 	if (hmpt_options_parse_size(arg, &v) != 0 || v < min) {
 		snprintf(msg, sizeof(msg), "%s: expected a size of at least %s (e.g. 512M, 2G)",
-		         name, size_text(min, b, sizeof(b)));
+		         name, hmpt_fmt_size_text(b, sizeof(b), min));
 		usage_error(msg, arg);
 	}
 	return v;
@@ -415,7 +407,8 @@ static void run_stream(bench_t *b)
 	              X0, "y", Y0));
 	char text[256];
 	snprintf(text, sizeof(text), "arrays of %s each (%zu doubles), best of %d passes",
-	         size_text(n * sizeof(double), sz, sizeof(sz)), n, b->reps > 1 ? b->reps - 1 : 1);
+	         hmpt_fmt_size_text(sz, sizeof(sz), n * sizeof(double)), n,
+	         b->reps > 1 ? b->reps - 1 : 1);
 	json_object_set_new(b->res.doc, "stream_text", json_string(text));
 }
 
@@ -484,7 +477,7 @@ static void run_latency(bench_t *b)
 			}
 			for (uint64_t w = b->wmin; w <= b->wmax; w *= 2) {
 				progress(b, "latency %d/%d: %s, window %s", ++done, total, p->name,
-				         size_text(w, sz, sizeof(sz)));
+				         hmpt_fmt_size_text(sz, sizeof(sz), w));
 				hb_chase_build(buf.addr, w, 0x5eed + w);
 				hb_row_t row = {.mode = "latency",
 				                .threads = 1,
@@ -509,7 +502,8 @@ static void run_latency(bench_t *b)
 	char text[256], lo[32];
 	snprintf(text, sizeof(text),
 	         "pointer chase, 1 thread, random cycle over 64-byte lines of windows %s to %s",
-	         size_text(b->wmin, lo, sizeof(lo)), size_text(b->wmax, sz, sizeof(sz)));
+	         hmpt_fmt_size_text(lo, sizeof(lo), b->wmin),
+	         hmpt_fmt_size_text(sz, sizeof(sz), b->wmax));
 	json_object_set_new(b->res.doc, "latency_text", json_string(text));
 }
 
@@ -588,7 +582,7 @@ static void run_gather(bench_t *b)
 	                              "random and read in order, both arrays in the pool"));
 	char text[256];
 	snprintf(text, sizeof(text), "random indirect sum over a %s table, %zu reads per pass",
-	         size_text(n * sizeof(uint64_t), sz, sizeof(sz)), m);
+	         hmpt_fmt_size_text(sz, sizeof(sz), n * sizeof(uint64_t)), m);
 	json_object_set_new(b->res.doc, "gather_text", json_string(text));
 }
 
@@ -841,7 +835,7 @@ int main(int argc, char **argv)
 
 	if (!b.quiet) {
 		printf("hmpt-bench: %s; %d CPUs, last-level cache %s\n", hb_mem_machine(),
-		       omp_get_num_procs(), size_text(b.llc, sz, sizeof(sz)));
+		       omp_get_num_procs(), hmpt_fmt_size_text(sz, sizeof(sz), b.llc));
 		for (int i = 0; i < b.npools; i++)
 			if (b.pools[i].index >= 0)
 				printf("  pool %-12s %s\n", b.pools[i].name, b.pools[i].place);
@@ -850,8 +844,8 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 		        "hmpt-bench: warning: arrays of %s are below STREAM's rule of 4 x the "
 		        "last-level cache (%s): they may be served from cache\n",
-		        size_text(b.modes[0] ? b.size : b.gsize, sz, sizeof(sz)),
-		        size_text(rule, sz2, sizeof(sz2)));
+		        hmpt_fmt_size_text(sz, sizeof(sz), b.modes[0] ? b.size : b.gsize),
+		        hmpt_fmt_size_text(sz2, sizeof(sz2), rule));
 
 	static void (*const run[3])(bench_t *) = {run_stream, run_latency, run_gather};
 	static const char *const modes[3] = {"stream", "latency", "gather"};

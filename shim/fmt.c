@@ -170,6 +170,15 @@ void hmpt_fmt_size(hmpt_fmt_t *f, uint64_t bytes)
 	hmpt_fmt_str(f, units[u]);
 }
 
+const char *hmpt_fmt_size_text(char *buf, size_t cap, uint64_t bytes)
+{
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, buf, cap, -1);
+	hmpt_fmt_size(&f, bytes);
+	return hmpt_fmt_cstr(&f);
+}
+
 const char *hmpt_fmt_cstr(hmpt_fmt_t *f)
 {
 	f->buf[f->len < f->cap ? f->len : f->cap - 1] = '\0';

@@ -36,6 +36,8 @@ void hmpt_fmt_fixed(hmpt_fmt_t *f, double v, int decimals);
 void hmpt_fmt_json_str(hmpt_fmt_t *f, const char *s);
 /* "512 B", "1.0 KiB", "64.0 MiB", "1.50 GiB" */
 void hmpt_fmt_size(hmpt_fmt_t *f, uint64_t bytes);
+/* The same into buf (NUL-terminated), for callers outside the shim: buf */
+const char *hmpt_fmt_size_text(char *buf, size_t cap, uint64_t bytes);
 /* write what is buffered (fd >= 0); returns 0 or -errno */
 int hmpt_fmt_flush(hmpt_fmt_t *f);
 /* NUL-terminate in place (fd < 0 use); returns buf */

@@ -15,15 +15,6 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-const char *hmpt_report_size(char *buf, size_t cap, uint64_t bytes)
-{
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, buf, cap, -1);
-	hmpt_fmt_size(&f, bytes);
-	return hmpt_fmt_cstr(&f);
-}
-
 /* expand one frame; returns entries and the module name */
 static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame, hmpt_sym_frame_t *out,
                   int max)
@@ -213,7 +204,7 @@ static void sample_cells(char *a, char *b, size_t cap, const json_t *s, bool fau
 
 	snprintf(a, cap, "%5.1f%%", 100.0 * json_number_value(json_object_get(ss, "share")));
 	if (faults)
-		hmpt_report_size(b, cap, hmpt_prof_u64(ss, "first_touch_bytes"));
+		hmpt_fmt_size_text(b, cap, hmpt_prof_u64(ss, "first_touch_bytes"));
 	else if (json_is_number(pm))
 		snprintf(b, cap, "%.1f", json_number_value(pm));
 	else
@@ -249,10 +240,10 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	if (json_array_size(procs) > 1)
 		fprintf(out, " (+%zu processes)", json_array_size(procs) - 1);
 	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live, peak RSS %s\n",
-	        nsites, nsites == 1 ? "" : "s", hmpt_report_size(b1, sizeof(b1), total),
+	        nsites, nsites == 1 ? "" : "s", hmpt_fmt_size_text(b1, sizeof(b1), total),
 	        (unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
-	        hmpt_report_size(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
-	        hmpt_report_size(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
+	        hmpt_fmt_size_text(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
+	        hmpt_fmt_size_text(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
 	if (hmpt_prof_u64(tot, "untracked_large"))
 		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
 		        (unsigned long long)hmpt_prof_u64(tot, "untracked_large"));
@@ -271,7 +262,7 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		{
 			fprintf(out, "%s %s %s placed, %llu refused", k ? ";" : "",
 			        hmpt_prof_str(p, "name") ?: "?",
-			        hmpt_report_size(b1, sizeof(b1), hmpt_prof_u64(p, "bytes")),
+			        hmpt_fmt_size_text(b1, sizeof(b1), hmpt_prof_u64(p, "bytes")),
 			        (unsigned long long)hmpt_prof_u64(p, "refused"));
 		}
 		fputc('\n', out);
@@ -305,7 +296,7 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		hmpt_report_locate(sym, prof, s, &loc);
 		where(w, sizeof(w), &loc, 40);
 		fprintf(out, "%3zu  %-8.8s  %10s  %5.1f%%  ", i + 1, hmpt_prof_str(s, "id"),
-		        hmpt_report_size(b1, sizeof(b1), b),
+		        hmpt_fmt_size_text(b1, sizeof(b1), b),
 		        total ? 100.0 * (double)b / (double)total : 0.0);
 		if (sampled) {
 			char c1[32], c2[32];
@@ -313,7 +304,7 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 			fprintf(out, "%6s  %8s  ", c1, c2);
 		}
 		fprintf(out, "%6llu  %10s  ", (unsigned long long)hmpt_prof_u64(s, "allocations"),
-		        hmpt_report_size(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
+		        hmpt_fmt_size_text(b2, sizeof(b2), hmpt_prof_u64(s, "max_size")));
 		if (plan) {
 			char placed[256];
 			placed_text(placed, sizeof(placed), s);

@@ -9,8 +9,10 @@
 
 #include <jansson.h>
 #include <stdint.h>
+
 #include <stdio.h>
 
+#include "fmt.h" /* hmpt_fmt_size_text: sizes as every table shows them */
 #include "symbolize.h"
 
 typedef struct {
@@ -35,9 +37,6 @@ typedef struct {
  * line, innermost inlined function first ("f inlined in g (file.c:12)"). */
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
                             size_t cap);
-
-/* "512 B", "64.0 MiB", "1.50 GiB": sizes as every table of hmpt-tune shows them */
-const char *hmpt_report_size(char *buf, size_t cap, uint64_t bytes);
 
 int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o);
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);

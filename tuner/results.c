@@ -340,7 +340,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	        t->access_kind ? t->access_kind : "accesses");
 	for (int g = 0; g < t->ngroups; g++) {
 		fprintf(f, "<tr><td class=l>%s</td><td>%d</td><td>%s</td><td>", t->groups[g].name,
-		        t->groups[g].nsites, hmpt_report_size(b, sizeof(b), t->groups[g].bytes));
+		        t->groups[g].nsites, hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes));
 		if (t->access_kind)
 			fprintf(f, "%.1f %%", 100 * t->groups[g].access);
 		fprintf(f, "</td><td>%.3f</td><td class=l>", t->groups[g].alone);
@@ -421,7 +421,7 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
 	             : "%-13s %s: %.3fx (interval %.3f-%.3f) with %.1f %% of the footprint "
 	               "(%s) in the fast pool -> %s/%s\n",
 	        what, c->label, c->sp.speedup, c->sp.lo, c->sp.hi, 100 * c->fast_fraction,
-	        hmpt_report_size(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
+	        hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
 }
 
 void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
@@ -454,7 +454,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		if (t->groups[g].alone > 0)
 			snprintf(alone, sizeof(alone), "%.3fx", t->groups[g].alone);
 		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,
-		        hmpt_report_size(b, sizeof(b), t->groups[g].bytes), acc, alone, first);
+		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes), acc, alone, first);
 	}
 	int rows = n < 12 ? n : 12;
 	fprintf(out, "\n%-24s %7s %7s %9s %15s %9s %5s  %s\n", "configuration", "fast", "access",
