@@ -124,7 +124,11 @@ void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
 		return;
 	double se, df;
 	if (pool && pool->df > 0) {
-		se = sqrt(pool->var * (1.0 / ref->n + 1.0 / cfg->n));
+		/* a sample noisier than the pool (an outlier among its runs) keeps
+		 * its own variance: pooling must not hide it */
+		double vr = fmax(pool->var, ref->log_ss / (ref->n - 1));
+		double vc = fmax(pool->var, cfg->log_ss / (cfg->n - 1));
+		se = sqrt(vr / ref->n + vc / cfg->n);
 		df = pool->df;
 	} else {
 		/* variance of log(mean) ~ sd^2 / (n mean^2) */

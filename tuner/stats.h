@@ -42,7 +42,8 @@ double hmpt_stats_t_quantile(double p, double df);
 /* Adds a sample (positive values) to a pooled variance (start from {0}). */
 void hmpt_stats_pool(hmpt_pooled_t *pool, const hmpt_summary_t *s);
 /* Speedup of `cfg` over `ref` with a two-sided (1 - alpha) interval: from
- * `pool` when given (df > 0), else Welch's from the two samples.
+ * `pool` when given (df > 0; a sample whose own variance is larger keeps its
+ * own), else Welch's from the two samples.
  * higher_is_better: the values are rates, not times. */
 void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
                         const hmpt_pooled_t *pool, double alpha, double min_gain,
