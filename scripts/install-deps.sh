@@ -8,7 +8,9 @@ set -eu
 PKGS="gcc g++ gfortran make libc6-dev binutils pkg-config
 libnuma-dev libmemkind-dev libunwind-dev libpfm4-dev libjansson-dev
 libdw-dev libelf-dev elfutils numactl clang-format clang libclang-rt-14-dev
-qemu-system-x86 busybox-static cpio xz-utils zstd python3 gnuplot-nox"
+qemu-system-x86 busybox-static cpio xz-utils zstd python3 gnuplot-nox
+openmpi-bin libopenmpi-dev mpich libmpich-dev
+slurmctld slurmd slurm-client munge"
 # $HMPT_EXTRA_PKGS: more packages a target needs (e.g. the QEMU harness)
 PKGS="$PKGS ${HMPT_EXTRA_PKGS:-}"
 
@@ -31,6 +33,15 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# the tests start their own munged and Slurm daemons: the packages' services
+# must not start at install (policy-rc.d exit 101 forbids it)
+policy=""
+if [ ! -e /usr/sbin/policy-rc.d ]; then
+	policy=/usr/sbin/policy-rc.d
+	printf '#!/bin/sh\nexit 101\n' | $SUDO tee $policy >/dev/null
+	$SUDO chmod 755 $policy
+	trap '$SUDO rm -f $policy' EXIT
+fi
 $SUDO apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -qq --no-install-recommends -o DPkg::Lock::Timeout=600 $missing >/dev/null

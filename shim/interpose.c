@@ -30,6 +30,8 @@
 
 #include "hmpt.h"
 #include "arena.h"
+#include "hash.h"
+#include "job.h"
 #include "log.h"
 #include "options.h"
 #include "plan.h"
@@ -212,6 +214,21 @@ static void setup(void)
 		return;
 	hmpt_options_load(environ, opt_g, report_option, NULL);
 	hmpt_log_level_g = (int)opt_g[HMPT_OPT_VERBOSE].num;
+	/* preloaded into mpirun or srun for the sake of the ranks it starts */
+	char exe[4096];
+	if (hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) > 0) {
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (hmpt_job_is_launcher(base)) {
+			char buf[256];
+			hmpt_fmt_t f;
+			hmpt_log_begin(&f, buf, sizeof(buf));
+			hmpt_fmt_str(&f, base);
+			hmpt_fmt_str(&f, " starts ranks: hmpt tracks nothing in it");
+			hmpt_log_end(&f, HMPT_LOG_INFO);
+			return;
+		}
+	}
+	hmpt_job_init(environ, opt_g[HMPT_OPT_RANKS].str);
 	int rc = hmpt_arena_init(arena_size());
 	if (rc) {
 		char buf[256];
@@ -337,6 +354,20 @@ static void log_plan(void)
 	}
 }
 
+/* What the ranks of a job must agree on to share budgets: the pools. */
+static uint64_t plan_hash(const hmpt_plan_t *pl)
+{
+	uint64_t h = HMPT_HASH_SEED;
+
+	for (int i = 0; i < pl->npools; i++) {
+		const hmpt_plan_pool_t *p = &pl->pools[i];
+		h = hmpt_hash_bytes(h, p->name, strlen(p->name) + 1);
+		h = hmpt_hash_bytes(h, &p->capacity, sizeof(p->capacity));
+		h = hmpt_hash_bytes(h, &p->capacity_pct, sizeof(p->capacity_pct));
+	}
+	return h;
+}
+
 /* Read the plan, find the nodes, resolve the pools: once, at the first
  * tracked request (in the constructor with HMPT_STRICT=1), with the guard
  * held (memkind and dlopen allocate). */
@@ -381,6 +412,7 @@ static void place_init_once(void)
 	}
 	hmpt_arena_set_shaper(&shaper_g);
 	placing_g = true;
+	hmpt_job_share_pools(&plan_g, plan_hash(&plan_g));
 	log_plan();
 }
 
@@ -987,11 +1019,13 @@ __attribute__((destructor)) static void hmpt_fini(void)
 {
 	log_pools_at_exit();
 	profile_at_exit(HMPT_END_EXIT);
+	hmpt_job_leave();
 }
 
 EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	profile_at_exit(HMPT_END__EXIT);
+	hmpt_job_leave();
 	for (;;)
 		syscall(SYS_exit_group, status);
 }

@@ -15,6 +15,11 @@
 enum { HMPT_LOG_ERROR = 0, HMPT_LOG_WARN = 0, HMPT_LOG_INFO = 1, HMPT_LOG_DEBUG = 2 };
 
 extern int hmpt_log_level_g; /* HMPT_VERBOSE */
+/* "hmpt: ", or in an MPI rank "hmpt[rank 3]: " (job.c) */
+extern const char *hmpt_log_prefix_g;
+/* When set, a message it returns false for is not written (job.c: once per
+ * node among the ranks of a job); `msg` is the text after the prefix. */
+extern bool (*hmpt_log_filter_g)(int level, const char *msg, unsigned len);
 
 /* Start a message: fills `f` over `buf` with the "hmpt: " prefix. */
 void hmpt_log_begin(hmpt_fmt_t *f, char *buf, unsigned cap);

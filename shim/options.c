@@ -18,7 +18,9 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
                            "allocator."},
     [HMPT_OPT_PROFILE] = {"HMPT_PROFILE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
                           "Write a profile to this path when the process ends; %p is the pid, "
-                          "%h the host name, %e the program name, %% a percent sign."},
+                          "%h the host name, %e the program name, %r the MPI rank, %% a "
+                          "percent sign (an MPI rank without %r gets .rankN before the "
+                          "extension)."},
     [HMPT_OPT_STACK_DEPTH] = {"HMPT_STACK_DEPTH", HMPT_OPT_TYPE_UINT, 16, 1, 64, "16",
                               "Call-stack frames kept per allocation site (1 to 64)."},
     [HMPT_OPT_VERBOSE] = {"HMPT_VERBOSE", HMPT_OPT_TYPE_UINT, 0, 0, 2, "0",
@@ -54,6 +56,10 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
                                 "faults are always all sampled."},
     [HMPT_OPT_SAMPLE_LDLAT] = {"HMPT_SAMPLE_LDLAT", HMPT_OPT_TYPE_UINT, 30, 3, 65535, "30",
                                "PEBS: sample loads that take at least this many cycles."},
+    [HMPT_OPT_RANKS] = {"HMPT_RANKS", HMPT_OPT_TYPE_STRING, 0, 0, 0, "one",
+                        "In an MPI job: one says each warning once per node (from the first "
+                        "rank that has it) and ends with one summary line for the job; all "
+                        "lets every rank say its own, marked hmpt[rank N]."},
 };
 
 int hmpt_options_parse_uint(const char *s, uint64_t *out)

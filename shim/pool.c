@@ -41,10 +41,11 @@ static bool active_g;
 static place_t places_g[HMPT_MAX_PLACES];
 static int nplaces_g;
 static pool_rt_t pools_g[HMPT_PLAN_MAX_POOLS];
-/* per node: what may still be placed there (normal and huge pages) */
-static uint64_t room_g[HMPT_MAX_NODES], used_g[HMPT_MAX_NODES];
-static uint64_t huge_room_g[HMPT_MAX_NODES], huge_used_g[HMPT_MAX_NODES];
-static uint64_t huge_room_all_g, huge_used_all_g;
+/* budgets, and per node what may still be placed there (normal and huge
+ * pages): this process's, or the job's on this node (hmpt_pools_share) */
+static hmpt_pool_accounts_t own_acc_g;
+static hmpt_pool_accounts_t *acc_g = &own_acc_g;
+static void (*acc_lock_g)(void), (*acc_unlock_g)(void);
 static size_t page_g = 4096;
 static int preferred_many_g = 1; /* the kernel knows MPOL_PREFERRED_MANY */
 
@@ -55,6 +56,43 @@ void hmpt_pools_lock(void)
 
 void hmpt_pools_unlock(void)
 {
+	pthread_mutex_unlock(&lock_g);
+}
+
+/* the pools' lock, and the job's around the accounts when they are shared */
+static void lock_accounts(void)
+{
+	pthread_mutex_lock(&lock_g);
+	if (acc_lock_g)
+		acc_lock_g();
+}
+
+static void unlock_accounts(void)
+{
+	if (acc_unlock_g)
+		acc_unlock_g();
+	pthread_mutex_unlock(&lock_g);
+}
+
+void hmpt_pools_share(hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
+                      void (*unlock)(void))
+{
+	pthread_mutex_lock(&lock_g);
+	lock();
+	bool adopt = *set;
+	*set = true;
+	if (adopt) {
+		for (int i = 0; i < plan_g->npools; i++)
+			pools_g[i].st.budget = shared->budget[i];
+	} else {
+		for (int i = 0; i < plan_g->npools; i++)
+			own_acc_g.budget[i] = pools_g[i].st.budget;
+		*shared = own_acc_g;
+	}
+	acc_g = shared;
+	acc_lock_g = lock;
+	acc_unlock_g = unlock;
+	unlock();
 	pthread_mutex_unlock(&lock_g);
 }
 
@@ -216,16 +254,16 @@ static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_n
 		implicit = 0;
 		from = "free huge pages";
 		if (hmpt_nodemask_empty(nodes))
-			implicit = huge_room_all_g;
+			implicit = acc_g->huge_room_all;
 		else
 			for (int n = hmpt_nodemask_first(nodes); n >= 0;
 			     n = hmpt_nodemask_next(nodes, n))
-				implicit += huge_room_g[n];
+				implicit += acc_g->huge_room[n];
 	} else if (!hmpt_nodemask_empty(nodes)) {
 		implicit = 0;
 		from = "free memory";
 		for (int n = hmpt_nodemask_first(nodes); n >= 0; n = hmpt_nodemask_next(nodes, n))
-			implicit += room_g[n];
+			implicit += acc_g->room[n];
 	}
 	if (p->capacity)
 		cap = p->capacity;
@@ -281,14 +319,17 @@ int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_po
 	topo_g = topo;
 	nplaces_g = 0;
 	memset(pools_g, 0, sizeof(pools_g));
-	huge_room_all_g = topo->huge_free_total * HUGE_2M;
-	huge_used_all_g = 0;
+	acc_g = &own_acc_g;
+	acc_lock_g = acc_unlock_g = NULL;
+	memset(acc_g, 0, sizeof(*acc_g));
+	acc_g->huge_room_all = topo->huge_free_total * HUGE_2M;
+	acc_g->huge_used_all = 0;
 	for (int n = 0; n < HMPT_MAX_NODES; n++) {
 		const hmpt_node_t *nd = &topo->node[n];
 		uint64_t res = node_reserve(nd);
-		used_g[n] = huge_used_g[n] = 0;
-		room_g[n] = nd->mem_free > res ? nd->mem_free - res : 0;
-		huge_room_g[n] = nd->huge_free * HUGE_2M;
+		acc_g->used[n] = acc_g->huge_used[n] = 0;
+		acc_g->room[n] = nd->mem_free > res ? nd->mem_free - res : 0;
+		acc_g->huge_room[n] = nd->huge_free * HUGE_2M;
 	}
 	for (int i = 0; i < plan->npools; i++) {
 		const hmpt_plan_pool_t *p = &plan->pools[i];
@@ -375,20 +416,21 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 	/* the message should name what really is short: the plan's capacity,
 	 * else a node (a budget from free memory spans all the pool's nodes, a
 	 * thread's allocation may go to only some of them), else the budget */
-	bool over = st->used + bytes > st->budget || st->used + bytes < st->used;
+	uint64_t used = acc_g->pool_used[i];
+	bool over = used + bytes > st->budget || used + bytes < used;
 	*short_node = -1;
 	if (over && strcmp(st->budget_from, "capacity") == 0)
 		return false;
 	uint64_t s = p->nnodes ? share(p, bytes) : 0;
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
-		bool ok =
-		    p->hugetlb ? huge_used_g[n] + s <= huge_room_g[n] : used_g[n] + s <= room_g[n];
+		bool ok = p->hugetlb ? acc_g->huge_used[n] + s <= acc_g->huge_room[n]
+		                     : acc_g->used[n] + s <= acc_g->room[n];
 		if (!ok) {
 			*short_node = n;
 			return false;
 		}
 	}
-	if (p->hugetlb && huge_used_all_g + bytes > huge_room_all_g)
+	if (p->hugetlb && acc_g->huge_used_all + bytes > acc_g->huge_room_all)
 		return false;
 	return !over;
 }
@@ -396,8 +438,8 @@ static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
 /* what is left on node n for place p, in hmpt's account */
 static uint64_t node_left(const place_t *p, int n)
 {
-	uint64_t room = p->hugetlb ? huge_room_g[n] : room_g[n];
-	uint64_t used = p->hugetlb ? huge_used_g[n] : used_g[n];
+	uint64_t room = p->hugetlb ? acc_g->huge_room[n] : acc_g->room[n];
+	uint64_t used = p->hugetlb ? acc_g->huge_used[n] : acc_g->used[n];
 	return room > used ? room - used : 0;
 }
 
@@ -406,21 +448,27 @@ static void charge(int i, const place_t *p, uint64_t bytes, int sign)
 {
 	hmpt_pool_stats_t *st = &pools_g[i].st;
 
+	uint64_t *job = &acc_g->pool_used[i];
 	if (sign > 0) {
 		st->used += bytes;
 		if (st->used > st->peak)
 			st->peak = st->used;
+		*job += bytes;
+		if (*job > acc_g->pool_peak[i])
+			acc_g->pool_peak[i] = *job;
 	} else {
 		st->used -= bytes < st->used ? bytes : st->used;
+		*job -= bytes < *job ? bytes : *job;
 	}
 	if (p->hugetlb)
-		huge_used_all_g +=
-		    sign > 0 ? bytes : -(bytes < huge_used_all_g ? bytes : huge_used_all_g);
+		acc_g->huge_used_all +=
+		    sign > 0 ? bytes
+		             : -(bytes < acc_g->huge_used_all ? bytes : acc_g->huge_used_all);
 	if (!p->nnodes)
 		return;
 	uint64_t s = share(p, bytes);
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
-		uint64_t *u = p->hugetlb ? &huge_used_g[n] : &used_g[n];
+		uint64_t *u = p->hugetlb ? &acc_g->huge_used[n] : &acc_g->used[n];
 		*u += sign > 0 ? s : -(s < *u ? s : *u);
 	}
 }
@@ -472,7 +520,7 @@ static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_
 		hmpt_fmt_str(&f, " from ");
 		hmpt_fmt_str(&f, st->budget_from);
 		hmpt_fmt_str(&f, ", ");
-		hmpt_fmt_size(&f, st->used);
+		hmpt_fmt_size(&f, __atomic_load_n(&acc_g->pool_used[i], __ATOMIC_RELAXED));
 		hmpt_fmt_str(&f, " in use");
 	}
 	hmpt_fmt_str(&f, "): it and any like it go to ");
@@ -491,7 +539,7 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 	memset(out, 0, sizeof(*out));
 	out->pool = HMPT_POOL_SYSTEM;
 	out->bytes = hmpt_pools_round(0, size);
-	pthread_mutex_lock(&lock_g);
+	lock_accounts();
 	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan_g->npools; hops++) {
 		uint16_t tag = tag_for_thread(pool, cpu_node);
 		const place_t *p = place_of(tag);
@@ -519,7 +567,7 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 		}
 		pool = plan_g->pools[pool].fallback;
 	}
-	pthread_mutex_unlock(&lock_g);
+	unlock_accounts();
 	if (say >= 0)
 		say_refused(say, say_bytes, site_id, &say_short, 0);
 }
@@ -530,9 +578,9 @@ void hmpt_pools_release(uint16_t tag, uint64_t bytes)
 
 	if (!p)
 		return;
-	pthread_mutex_lock(&lock_g);
+	lock_accounts();
 	charge(p->pool, p, bytes, -1);
-	pthread_mutex_unlock(&lock_g);
+	unlock_accounts();
 }
 
 void hmpt_pools_count(uint16_t tag, uint64_t bytes)
@@ -555,11 +603,11 @@ bool hmpt_pools_regrow(uint16_t tag, uint64_t before, uint64_t after)
 
 	if (!p)
 		return true;
-	pthread_mutex_lock(&lock_g);
+	lock_accounts();
 	charge(p->pool, p, before, -1);
 	ok = after <= before || fits(p->pool, p, after, &short_node);
 	charge(p->pool, p, ok ? after : before, +1);
-	pthread_mutex_unlock(&lock_g);
+	unlock_accounts();
 	return ok;
 }
 
@@ -571,14 +619,14 @@ bool hmpt_pools_refuse(hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
 
 	if (!p)
 		return false;
-	pthread_mutex_lock(&lock_g);
+	lock_accounts();
 	charge(pool, p, c->bytes, -1);
 	pools_g[pool].st.allocations--;
 	pools_g[pool].st.bytes -= c->bytes;
 	pools_g[pool].st.refused++;
 	pools_g[pool].st.refused_bytes += c->bytes;
 	say = hmpt_log_first(&pools_g[pool].warned_refused);
-	pthread_mutex_unlock(&lock_g);
+	unlock_accounts();
 	if (say)
 		say_refused(pool, c->bytes, site_id, NULL, err);
 	hmpt_pools_choose(plan_g->pools[pool].fallback, size, site_id, c);

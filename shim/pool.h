@@ -52,6 +52,17 @@ typedef struct {
 	uint64_t refused, refused_bytes; /* did not fit here: went on to the fallback */
 } hmpt_pool_stats_t;
 
+/* What the pools charge against: each pool's budget and use, each node's
+ * room and use.  One process's own, or (job.c) one shared by the ranks of
+ * a job on a node, so that their budget is the node's. */
+typedef struct {
+	uint64_t budget[HMPT_PLAN_MAX_POOLS], pool_used[HMPT_PLAN_MAX_POOLS];
+	uint64_t pool_peak[HMPT_PLAN_MAX_POOLS];
+	uint64_t room[HMPT_MAX_NODES], used[HMPT_MAX_NODES];
+	uint64_t huge_room[HMPT_MAX_NODES], huge_used[HMPT_MAX_NODES];
+	uint64_t huge_room_all, huge_used_all;
+} hmpt_pool_accounts_t;
+
 typedef void (*hmpt_pools_warn_fn)(const char *msg, void *ctx);
 
 /* Resolve the plan's pools against `topo` (already classified).  A pool the
@@ -99,6 +110,12 @@ int hmpt_pools_shape(void *addr, size_t len, uint16_t tag);
 const hmpt_plan_t *hmpt_pools_plan(void);
 const hmpt_topo_t *hmpt_pools_topo(void);
 void hmpt_pools_stats(int pool, hmpt_pool_stats_t *out);
+/* Charge `shared` from now on (after resolve, before any allocation),
+ * taking `lock` inside the pools' own lock.  When *set, its budgets and
+ * rooms are another process's view of the node and become ours; else ours
+ * are stored in it and *set becomes true (both under `lock`). */
+void hmpt_pools_share(hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
+                      void (*unlock)(void));
 /* "hbm: nodes 2-3 local, bind, 4k pages, budget 60.0 GiB (capacity), falls back to ddr" */
 void hmpt_pools_describe(hmpt_fmt_t *f, int pool);
 /* Its placement alone: "nodes 2-3 (local), bind, 4k pages" */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "job.h"
 #include "pool.h"
 #include "sites.h"
 #include "sys.h"
@@ -32,7 +33,8 @@ int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap)
 	hmpt_fmt_t f;
 	struct utsname u;
 	char exe[4096];
-	bool has_pid = false;
+	bool has_pid = false, has_rank = false;
+	unsigned base = 0;
 
 	if (!pattern || !*pattern)
 		return -EINVAL;
@@ -54,6 +56,10 @@ int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap)
 			}
 			break;
 		case 'e': hmpt_fmt_str(&f, exe_base(exe, sizeof(exe))); break;
+		case 'r':
+			hmpt_fmt_i64(&f, hmpt_job_g.rank >= 0 ? hmpt_job_g.rank : 0);
+			has_rank = true;
+			break;
 		case '%': hmpt_fmt_char(&f, '%'); break;
 		default:
 			hmpt_fmt_char(&f, '%');
@@ -66,6 +72,28 @@ int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap)
 		hmpt_fmt_i64(&f, getpid());
 	}
 	hmpt_fmt_cstr(&f);
+	if (f.truncated)
+		return -ENAMETOOLONG;
+	/* an MPI rank's profile names its rank: "profile.json" becomes
+	 * "profile.rank3.json" */
+	if (hmpt_job_g.rank >= 0 && !has_rank) {
+		char tail[4096], *dot;
+		for (unsigned i = 0; buf[i]; i++)
+			if (buf[i] == '/')
+				base = i + 1;
+		dot = strrchr(buf + base, '.');
+		if (!dot || dot == buf + base)
+			dot = buf + f.len;
+		hmpt_fmt_init(&f, tail, sizeof(tail), -1);
+		hmpt_fmt_str(&f, dot);
+		hmpt_fmt_cstr(&f);
+		hmpt_fmt_init(&f, buf, cap, -1);
+		f.len = (size_t)(dot - buf);
+		hmpt_fmt_str(&f, ".rank");
+		hmpt_fmt_i64(&f, hmpt_job_g.rank);
+		hmpt_fmt_str(&f, tail);
+		hmpt_fmt_cstr(&f);
+	}
 	return f.truncated ? -ENAMETOOLONG : 0;
 }
 
@@ -131,6 +159,22 @@ static void write_process(hmpt_fmt_t *f, const hmpt_profile_info_t *info)
 	hmpt_fmt_str(f, ", ");
 	key(f, "forked");
 	hmpt_fmt_str(f, info->forked ? "true" : "false");
+	if (hmpt_job_g.rank >= 0) {
+		hmpt_fmt_str(f, ",\n    \"mpi\": {");
+		kv_u64(f, "rank", (uint64_t)hmpt_job_g.rank, ", ");
+		key(f, "size");
+		hmpt_fmt_i64(f, hmpt_job_g.size);
+		hmpt_fmt_str(f, ", ");
+		key(f, "local_rank");
+		hmpt_fmt_i64(f, hmpt_job_g.local_rank);
+		hmpt_fmt_str(f, ", ");
+		key(f, "from");
+		hmpt_fmt_json_str(f, hmpt_job_g.rank_var);
+		hmpt_fmt_str(f, ", ");
+		key(f, "job");
+		hmpt_fmt_json_str(f, hmpt_job_g.key);
+		hmpt_fmt_char(f, '}');
+	}
 	hmpt_fmt_str(f, "\n  },\n");
 }
 

@@ -17,6 +17,7 @@
 #include "profrun.h"
 #include "report.h"
 #include "runner.h"
+#include "slurm.h"
 #include "symbolize.h"
 #include "tune.h"
 
@@ -364,6 +365,11 @@ int main(int argc, char **argv)
 			hmpt_cli_usage_error(NULL, "unknown command", argv[2]);
 		usage(stdout);
 		return 0;
+	}
+	/* internal: what a batch job of --slurm runs on its node */
+	if (!strcmp(argv[1], "run-on-node")) {
+		optind = 1;
+		return hmpt_cmd_run_on_node(argc - 1, argv + 1);
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		if (!strcmp(argv[1], commands[i].name)) {

@@ -311,17 +311,26 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 	size_t i, k, main_i = 0;
 	json_t *v;
 
+	/* the main process: the one started, or an MPI job's rank 0 */
 	for (i = 0; i < n; i++)
 		if ((long)hmpt_prof_u64(json_object_get(profiles[i], "process"), "pid") == main_pid)
 			main_i = i;
+	for (i = 0; i < n; i++) {
+		const json_t *mpi = json_object_get(json_object_get(profiles[i], "process"), "mpi");
+		if (mpi && json_integer_value(json_object_get(mpi, "rank")) == 0)
+			main_i = i;
+	}
 	json_object_set(out, "process", json_object_get(profiles[main_i], "process"));
 	for (i = 0; i < n; i++) {
 		const json_t *p = profiles[i], *proc = json_object_get(p, "process");
 		const json_t *t = json_object_get(p, "totals");
-		json_array_append_new(procs, json_pack("{s:I,s:s,s:s}", "pid",
-		                                       (json_int_t)hmpt_prof_u64(proc, "pid"),
-		                                       "exe", hmpt_prof_str(proc, "exe") ?: "",
-		                                       "file", files ? files[i] : ""));
+		json_t *entry =
+		    json_pack("{s:I,s:s,s:s}", "pid", (json_int_t)hmpt_prof_u64(proc, "pid"), "exe",
+		              hmpt_prof_str(proc, "exe") ?: "", "file", files ? files[i] : "");
+		const json_t *mpi = json_object_get(proc, "mpi");
+		if (mpi)
+			json_object_set(entry, "mpi", (json_t *)mpi);
+		json_array_append_new(procs, entry);
 		static const char *const sums[] = {"tracked_allocations", "tracked_bytes",
 		                                   "peak_tracked_bytes", "live_tracked_bytes",
 		                                   "untracked_large"};

@@ -29,7 +29,7 @@ static int sorted_configs(const hmpt_tune_t *t, int *order)
 {
 	int n = 0;
 	for (int i = 0; i < t->nconfigs; i++)
-		if (t->configs[i].in_combos || t->configs[i].nruns)
+		if (hmpt_tune_config_shown(t, i))
 			order[n++] = i;
 	sort_ctx = t;
 	qsort(order, (size_t)n, sizeof(int), cmp_speedup);
@@ -39,7 +39,7 @@ static int sorted_configs(const hmpt_tune_t *t, int *order)
 static const char *verdict(const hmpt_tune_t *t, int i)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
-	if (i == t->ref)
+	if (i == c->ref)
 		return "reference";
 	if (c->nfailed)
 		return "failed";
@@ -77,10 +77,11 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 			json_array_append_new(groups, json_string(t->groups[g].name));
 	bool have = c->sum.n > 0;
 	return json_pack(
-	    "{s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o}", "key", c->key,
-	    "label", c->label, "groups", groups, "fast_sites", sites, "fast_bytes",
-	    (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction, "access_fraction",
-	    num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
+	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o}", "key",
+	    c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
+	    "reference", t->configs[c->ref].key, "groups", groups, "fast_sites", sites,
+	    "fast_bytes", (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction,
+	    "access_fraction", num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
 	    num_or_null(c->sum.mean, have), "sd", num_or_null(c->sum.sd, have), "speedup",
 	    num_or_null(c->sp.speedup, have), "lo", num_or_null(c->sp.lo, c->sum.n > 1), "hi",
 	    num_or_null(c->sp.hi, c->sum.n > 1), "estimate",
@@ -153,7 +154,7 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 	if (!f)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
-	           "access_fraction,config_speedup,config_verdict\n");
+	           "access_fraction,config_speedup,config_verdict,phase\n");
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		for (int k = 0; k < c->nruns; k++) {
@@ -169,7 +170,8 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 			        c->fast_fraction);
 			if (c->access_fraction >= 0)
 				fprintf(f, "%.6f", c->access_fraction);
-			fprintf(f, ",%.6f,%s\n", c->sp.speedup, verdict(t, i));
+			fprintf(f, ",%.6f,%s,%s\n", c->sp.speedup, verdict(t, i),
+			        c->in_combos ? "combinations" : "ranking");
 		}
 	}
 	return fclose(f);
@@ -308,7 +310,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	if (!f)
 		return -1;
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hmpt-tune: ");
-	html_text(f, t->cmd[0]);
+	html_text(f, t->program);
 	fprintf(f, "</title><style>body{font-family:sans-serif;margin:2em}"
 	           "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
 	           "#ddd;text-align:right}td.l,th.l{text-align:left}img{max-width:100%%}"
@@ -462,7 +464,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 	for (int k = 0; k < n; k++) {
 		int i = order[k];
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (k >= rows && i != t->best && i != t->best90 && i != t->fit && i != t->ref &&
+		if (k >= rows && i != t->best && i != t->best90 && i != t->fit && i != c->ref &&
 		    !c->nfailed)
 			continue;
 		char acc[16] = "-", est[16] = "-", iv[32] = "-";
@@ -470,7 +472,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * c->access_fraction);
 		if (c->estimate > 0)
 			snprintf(est, sizeof(est), "%.3fx", c->estimate);
-		if (c->sum.n > 1 && i != t->ref)
+		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %2d/%-2d  %s", c->label,
 		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, c->sum.n, c->nruns,

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <wordexp.h>
 
 #include "cli.h"
 #include "options.h"
@@ -83,6 +84,16 @@ const char hmpt_tune_usage[] =
     "      --restart         discard DIR's journal and start over\n"
     "  -q, --quiet           no progress, no summary table\n"
     "  -h, --help            this text\n"
+    "\n"
+    "MPI jobs and clusters:\n"
+    "      --launcher CMD    start COMMAND with CMD ('mpirun -np 4', 'srun'): the\n"
+    "                        job is measured as a whole, its ranks' profiles merged\n"
+    "      --slurm           each run a Slurm batch job (sbatch --exclusive) on\n"
+    "                        nodes of its own; DIR must be on a shared file system\n"
+    "      --partition P     the Slurm partition (default: the cluster's)\n"
+    "      --nodes N         nodes per run (default: 1)\n"
+    "      --time T          each job's time limit, as sbatch --time takes it\n"
+    "      --parallel N      runs (jobs) at a time (default: 1)\n"
     "\n"
     "Output in DIR: plan-best.json (highest speedup), plan-90.json (smallest fast\n"
     "footprint reaching 90 % of the best speedup), plan-capacity.json (with\n"
@@ -161,7 +172,7 @@ static json_t *journal_key(const hmpt_tune_t *t, const char *min_size, const cha
 	for (char *const *a = t->cmd; *a; a++)
 		json_array_append_new(cmd, json_string(*a));
 	return json_pack("{s:o,s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "program",
-	                 program_identity(t->cmd[0]), "fast", t->fast_pool, "slow", t->slow_pool,
+	                 program_identity(t->program), "fast", t->fast_pool, "slow", t->slow_pool,
 	                 "metric", t->metric, "higher", t->maximize, "min_size", min_size, "groups",
 	                 user_groups, "max_groups", t->ngroups_max, "candidates", t->candidates);
 }
@@ -223,6 +234,8 @@ static int journal_open(const char *dir, json_t *key, bool restart)
 				r->run.value = json_number_value(json_object_get(j, "value"));
 				snprintf(r->run.why, sizeof(r->run.why), "%s",
 				         json_string_value(json_object_get(j, "why")) ?: "");
+				snprintf(r->run.host, sizeof(r->run.host), "%s",
+				         json_string_value(json_object_get(j, "host")) ?: "");
 			}
 			json_decref(j);
 		}
@@ -282,8 +295,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The configuration with these sites in the fast pool: found, or added. */
-static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *label)
+/* The configuration with these sites in the fast pool in a phase (ranking,
+ * or combinations): found, or added.  The combination phase measures its
+ * placements afresh, with its own all-slow runs, so that a drift between the
+ * phases cannot pass for a speedup. */
+static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *label, bool combos)
 {
 	const char *ids[t->nsites > 0 ? t->nsites : 1];
 	int n = 0;
@@ -294,6 +310,8 @@ static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *lab
 		if (fast[i])
 			ids[n++] = t->sites[i].id;
 	qsort(ids, (size_t)n, sizeof(ids[0]), cmp_str);
+	if (combos)
+		h = fnv(h, "combinations|");
 	for (int i = 0; i < n; i++)
 		h = fnv(fnv(h, ids[i]), ",");
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
@@ -304,6 +322,7 @@ static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *lab
 	hmpt_tconfig_t *c = &t->configs[t->nconfigs];
 	memset(c, 0, sizeof(*c));
 	memcpy(c->key, key, sizeof(key));
+	c->in_combos = combos;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	c->fast = malloc((size_t)t->nsites + 1);
 	memcpy(c->fast, fast, (size_t)t->nsites);
@@ -366,7 +385,7 @@ static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *
 	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
 	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",
 	    groups, "provenance", "program",
-	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->cmd[0], "created",
+	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->program, "created",
 	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
 	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
 	if (depth)
@@ -444,21 +463,161 @@ static void progress(runctx_t *x, const char *label, int rep)
 	        label, rep + 1, left);
 }
 
+/* --slurm: where runs go (NULL: here, one after another) */
+static hmpt_slurm_t *slurm_g;
+
+/* One run under Slurm, and what happened to it (a retry on another node
+ * when it failed on the first). */
+typedef struct {
+	hmpt_sjob_t job;
+	int ci, rep, tries;
+	bool done;
+	char first_host[256], first_why[200];
+	int first_status;
+	char planvar[PATH_MAX + 16], minvar[64];
+	char *set[5];
+} sitem_t;
+
+/* The environment of a measured run: its plan, no sampling, no profile. */
+static void measured_set(sitem_t *it, const char *plan_path, const char *min_size)
+{
+	int n = 0;
+	snprintf(it->planvar, sizeof(it->planvar), "HMPT_PLAN=%s", plan_path);
+	it->set[n++] = it->planvar;
+	it->set[n++] = "HMPT_SAMPLE=off";
+	it->set[n++] = "HMPT_PROFILE=";
+	if (min_size) {
+		snprintf(it->minvar, sizeof(it->minvar), "HMPT_MIN_SIZE=%s", min_size);
+		it->set[n++] = it->minvar;
+	}
+	it->set[n] = NULL;
+}
+
+static void slurm_item_init(sitem_t *it, char *const *cmd, const char *lib, const char *log,
+                            double timeout)
+{
+	it->job.cmd = cmd;
+	it->job.set = it->set;
+	it->job.lib = lib;
+	it->job.timeout = timeout;
+	snprintf(it->job.log, sizeof(it->job.log), "%s", log);
+	snprintf(it->job.result, sizeof(it->job.result), "%s.result", log);
+	snprintf(it->job.script, sizeof(it->job.script), "%s.sbatch", log);
+}
+
+/* A run that ended: retry it once elsewhere when it failed (true: it goes
+ * on), and say what the retry showed about the first node. */
+static bool slurm_retry(sitem_t *it)
+{
+	hmpt_sjob_t *j = &it->job;
+
+	if (j->status == 0 && it->tries == 1) {
+		fprintf(stderr,
+		        "\rhmpt-tune: node %s failed a run (%s); it ran on %s without trouble: %s "
+		        "is left out from now on\033[K\n",
+		        it->first_host, it->first_why, j->host, it->first_host);
+		size_t len = strlen(slurm_g->exclude);
+		snprintf(slurm_g->exclude + len, sizeof(slurm_g->exclude) - len, "%s%s",
+		         len ? "," : "", it->first_host);
+		return false;
+	}
+	if (j->status == 0 || it->tries == 1 || !*j->host || j->status == 130)
+		return false;
+	it->tries = 1;
+	it->first_status = j->status;
+	snprintf(it->first_host, sizeof(it->first_host), "%s", j->host);
+	snprintf(it->first_why, sizeof(it->first_why), "%s", j->why);
+	j->avoid = it->first_host;
+	if (hmpt_slurm_submit(slurm_g, j) == 0)
+		return true;
+	/* nowhere else to go: the first outcome stands */
+	j->status = it->first_status;
+	snprintf(j->why, sizeof(j->why), "%.100s (on %.40s; no other node to retry it on)",
+	         it->first_why, it->first_host);
+	snprintf(j->host, sizeof(j->host), "%s", it->first_host);
+	return false;
+}
+
+/* Run items under Slurm, up to --parallel at a time; done(it) as each ends. */
+static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), void *ctx)
+{
+	int next = 0, running = 0, parallel = slurm_g->parallel > 0 ? slurm_g->parallel : 1;
+
+	while (next < n || running) {
+		while (running < parallel && next < n) {
+			sitem_t *it = &items[next++];
+			if (hmpt_slurm_submit(slurm_g, &it->job) != 0) {
+				it->job.status = 126;
+				it->done = true;
+				done(it, ctx);
+				continue;
+			}
+			running++;
+		}
+		usleep(100000);
+		for (int i = 0; i < next; i++) {
+			sitem_t *it = &items[i];
+			if (interrupted) {
+				if (!it->done)
+					hmpt_slurm_cancel(&it->job);
+				continue;
+			}
+			if (it->done || !hmpt_slurm_poll(&it->job) || slurm_retry(it))
+				continue;
+			it->done = true;
+			running--;
+			done(it, ctx);
+		}
+		if (interrupted)
+			return -1;
+	}
+	return 0;
+}
+
+/* The figure of a run that ended (from its log), or why there is none. */
+static void run_figure(hmpt_trun_t *run, const char *log, bool metric)
+{
+	run->value = run->wall;
+	if (run->status == 0 && metric && metric_read(log, &run->value) != 0) {
+		run->status = -1;
+		snprintf(run->why, sizeof(run->why), "printed no figure matching --metric");
+	}
+}
+
+static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
+{
+	run->status = it->job.status;
+	run->wall = it->job.wall;
+	snprintf(run->why, sizeof(run->why), "%.159s", it->job.why);
+	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
+}
+
+static void one_done(sitem_t *it, void *ctx)
+{
+	(void)it, (void)ctx;
+}
+
 /* Run the program once under plan_path, its output to log: the figure (or
  * the wall time), or how it failed. */
 static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *min_size,
                                 const char *plan_path, const char *log, double timeout, bool metric)
 {
-	char planvar[PATH_MAX + 16], minvar[64];
-	char *set[5] = {planvar, "HMPT_SAMPLE=off", "HMPT_PROFILE=", NULL, NULL};
 	hmpt_trun_t run = {.status = 126};
 	size_t added;
+	static sitem_t it;
 
-	snprintf(planvar, sizeof(planvar), "HMPT_PLAN=%s", plan_path);
-	if (min_size) {
-		snprintf(minvar, sizeof(minvar), "HMPT_MIN_SIZE=%s", min_size);
-		set[3] = minvar;
+	memset(&it, 0, sizeof(it));
+	measured_set(&it, plan_path, min_size);
+	if (slurm_g) {
+		slurm_item_init(&it, cmd, lib, log, timeout);
+		if (slurm_batch(&it, 1, one_done, NULL) == 0)
+			sitem_to_run(&it, &run);
+		else
+			run.status = 130;
+		run_figure(&run, log, metric);
+		return run;
 	}
+	char **set = it.set;
 	char **env = hmpt_child_env(lib, set, &added);
 	if (!env) {
 		snprintf(run.why, sizeof(run.why), "out of memory");
@@ -469,15 +628,45 @@ static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *m
 	hmpt_run_result_t res;
 	hmpt_run(&spec, &res);
 	hmpt_child_env_free(env, added);
-	run.wall = run.value = res.wall;
+	run.wall = res.wall;
 	run.status = res.status;
 	if (res.status)
 		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
-	else if (metric && metric_read(log, &run.value) != 0) {
-		run.status = -1;
-		snprintf(run.why, sizeof(run.why), "printed no figure matching --metric");
-	}
+	run_figure(&run, log, metric);
 	return run;
+}
+
+/* The plan file of configuration c, written when missing. */
+static int config_plan_path(hmpt_tune_t *t, const hmpt_tconfig_t *c, char *path, size_t len)
+{
+	struct stat st;
+
+	snprintf(path, len, "%s/plans/%s.json", t->dir, c->key);
+	if (stat(path, &st) == 0)
+		return 0;
+	json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
+	int rc = hmpt_plan_emit(plan, path);
+	json_decref(plan);
+	return rc;
+}
+
+/* A run of configuration ci ended: keep it, journal it. */
+static void record_run(hmpt_tune_t *t, runctx_t *x, int ci, int rep, hmpt_trun_t *run,
+                       const char *log)
+{
+	hmpt_tconfig_t *c = &t->configs[ci];
+
+	run->rep = rep;
+	x->done++;
+	x->spent += run->wall;
+	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
+	c->runs[c->nruns++] = *run;
+	json_t *j = json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
+	                      c->label, "rep", rep, "status", run->status, "wall", run->wall,
+	                      "value", run->value, "why", run->why, "log", log);
+	if (*run->host)
+		json_object_set_new(j, "host", json_string(run->host));
+	journal_append(j);
 }
 
 /* Run configuration c once as repetition rep; record it in the journal. */
@@ -485,35 +674,77 @@ static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
 {
 	hmpt_tconfig_t *c = &t->configs[ci];
 	char plan_path[PATH_MAX], log[PATH_MAX];
-	struct stat st;
 
-	snprintf(plan_path, sizeof(plan_path), "%s/plans/%s.json", t->dir, c->key);
-	if (stat(plan_path, &st) != 0) {
-		json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
-		int rc = hmpt_plan_emit(plan, plan_path);
-		json_decref(plan);
-		if (rc)
-			return -1;
-	}
+	if (config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
+		return -1;
 	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
 	progress(x, c->label, rep);
 	hmpt_trun_t run = run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
 	                               t->metric != NULL);
 	if (interrupted)
 		return -1;
-	run.rep = rep;
-	x->done++;
-	x->spent += run.wall;
-	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
-	c->runs[c->nruns++] = run;
-	journal_append(json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
-	                         c->label, "rep", rep, "status", run.status, "wall", run.wall,
-	                         "value", run.value, "why", run.why, "log", log));
+	record_run(t, x, ci, rep, &run, log);
 	return 0;
 }
 
+typedef struct {
+	hmpt_tune_t *t;
+	runctx_t *x;
+} batch_ctx_t;
+
+static void batch_done(sitem_t *it, void *ctx)
+{
+	batch_ctx_t *b = ctx;
+	hmpt_trun_t run = {0};
+
+	sitem_to_run(it, &run);
+	run_figure(&run, it->job.log, b->t->metric != NULL);
+	record_run(b->t, b->x, it->ci, it->rep, &run, it->job.log);
+	progress(b->x, b->t->configs[it->ci].label, it->rep);
+}
+
+/* --slurm: the runs of `order` (configuration, rep) as batch jobs, up to
+ * --parallel at a time; the journal takes each as it ends. */
+static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int n)
+{
+	sitem_t *items = calloc((size_t)n + 1, sizeof(*items));
+	batch_ctx_t b = {t, x};
+	int rc = 0;
+
+	for (int k = 0; k < n && rc == 0; k++) {
+		sitem_t *it = &items[k];
+		char plan_path[PATH_MAX], log[PATH_MAX];
+		const hmpt_tconfig_t *c = &t->configs[order[k][0]];
+		it->ci = order[k][0];
+		it->rep = order[k][1];
+		rc = config_plan_path(t, c, plan_path, sizeof(plan_path));
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
+		measured_set(it, plan_path, x->min_size);
+		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
+	}
+	if (rc == 0)
+		rc = slurm_batch(items, n, batch_done, &b);
+	free(items);
+	return rc;
+}
+
+/* The order of round r: `list` shuffled, the same on every resumption. */
+static void shuffle_round(int *order, const int *list, int n, int r)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
+	for (int i = 0; i < n; i++)
+		order[i] = list[i];
+	for (int i = n - 1; i > 0; i--) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		int j = (int)(s % (uint64_t)(i + 1)), tmp = order[i];
+		order[i] = order[j];
+		order[j] = tmp;
+	}
+}
+
 /* Every configuration in `list`, reps times, round-robin in a shuffled
- * order per round. */
+ * order per round, after one run that is not counted (list[0], the phase's
+ * reference: the first run after a pause meets cold caches and files). */
 static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 {
 	int order[n > 0 ? n : 1];
@@ -524,16 +755,35 @@ static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 	for (int r = 0; r < t->reps; r++)
 		for (int i = 0; i < n; i++)
 			x->total += !config_has_rep(&t->configs[list[i]], r);
-	for (int r = 0; r < t->reps; r++) {
-		uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
-		for (int i = 0; i < n; i++)
-			order[i] = list[i];
-		for (int i = n - 1; i > 0; i--) {
-			s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-			int j = (int)(s % (uint64_t)(i + 1)), tmp = order[i];
-			order[i] = order[j];
-			order[j] = tmp;
+	if (slurm_g) {
+		int(*seq)[2] = calloc((size_t)(x->total + 1), sizeof(*seq)), k = 0;
+		for (int r = 0; r < t->reps; r++) {
+			shuffle_round(order, list, n, r);
+			for (int i = 0; i < n; i++)
+				if (!config_has_rep(&t->configs[order[i]], r)) {
+					seq[k][0] = order[i];
+					seq[k++][1] = r;
+				}
 		}
+		int rc = measure_slurm(t, x, (const int(*)[2])seq, k);
+		free(seq);
+		if (x->progress && x->total)
+			fprintf(stderr, "\r\033[K");
+		return rc;
+	}
+	if (x->total) {
+		char plan_path[PATH_MAX], log[PATH_MAX];
+		if (config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path)) != 0)
+			return -1;
+		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
+		if (x->progress)
+			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
+		run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout, false);
+		if (interrupted)
+			return -1;
+	}
+	for (int r = 0; r < t->reps; r++) {
+		shuffle_round(order, list, n, r);
 		for (int i = 0; i < n; i++) {
 			if (config_has_rep(&t->configs[order[i]], r))
 				continue;
@@ -569,17 +819,22 @@ static void analyze(hmpt_tune_t *t)
 	hmpt_pooled_t pool = {0};
 	for (int i = 0; i < t->nconfigs; i++) {
 		summarize(t, &t->configs[i]);
-		compared += i != t->ref && t->configs[i].sum.n > 0;
+		compared += hmpt_tune_config_shown(t, i) && i != t->configs[i].ref &&
+		            t->configs[i].sum.n > 0;
 		/* runs are interleaved, so drift and load hit every configuration
 		 * alike: one variance serves all, with the df of all runs */
 		hmpt_stats_pool(&pool, &t->configs[i].sum);
 	}
 	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
 	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
-	for (int i = 0; i < t->nconfigs; i++)
-		hmpt_stats_speedup(&t->configs[t->ref].sum, &t->configs[i].sum, &pool,
-		                   t->alpha_used, t->min_gain, t->maximize, &t->configs[i].sp);
-	t->configs[t->ref].sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
+	for (int i = 0; i < t->nconfigs; i++) {
+		hmpt_tconfig_t *c = &t->configs[i];
+		if (i == c->ref)
+			c->sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
+		else
+			hmpt_stats_speedup(&t->configs[c->ref].sum, &c->sum, &pool, t->alpha_used,
+			                   t->min_gain, t->maximize, &c->sp);
+	}
 	/* the linear estimate: time savings of single groups add up */
 	double single[16] = {0};
 	for (int i = 0; i < t->nconfigs; i++) {
@@ -604,7 +859,7 @@ static void analyze(hmpt_tune_t *t)
 	t->best = t->best90 = t->fit = -1;
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!c->sp.faster || c->nfailed)
+		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed)
 			continue;
 		if (t->best < 0 || c->sp.speedup > t->configs[t->best].sp.speedup)
 			t->best = i;
@@ -614,7 +869,7 @@ static void analyze(hmpt_tune_t *t)
 	}
 	for (int i = 0; t->best >= 0 && i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!c->sp.faster || c->nfailed ||
+		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed ||
 		    c->sp.speedup < 0.9 * t->configs[t->best].sp.speedup)
 			continue;
 		if (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
@@ -654,10 +909,23 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 		hmpt_profiles_clear(absdir);
 		snprintf(log, sizeof(log), "%s/runs/profile.log", t->dir);
 		if (!x->quiet)
-			fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->cmd[0], log);
+			fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->program,
+			        log);
 		hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
-		hmpt_run_result_t res;
-		hmpt_run(&spec, &res);
+		hmpt_run_result_t res = {0};
+		if (slurm_g) { /* on a node, as the measured runs will be */
+			static sitem_t it;
+			memcpy(it.set, set, sizeof(set));
+			slurm_item_init(&it, t->cmd, x->lib, log, 0);
+			if (slurm_batch(&it, 1, one_done, NULL) == 0 && it.job.status) {
+				fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
+				        *it.job.host ? it.job.host : "Slurm", it.job.why);
+				return -1;
+			}
+			res.wall = it.job.wall;
+		} else {
+			hmpt_run(&spec, &res);
+		}
 		hmpt_child_env_free(env, added);
 		if (interrupted)
 			return -1;
@@ -667,7 +935,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			fprintf(stderr,
 			        "hmpt-tune: %s %s in the profile run, before any placement "
 			        "change: fix that first (its output is in %s)\n",
-			        t->cmd[0], why, log);
+			        t->program, why, log);
 			return -1;
 		}
 		double figure;
@@ -675,7 +943,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			fprintf(stderr,
 			        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
 			        "give a regular expression that matches the line with the figure\n",
-			        t->metric, t->cmd[0], log);
+			        t->metric, t->program, log);
 			return -1;
 		}
 		if (t->timeout == 0)
@@ -687,7 +955,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 				fprintf(stderr,
 				        "hmpt-tune: %s made no allocation of at least %s bytes: "
 				        "nothing to place (--min-size lowers the threshold)\n",
-				        t->cmd[0], x->min_size ? x->min_size : "1M");
+				        t->program, x->min_size ? x->min_size : "1M");
 			return -1;
 		}
 		if (hmpt_profiles_write(pdir, merged, t->sym) != 0) {
@@ -823,20 +1091,22 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 					cand[j] = cand[j - 1];
 					cand[j - 1] = tmp;
 				}
-		t->ref = config_get(t, fast, "slow");
+		t->ref = config_get(t, fast, "slow (ranking)", false);
 		list[n++] = t->ref;
 		for (int k = 0; k < ncand; k++) {
 			char label[128];
 			memset(fast, 0, (size_t)t->nsites);
 			fast[cand[k]] = 1;
 			snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
-			list[n++] = ranked[nranked++] = config_get(t, fast, label);
+			list[n++] = ranked[nranked++] = config_get(t, fast, label, false);
 		}
+		for (int k = 0; k < n; k++)
+			t->configs[list[k]].ref = t->ref;
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
 			        "(%d runs)\n",
-			        t->nsites, t->nsites == 1 ? "" : "s", t->cmd[0], n * t->reps);
+			        t->nsites, t->nsites == 1 ? "" : "s", t->program, n * t->reps);
 		if (measure(t, x, list, n) != 0) {
 			free(fast);
 			return -1;
@@ -904,13 +1174,15 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 			snprintf(label, sizeof(label), "slow");
 		else if (m == ncomb - 1)
 			snprintf(label, sizeof(label), "fast");
-		list[m] = config_get(t, fast, label);
+		list[m] = config_get(t, fast, label, true);
 		hmpt_tconfig_t *c = &t->configs[list[m]];
-		c->in_combos = true;
 		c->mask = (unsigned)m;
 		snprintf(c->label, sizeof(c->label), "%s", label);
 	}
 	t->ref = list[0];
+	t->ncombos = ncomb;
+	for (int m = 0; m < ncomb; m++)
+		t->configs[list[m]].ref = t->ref;
 	free(fast);
 	if (!x->quiet)
 		fprintf(stderr,
@@ -981,6 +1253,8 @@ static void tune_free(hmpt_tune_t *t)
 	}
 	free(t->configs);
 	free(t->sites);
+	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
+		free((void *)t->cmd);
 	free(journal.recs);
 	if (journal.f)
 		fclose(journal.f);
@@ -993,6 +1267,24 @@ static void tune_free(hmpt_tune_t *t)
 	if (t->metric)
 		regfree(&metric_re);
 	hmpt_sym_free(t->sym);
+}
+
+/* --launcher 'mpirun -np 4': its words (split as the shell would, without
+ * running anything) before the program's */
+static int with_launcher(hmpt_tune_t *t, const char *launcher)
+{
+	static wordexp_t we;
+	size_t n = 0;
+
+	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
+		return -1;
+	while (t->cmd[n])
+		n++;
+	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
+	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
+	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
+	t->cmd = argv;
+	return 0;
 }
 
 /* a whole-number option from lo to hi, or a usage error naming it */
@@ -1027,6 +1319,12 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                                      {"restart", no_argument, 0, 'R'},
 	                                      {"quiet", no_argument, 0, 'q'},
 	                                      {"help", no_argument, 0, 'h'},
+	                                      {"launcher", required_argument, 0, 'l'},
+	                                      {"slurm", no_argument, 0, 'S'},
+	                                      {"partition", required_argument, 0, 'P'},
+	                                      {"nodes", required_argument, 0, 'N'},
+	                                      {"time", required_argument, 0, 'T'},
+	                                      {"parallel", required_argument, 0, 'j'},
 	                                      {0, 0, 0, 0}};
 	hmpt_tune_t t = {.dir = "hmpt-tune.out",
 	                 .reps = 3,
@@ -1036,7 +1334,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .min_gain = 0.01};
 	runctx_t x = {.progress = isatty(2)};
 	const char *cmd = comparing ? "compare" : "tune";
-	const char *pools = NULL, *lib_opt = NULL, *sample = "auto";
+	const char *pools = NULL, *lib_opt = NULL, *sample = "auto", *launcher = NULL;
 	char *user[16];
 	int nuser = 0, c;
 	bool restart = false;
@@ -1116,21 +1414,42 @@ static int tune_main(int argc, char **argv, bool comparing)
 		case 'L': lib_opt = optarg; break;
 		case 'R': restart = true; break;
 		case 'q': x.quiet = true; break;
+		case 'l': launcher = optarg; break;
+		case 'S': t.slurm.on = true; break;
+		case 'P': t.slurm.partition = optarg; break;
+		case 'N': t.slurm.nodes = whole_option(cmd, "--nodes", optarg, 1, 100000); break;
+		case 'T': t.slurm.time_limit = optarg; break;
+		case 'j':
+			t.slurm.parallel = whole_option(cmd, "--parallel", optarg, 1, 4096);
+			break;
 		case 'h': fputs(comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return 0;
 		default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
 		}
-		if (comparing && !strchr("mHrtMALq", c))
+		if (comparing && !strchr("mHrtMALqlSPNTj", c))
 			for (const struct option *o = longs; o->name; o++)
 				if (o->val == c)
 					hmpt_cli_usage_error(
 					    cmd, "this option is for tuning, not for compare",
 					    o->name);
 	}
+	if ((t.slurm.partition || t.slurm.nodes || t.slurm.time_limit || t.slurm.parallel) &&
+	    !t.slurm.on)
+		hmpt_cli_usage_error(
+		    cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
+	if (t.slurm.on) {
+		if (!realpath("/proc/self/exe", t.slurm.self))
+			snprintf(t.slurm.self, sizeof(t.slurm.self), "hmpt-tune");
+		slurm_g = &t.slurm;
+	}
 	if (comparing) {
 		if (argc - optind < 4 || strcmp(argv[optind + 2], "--") != 0)
 			hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND",
 			                     NULL);
 		t.cmd = argv + optind + 3;
+		t.program = t.cmd[0];
+		if (launcher && with_launcher(&t, launcher) != 0)
+			hmpt_cli_usage_error(
+			    cmd, "--launcher: expected a command such as 'mpirun -np 4'", launcher);
 		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
 			return EXIT_USAGE;
 		int rc = compare(&t, &x, argv + optind);
@@ -1140,6 +1459,10 @@ static int tune_main(int argc, char **argv, bool comparing)
 	if (optind >= argc)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
 	t.cmd = argv + optind;
+	t.program = t.cmd[0];
+	if (launcher && with_launcher(&t, launcher) != 0)
+		hmpt_cli_usage_error(cmd, "--launcher: expected a command such as 'mpirun -np 4'",
+		                     launcher);
 	x.progress = x.progress && !x.quiet;
 
 	if (pools) {
@@ -1314,7 +1637,7 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
 			if (run.status) {
 				fprintf(stderr,
 				        "%shmpt-tune compare: %s under %s %s; its output:\n",
-				        x->progress ? "\r\033[K" : "", t->cmd[0], plans[which],
+				        x->progress ? "\r\033[K" : "", t->program, plans[which],
 				        run.why);
 				FILE *f = fopen(log, "r");
 				int ch;

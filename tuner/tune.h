@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "slurm.h"
 #include "stats.h"
 #include "symbolize.h"
 
@@ -35,6 +36,7 @@ typedef struct {
 	int status;    /* as hmpt_run() returns it; 0 when it succeeded */
 	char why[160]; /* how it failed, when it did */
 	int rep;
+	char host[64]; /* where it ran (under --slurm) */
 } hmpt_trun_t;
 
 typedef struct {
@@ -44,6 +46,8 @@ typedef struct {
 	int nfast;
 	unsigned mask;  /* its groups, in the combination phase */
 	bool in_combos; /* one of the 2^K */
+	int ref;        /* the all-slow configuration of its phase: runs of a phase
+	                   are compared only with each other */
 	uint64_t fast_bytes;
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
@@ -63,7 +67,9 @@ typedef struct {
 
 typedef struct {
 	/* what was asked */
-	char *const *cmd;
+	char *const *cmd;    /* as run: the launcher's words, then the program's */
+	const char *program; /* the program (not the launcher) */
+	hmpt_slurm_t slurm;
 	const char *dir;
 	const char *metric; /* regular expression, or NULL: wall clock */
 	bool maximize;      /* the metric is a rate */
@@ -82,11 +88,19 @@ typedef struct {
 	int ngroups;
 	hmpt_tconfig_t *configs;
 	int nconfigs;
-	int ref;               /* the all-slow configuration */
+	int ref;               /* the all-slow configuration (of the last phase) */
+	int ncombos;           /* configurations in the combination phase */
 	int best, best90, fit; /* chosen configurations, -1: none */
 	double alpha_used;     /* alpha over the number of comparisons */
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
+
+/* The configurations reported and chosen from: those of the combination
+ * phase once it ran (the ranking phase's are in results.json and .csv). */
+static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
+{
+	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
+}
 
 /* results.c: results.json, results.csv, plots, report.html, the summary
  * table; 0 or nonzero after a message. */

@@ -1,0 +1,438 @@
+/* job.c — see job.h. */
+#include "job.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "log.h"
+#include "sys.h"
+
+hmpt_job_t hmpt_job_g = {.rank = -1, .size = -1, .local_rank = -1, .local_size = -1};
+
+/* ------------------------------------------------------------- detection */
+
+/* One family of launchers: where each figure is, and what names the job. */
+typedef struct {
+	const char *rank, *size, *local_rank, *local_size, *key, *key2;
+} family_t;
+
+/* Most specific first: a rank started by mpirun inside a Slurm job also
+ * carries the batch step's SLURM_PROCID. */
+static const family_t families_g[] = {
+    {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK",
+     "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_MCA_ess_base_jobid", "PMIX_NAMESPACE"},
+    {"PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_KVSNAME", NULL},
+    {"MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+     "MV2_COMM_WORLD_LOCAL_SIZE", NULL, NULL},
+    {"PALS_RANKID", NULL, "PALS_LOCAL_RANKID", NULL, "PALS_APID", NULL},
+    {"PMIX_RANK", NULL, NULL, NULL, "PMIX_NAMESPACE", NULL},
+    {"SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID", NULL, "SLURM_JOB_ID", "SLURM_STEP_ID"},
+};
+
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n;
+
+	if (!name || !env)
+		return NULL;
+	n = strlen(name);
+	for (; *env; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+/* a non-negative decimal int, or -1 */
+static int env_int(char *const *env, const char *name)
+{
+	const char *v = env_get(env, name);
+	long x = 0;
+
+	if (!v || !*v)
+		return -1;
+	for (; *v; v++) {
+		if (*v < '0' || *v > '9' || x > 100000000)
+			return -1;
+		x = x * 10 + (*v - '0');
+	}
+	return (int)x;
+}
+
+static void key_add(hmpt_fmt_t *f, const char *s)
+{
+	if (f->len)
+		hmpt_fmt_char(f, '.');
+	hmpt_fmt_str(f, s);
+}
+
+/* the start time of a process (clock ticks since boot), 0 if unknown */
+static uint64_t start_ticks(pid_t pid)
+{
+	char path[64], buf[1024];
+	hmpt_fmt_t f;
+	ssize_t n;
+
+	hmpt_fmt_init(&f, path, sizeof(path), -1);
+	hmpt_fmt_str(&f, "/proc/");
+	hmpt_fmt_i64(&f, pid);
+	hmpt_fmt_str(&f, "/stat");
+	n = hmpt_sys_read_file(hmpt_fmt_cstr(&f), buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')'); /* the name may hold spaces */
+	for (int field = 2; p && field < 22; field++)
+		p = strchr(p + 1, ' ');
+	uint64_t v = 0;
+	for (p = p ? p + 1 : ""; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
+void hmpt_job_detect(char *const *env, hmpt_job_t *job)
+{
+	hmpt_fmt_t f;
+
+	*job = (hmpt_job_t){.rank = -1, .size = -1, .local_rank = -1, .local_size = -1};
+	for (size_t i = 0; i < sizeof(families_g) / sizeof(families_g[0]); i++) {
+		const family_t *fam = &families_g[i];
+		int rank = env_int(env, fam->rank);
+		if (rank < 0)
+			continue;
+		job->rank = rank;
+		job->rank_var = fam->rank;
+		job->size = env_int(env, fam->size);
+		job->local_rank = env_int(env, fam->local_rank);
+		job->local_size = env_int(env, fam->local_size);
+		hmpt_fmt_init(&f, job->key, sizeof(job->key), -1);
+		const char *user = env_get(env, "HMPT_JOB_ID");
+		const char *k1 = env_get(env, fam->key), *k2 = env_get(env, fam->key2);
+		if (user && *user) {
+			key_add(&f, user);
+		} else if (k1 && *k1) {
+			key_add(&f, fam->key);
+			key_add(&f, k1);
+			if (k2 && *k2)
+				key_add(&f, k2);
+		} else {
+			/* Hydra names no job in the environment: the ranks of a job on
+			 * a node are children of one proxy (its pid and start time) */
+			pid_t pp = getppid();
+			key_add(&f, "parent.");
+			hmpt_fmt_i64(&f, pp);
+			hmpt_fmt_char(&f, '.');
+			hmpt_fmt_u64(&f, start_ticks(pp));
+		}
+		hmpt_fmt_cstr(&f);
+		return;
+	}
+}
+
+bool hmpt_job_is_launcher(const char *exe)
+{
+	static const char *const names[] = {
+	    "mpirun",       "mpiexec",       "orterun",        "orted",
+	    "prterun",      "prte",          "prted",          "srun",
+	    "salloc",       "sbatch",        "mpiexec.hydra",  "hydra_pmi_proxy",
+	    "mpirun.mpich", "mpiexec.mpich", "mpirun.openmpi", "mpiexec.openmpi"};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strcmp(exe, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/* ------------------------------------------------------- the node's segment */
+
+#define SEG_MAGIC 0x686d70746a6f6201ull /* "hmptjob" v1 */
+#define SEG_PIDS  512
+#define SEG_SAID  256
+
+typedef struct {
+	uint64_t allocations, bytes, refused, refused_bytes;
+} seg_pool_t;
+
+typedef struct {
+	uint64_t magic;
+	uint32_t init; /* 0, 1: being set up, 2: ready */
+	pthread_mutex_t lock;
+	/* below: under the lock */
+	int32_t pids[SEG_PIDS]; /* the processes attached now */
+	uint32_t ranks_seen, ranks_left;
+	uint64_t plan_hash;
+	bool shared; /* accounts set by the first rank that resolved its pools */
+	hmpt_pool_accounts_t acc;
+	seg_pool_t pools[HMPT_PLAN_MAX_POOLS];
+	uint64_t said[SEG_SAID]; /* hashes of the warnings said, 0: free */
+} seg_t;
+
+static seg_t *seg_g;
+static char seg_path_g[128];
+static pid_t attach_pid_g;
+static int left_g;
+static const hmpt_plan_t *plan_g;
+static char prefix_g[40];
+
+static bool alive(pid_t pid)
+{
+	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+static void seg_lock(void)
+{
+	if (pthread_mutex_lock(&seg_g->lock) == EOWNERDEAD)
+		pthread_mutex_consistent(&seg_g->lock); /* a rank died holding it */
+}
+
+static void seg_unlock(void)
+{
+	pthread_mutex_unlock(&seg_g->lock);
+}
+
+static void say_alone(const char *why, int err)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "cannot share with the job's other ranks on this node (");
+	hmpt_fmt_str(&f, why);
+	hmpt_fmt_str(&f, " ");
+	hmpt_fmt_str(&f, seg_path_g);
+	if (err) {
+		hmpt_fmt_str(&f, ": ");
+		hmpt_fmt_str(&f, strerrordesc_np(err));
+	}
+	hmpt_fmt_str(&f, "): this rank's fast-pool budget is its own");
+	hmpt_log_end(&f, HMPT_LOG_WARN);
+}
+
+static int seg_open(void)
+{
+	hmpt_fmt_t f;
+	int fd;
+
+	hmpt_fmt_init(&f, seg_path_g, sizeof(seg_path_g), -1);
+	hmpt_fmt_str(&f, "/dev/shm/hmpt.");
+	hmpt_fmt_u64(&f, (uint64_t)getuid());
+	hmpt_fmt_char(&f, '.');
+	hmpt_fmt_hex(&f, hmpt_hash_bytes(HMPT_HASH_SEED, hmpt_job_g.key, strlen(hmpt_job_g.key)),
+	             16);
+	hmpt_fmt_cstr(&f);
+	fd = open(seg_path_g, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		say_alone("open", errno);
+		return -1;
+	}
+	/* ftruncate only grows it: every rank asks for the same size */
+	if (ftruncate(fd, sizeof(seg_t)) != 0) {
+		say_alone("ftruncate", errno);
+		close(fd);
+		return -1;
+	}
+	void *p = mmap(NULL, sizeof(seg_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED) {
+		say_alone("mmap", errno);
+		return -1;
+	}
+	seg_t *s = p;
+	uint32_t expected = 0;
+	if (__atomic_compare_exchange_n(&s->init, &expected, 1, false, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		pthread_mutexattr_t a;
+		pthread_mutexattr_init(&a);
+		pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+		pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+		pthread_mutex_init(&s->lock, &a);
+		pthread_mutexattr_destroy(&a);
+		s->magic = SEG_MAGIC;
+		__atomic_store_n(&s->init, 2, __ATOMIC_RELEASE);
+	}
+	for (int i = 0; i < 2000 && __atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2; i++) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+	if (__atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2 || s->magic != SEG_MAGIC) {
+		say_alone("a segment that another process never finished setting up:", 0);
+		munmap(p, sizeof(seg_t));
+		return -1;
+	}
+	seg_g = s;
+	return 0;
+}
+
+/* Under the lock: join the attached processes.  A segment left by a job
+ * whose processes all died (killed, crashed) starts afresh. */
+static void seg_join(void)
+{
+	int slot = -1, others = 0;
+
+	for (int i = 0; i < SEG_PIDS; i++) {
+		if (seg_g->pids[i] && alive(seg_g->pids[i]) && seg_g->pids[i] != getpid())
+			others++;
+		else if (slot < 0)
+			slot = i;
+	}
+	if (!others) {
+		size_t from = offsetof(seg_t, pids);
+		memset((char *)seg_g + from, 0, sizeof(seg_t) - from);
+		slot = 0;
+	}
+	if (slot >= 0)
+		seg_g->pids[slot] = (int32_t)getpid();
+	seg_g->ranks_seen++;
+}
+
+void hmpt_job_init(char *const *env, const char *ranks)
+{
+	hmpt_fmt_t f;
+
+	hmpt_job_detect(env, &hmpt_job_g);
+	if (hmpt_job_g.rank < 0)
+		return;
+	hmpt_job_g.all_say = ranks && strcmp(ranks, "all") == 0;
+	hmpt_fmt_init(&f, prefix_g, sizeof(prefix_g), -1);
+	hmpt_fmt_str(&f, "hmpt[rank ");
+	hmpt_fmt_u64(&f, (uint64_t)hmpt_job_g.rank);
+	hmpt_fmt_str(&f, "]: ");
+	hmpt_log_prefix_g = hmpt_fmt_cstr(&f);
+	hmpt_log_filter_g = hmpt_job_log_filter;
+	if (ranks && strcmp(ranks, "all") != 0 && strcmp(ranks, "one") != 0) {
+		char buf[256];
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "HMPT_RANKS=");
+		hmpt_fmt_str(&f, ranks);
+		hmpt_fmt_str(&f, ": expected one or all; taking one");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	}
+	if (seg_open() != 0)
+		return;
+	attach_pid_g = getpid();
+	seg_lock();
+	seg_join();
+	seg_unlock();
+}
+
+void hmpt_job_share_pools(const hmpt_plan_t *plan, uint64_t plan_hash)
+{
+	plan_g = plan;
+	if (!seg_g || getpid() != attach_pid_g)
+		return;
+	seg_lock();
+	if (seg_g->plan_hash && seg_g->plan_hash != plan_hash) {
+		seg_unlock();
+		say_alone("another plan in the job's other ranks:", 0);
+		return;
+	}
+	seg_g->plan_hash = plan_hash;
+	seg_unlock();
+	hmpt_pools_share(&seg_g->acc, &seg_g->shared, seg_lock, seg_unlock);
+}
+
+bool hmpt_job_log_filter(int level, const char *msg, unsigned len)
+{
+	if (hmpt_job_g.all_say || hmpt_job_g.rank < 0)
+		return true;
+	if (level > HMPT_LOG_WARN) /* what was set up: the job's first rank says it */
+		return hmpt_job_g.rank == 0;
+	if (!seg_g)
+		return true;
+	uint64_t h = hmpt_hash_bytes(HMPT_HASH_SEED, msg, len) | 1;
+	for (int i = 0; i < SEG_SAID; i++) {
+		uint64_t expected = 0;
+		uint64_t *slot = &seg_g->said[(h + (uint64_t)i) % SEG_SAID];
+		if (__atomic_compare_exchange_n(slot, &expected, h, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_ACQUIRE))
+			return true; /* the first to say it */
+		if (expected == h)
+			return false;
+	}
+	return true; /* the table is full: better said twice than lost */
+}
+
+/* "hmpt: job summary, 4 ranks on vm: thp 8 allocations, 256.0 MiB (peak
+ *  256.0 MiB); 4k 0 allocations; 2 refused (64.0 MiB) went to system" */
+static void say_summary(const seg_t *s, bool refused)
+{
+	char buf[2048];
+	hmpt_fmt_t f;
+	struct utsname u;
+	/* the summary is the job's: no rank's prefix, never filtered */
+	const char *prefix = hmpt_log_prefix_g;
+	bool (*filter)(int, const char *, unsigned) = hmpt_log_filter_g;
+
+	hmpt_log_filter_g = NULL;
+	hmpt_log_prefix_g = "hmpt: ";
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "job summary, ");
+	hmpt_fmt_u64(&f, s->ranks_seen);
+	hmpt_fmt_str(&f, s->ranks_seen == 1 ? " rank on " : " ranks on ");
+	hmpt_fmt_str(&f, uname(&u) == 0 ? u.nodename : "this node");
+	hmpt_fmt_str(&f, ":");
+	for (int i = 0; i < plan_g->npools; i++) {
+		const seg_pool_t *p = &s->pools[i];
+		hmpt_fmt_str(&f, i ? "; " : " ");
+		hmpt_fmt_str(&f, plan_g->pools[i].name);
+		hmpt_fmt_char(&f, ' ');
+		hmpt_fmt_u64(&f, p->allocations);
+		hmpt_fmt_str(&f, p->allocations == 1 ? " allocation, " : " allocations, ");
+		hmpt_fmt_size(&f, p->bytes);
+		hmpt_fmt_str(&f, " (node peak ");
+		hmpt_fmt_size(&f, s->acc.pool_peak[i]);
+		hmpt_fmt_str(&f, ")");
+		if (p->refused) {
+			hmpt_fmt_str(&f, ", ");
+			hmpt_fmt_u64(&f, p->refused);
+			hmpt_fmt_str(&f, " refused (");
+			hmpt_fmt_size(&f, p->refused_bytes);
+			hmpt_fmt_str(&f, ") went to ");
+			hmpt_fmt_str(&f, hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
+		}
+	}
+	hmpt_log_end(&f, refused ? HMPT_LOG_WARN : HMPT_LOG_INFO);
+	hmpt_log_prefix_g = prefix;
+	hmpt_log_filter_g = filter;
+}
+
+void hmpt_job_leave(void)
+{
+	bool last = true, refused = false;
+
+	if (!seg_g || getpid() != attach_pid_g || !hmpt_log_first(&left_g))
+		return;
+	seg_lock();
+	for (int i = 0; plan_g && i < plan_g->npools; i++) {
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(i, &st);
+		seg_g->pools[i].allocations += st.allocations;
+		seg_g->pools[i].bytes += st.bytes;
+		seg_g->pools[i].refused += st.refused;
+		seg_g->pools[i].refused_bytes += st.refused_bytes;
+		refused |= seg_g->pools[i].refused != 0;
+	}
+	for (int i = 0; i < SEG_PIDS; i++) {
+		if (seg_g->pids[i] == (int32_t)getpid())
+			seg_g->pids[i] = 0;
+		else if (seg_g->pids[i] && alive(seg_g->pids[i]))
+			last = false;
+	}
+	seg_g->ranks_left++;
+	if (last) {
+		/* the next job with this key starts afresh, even if the file stays */
+		unlink(seg_path_g);
+		if (plan_g && (refused || hmpt_log_level_g >= HMPT_LOG_INFO))
+			say_summary(seg_g, refused);
+		memset(seg_g->pids, 0, sizeof(seg_g->pids));
+	}
+	seg_unlock();
+}

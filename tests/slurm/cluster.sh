@@ -1,0 +1,138 @@
+#!/bin/bash
+# A throwaway one-node Slurm cluster on this machine, for the tests: munged,
+# slurmctld and slurmd from Debian's packages, run from a temporary directory
+# with no systemd and no files outside it.
+#
+#   eval "$(tests/slurm/cluster.sh start)"   # exports SLURM_CONF, HMPT_SLURM_DIR
+#   ... srun / sbatch / hmpt-tune --slurm ...
+#   tests/slurm/cluster.sh stop               # stops every daemon, removes the dir
+#
+# start exits 77 with the reason on standard error when Slurm cannot run here
+# (not installed, or the node never comes up), so that a test can skip.
+set -u
+
+node=$(hostname -s)
+
+die_skip() {
+	echo "$*" >&2
+	exit 77
+}
+
+alive() { kill -0 "$1" 2>/dev/null && [[ $(ps -o stat= -p "$1" 2>/dev/null) != Z* ]]; }
+
+# the node line must say what slurmd finds, or the node is marked invalid
+node_line() {
+	slurmd -C | awk -v n="$node" '/^NodeName/ {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		printf "NodeName=%s NodeAddr=127.0.0.1 CPUs=%s Sockets=%s CoresPerSocket=%s ThreadsPerCore=%s RealMemory=%s State=UNKNOWN\n",
+			n, v["CPUs"], v["SocketsPerBoard"], v["CoresPerSocket"], v["ThreadsPerCore"], v["RealMemory"] }'
+}
+
+start() {
+	local d port=16917 st="" i
+	for c in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol; do
+		command -v $c >/dev/null || die_skip "Slurm is not installed ($c missing: apt-get install slurmctld slurmd slurm-client munge)"
+	done
+	while ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null | grep -q .; do
+		port=$((port + 2))
+	done
+	d=$(mktemp -d /tmp/hmpt-slurm.XXXXXX)
+	mkdir -p "$d/state" "$d/spool" "$d/tmp"
+	cat >"$d/slurm.conf" <<EOF
+ClusterName=hmpttest
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$port
+SlurmdPort=$((port + 1))
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$d/munge.sock
+StateSaveLocation=$d/state
+SlurmdSpoolDir=$d/spool
+TmpFS=$d/tmp
+SlurmctldPidFile=$d/slurmctld.pidfile
+SlurmdPidFile=$d/slurmd.pidfile
+SlurmctldLogFile=$d/slurmctld.log
+SlurmdLogFile=$d/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+MpiDefault=none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+SchedulerType=sched/backfill
+ReturnToService=2
+KillWait=5
+MinJobAge=4
+InactiveLimit=0
+MailProg=/bin/true
+SchedulerParameters=batch_sched_delay=0
+$(node_line)
+PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
+EOF
+	export SLURM_CONF=$d/slurm.conf
+	mungekey --create --keyfile="$d/munge.key" >/dev/null 2>&1 || die_skip "mungekey failed"
+	chmod 400 "$d/munge.key"
+	# own sessions: a signal to the test's process group does not reach them
+	setsid env HMPT_SLURM_TAG="$d" munged -F --force --socket="$d/munge.sock" \
+		--key-file="$d/munge.key" --pid-file="$d/munged.pidfile" --log-file="$d/munged.log" \
+		--seed-file="$d/munged.seed" </dev/null >>"$d/daemons.out" 2>&1 &
+	echo $! >"$d/munged.pid"
+	for i in $(seq 100); do [[ -S $d/munge.sock ]] && break; sleep 0.05; done
+	setsid env HMPT_SLURM_TAG="$d" slurmctld -D -c -f "$SLURM_CONF" </dev/null >>"$d/daemons.out" 2>&1 &
+	echo $! >"$d/slurmctld.pid"
+	setsid env HMPT_SLURM_TAG="$d" slurmd -D -N "$node" -f "$SLURM_CONF" </dev/null >>"$d/daemons.out" 2>&1 &
+	echo $! >"$d/slurmd.pid"
+	for i in $(seq 300); do
+		st=$(timeout 5 sinfo -h -n "$node" -o %T 2>/dev/null)
+		[[ $st == idle ]] && break
+		alive "$(cat "$d/slurmctld.pid")" || { st="slurmctld exited"; break; }
+		alive "$(cat "$d/slurmd.pid")" || { st="slurmd exited"; break; }
+		sleep 0.1
+	done
+	if [[ $st != idle ]]; then
+		tail -n 5 "$d/daemons.out" "$d/slurmctld.log" "$d/slurmd.log" >&2 2>/dev/null
+		HMPT_SLURM_DIR=$d stop >/dev/null 2>&1
+		die_skip "the local Slurm node never became idle (state: ${st:-none})"
+	fi
+	echo "export SLURM_CONF=$SLURM_CONF HMPT_SLURM_DIR=$d"
+}
+
+stop() {
+	local d=${HMPT_SLURM_DIR:?} pid f p
+	[[ -d $d ]] || return 0
+	export SLURM_CONF=$d/slurm.conf
+	if alive "$(cat "$d/slurmctld.pid" 2>/dev/null)"; then
+		timeout 5 scancel --quiet --user="$(id -un)" 2>/dev/null
+		# let cancelled jobs finish first, or slurmd waits for the controller
+		for i in $(seq 50); do
+			timeout 2 squeue -h -t PD,CF,R,CG 2>/dev/null | grep -q . || break
+			sleep 0.1
+		done
+		timeout 5 scontrol shutdown >/dev/null 2>&1
+	fi
+	for f in slurmd slurmctld munged; do
+		pid=$(cat "$d/$f.pid" 2>/dev/null) || continue
+		[[ $f == munged ]] || for i in $(seq 50); do alive "$pid" || break; sleep 0.1; done
+		alive "$pid" && kill -TERM "$pid" 2>/dev/null
+		for i in $(seq 50); do alive "$pid" || break; sleep 0.1; done
+		alive "$pid" && kill -KILL "$pid" 2>/dev/null
+	done
+	# anything the daemons started and left behind (slurmstepd, a job's tasks)
+	for p in /proc/[0-9]*; do
+		grep -qzx "HMPT_SLURM_TAG=$d" "$p/environ" 2>/dev/null && kill -KILL "${p#/proc/}" 2>/dev/null
+	done
+	rm -rf "$d"
+}
+
+case ${1:-} in
+start) start ;;
+stop) stop ;;
+*)
+	echo "usage: $0 start|stop" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,273 @@
+/* slurm.c — see slurm.h. */
+#include "slurm.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "profrun.h"
+#include "runner.h"
+
+extern char **environ;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* a word for sh, single-quoted */
+static void sh_word(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++)
+		if (*s == '\'')
+			fputs("'\\''", f);
+		else
+			fputc(*s, f);
+	fputc('\'', f);
+}
+
+/* Run a Slurm client; its output (both streams) into `out`: its status. */
+static int client(char *const *argv, const char *out, size_t cap, char *text)
+{
+	hmpt_run_spec_t spec = {
+	    .argv = argv, .env = environ, .log = out, .timeout = 60, .quiet = true};
+	hmpt_run_result_t res;
+	int status = hmpt_run(&spec, &res);
+	FILE *f = fopen(out, "r");
+	size_t n = f ? fread(text, 1, cap - 1, f) : 0;
+	text[n] = '\0';
+	while (n && (text[n - 1] == '\n' || text[n - 1] == ' '))
+		text[--n] = '\0';
+	if (f)
+		fclose(f);
+	unlink(out);
+	if (res.exec_errno)
+		snprintf(text, cap, "%s: %s", argv[0], strerror(res.exec_errno));
+	return status;
+}
+
+int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
+{
+	FILE *f = fopen(j->script, "w");
+	char nodes[16], out[PATH_MAX + 32], text[1024], exclude[1100] = "";
+	char *argv[32];
+	int n = 0;
+
+	j->job = 0;
+	j->gone = j->polled = 0;
+	j->nodes[0] = j->host[0] = '\0';
+	unlink(j->result);
+	if (!f) {
+		snprintf(j->why, sizeof(j->why), "%.120s: %s", j->script, strerror(errno));
+		return -1;
+	}
+	fprintf(f, "#!/bin/sh\n# written by hmpt-tune: one measured run, on a node of its own\n"
+	           "exec ");
+	sh_word(f, s->self);
+	fputs(" run-on-node --lib ", f);
+	sh_word(f, j->lib);
+	fprintf(f, " --timeout %g --log ", j->timeout);
+	sh_word(f, j->log);
+	fputs(" --result ", f);
+	sh_word(f, j->result);
+	for (char *const *v = j->set; v && *v; v++) {
+		fputs(" \\\n    --set ", f);
+		sh_word(f, *v);
+	}
+	fputs(" \\\n    --", f);
+	for (char *const *a = j->cmd; *a; a++) {
+		fputc(' ', f);
+		sh_word(f, *a);
+	}
+	fputc('\n', f);
+	if (fclose(f) != 0) {
+		snprintf(j->why, sizeof(j->why), "%.120s: %s", j->script, strerror(errno));
+		return -1;
+	}
+	snprintf(nodes, sizeof(nodes), "%d", s->nodes > 0 ? s->nodes : 1);
+	snprintf(out, sizeof(out), "%s.slurm.out", j->script);
+	argv[n++] = "sbatch";
+	argv[n++] = "--parsable";
+	argv[n++] = "--exclusive";
+	argv[n++] = "--job-name=hmpt-tune";
+	argv[n++] = "--nodes";
+	argv[n++] = nodes;
+	argv[n++] = "--output";
+	argv[n++] = out;
+	if (s->partition) {
+		argv[n++] = "--partition";
+		argv[n++] = (char *)s->partition;
+	}
+	if (s->time_limit) {
+		argv[n++] = "--time";
+		argv[n++] = (char *)s->time_limit;
+	}
+	if (*s->exclude || j->avoid) {
+		snprintf(exclude, sizeof(exclude), "--exclude=%s%s%s", s->exclude,
+		         *s->exclude && j->avoid ? "," : "", j->avoid ? j->avoid : "");
+		argv[n++] = exclude;
+	}
+	if (s->extra)
+		argv[n++] = (char *)s->extra;
+	argv[n++] = j->script;
+	argv[n] = NULL;
+	char tmp[PATH_MAX + 32];
+	snprintf(tmp, sizeof(tmp), "%s.sbatch.txt", j->script);
+	int rc = client(argv, tmp, sizeof(text), text);
+	char *end;
+	long id = strtol(text, &end, 10);
+	if (rc || id <= 0 || (*end && *end != ';')) {
+		snprintf(j->why, sizeof(j->why), "sbatch refused the run: %.150s",
+		         *text ? text : "no job id");
+		return -1;
+	}
+	j->job = id;
+	return 0;
+}
+
+static int read_result(hmpt_sjob_t *j)
+{
+	json_error_t e;
+	json_t *r = json_load_file(j->result, 0, &e);
+
+	if (!r)
+		return 0;
+	j->status = (int)json_integer_value(json_object_get(r, "status"));
+	j->wall = json_number_value(json_object_get(r, "wall"));
+	snprintf(j->why, sizeof(j->why), "%s", json_string_value(json_object_get(r, "why")) ?: "");
+	snprintf(j->host, sizeof(j->host), "%s",
+	         json_string_value(json_object_get(r, "host")) ?: "");
+	json_decref(r);
+	return 1;
+}
+
+int hmpt_slurm_poll(hmpt_sjob_t *j)
+{
+	if (read_result(j))
+		return 1;
+	double t = now();
+	if (j->gone) { /* the job has left the queue: the file may lag behind */
+		if (t - j->gone < 5)
+			return 0;
+		j->status = 125;
+		snprintf(j->why, sizeof(j->why),
+		         "its Slurm job %ld ended without a result (node failure, or the job "
+		         "was cancelled or hit its time limit)",
+		         j->job);
+		snprintf(j->host, sizeof(j->host), "%s", j->nodes);
+		return 1;
+	}
+	if (t - j->polled < 2)
+		return 0;
+	j->polled = t;
+	char id[32], tmp[PATH_MAX + 32], text[512];
+	snprintf(id, sizeof(id), "%ld", j->job);
+	snprintf(tmp, sizeof(tmp), "%s.squeue.txt", j->script);
+	char *argv[] = {"squeue", "-h", "-j", id, "-o", "%T %N", NULL};
+	int rc = client(argv, tmp, sizeof(text), text);
+	char state[64] = "", nodes[256] = "";
+	if (rc == 0)
+		sscanf(text, "%63s %255s", state, nodes);
+	if (*nodes)
+		snprintf(j->nodes, sizeof(j->nodes), "%s", nodes);
+	/* gone from the queue, or in a state it leaves without running on */
+	if ((rc == 0 && !*state) || strstr(text, "Invalid job id") || !strcmp(state, "FAILED") ||
+	    !strcmp(state, "NODE_FAIL") || !strcmp(state, "BOOT_FAIL") ||
+	    !strcmp(state, "CANCELLED") || !strcmp(state, "TIMEOUT") ||
+	    !strcmp(state, "COMPLETED") || !strcmp(state, "OUT_OF_MEMORY"))
+		j->gone = t;
+	return 0;
+}
+
+void hmpt_slurm_cancel(const hmpt_sjob_t *j)
+{
+	char id[32], tmp[PATH_MAX + 32], text[256];
+	if (j->job <= 0)
+		return;
+	snprintf(id, sizeof(id), "%ld", j->job);
+	snprintf(tmp, sizeof(tmp), "%s.scancel.txt", j->script);
+	char *argv[] = {"scancel", id, NULL};
+	client(argv, tmp, sizeof(text), text);
+}
+
+int hmpt_slurm_run(const hmpt_slurm_t *s, hmpt_sjob_t *j, volatile int *interrupted)
+{
+	if (hmpt_slurm_submit(s, j) != 0) {
+		j->status = 126;
+		return j->status;
+	}
+	while (!hmpt_slurm_poll(j)) {
+		if (*interrupted) {
+			hmpt_slurm_cancel(j);
+			return j->status = 130;
+		}
+		usleep(100000);
+	}
+	return j->status;
+}
+
+/* ------------------------------------------------------ run-on-node */
+
+int hmpt_cmd_run_on_node(int argc, char **argv)
+{
+	static const struct option longs[] = {
+	    {"lib", required_argument, 0, 'L'},     {"set", required_argument, 0, 's'},
+	    {"log", required_argument, 0, 'l'},     {"result", required_argument, 0, 'r'},
+	    {"timeout", required_argument, 0, 't'}, {0, 0, 0, 0}};
+	const char *lib = NULL, *log = NULL, *result = NULL;
+	char *set[64];
+	int nset = 0, c;
+	double timeout = 0;
+
+	while ((c = getopt_long(argc, argv, "+", longs, NULL)) != -1) {
+		switch (c) {
+		case 'L': lib = optarg; break;
+		case 's':
+			if (nset < 63)
+				set[nset++] = optarg;
+			break;
+		case 'l': log = optarg; break;
+		case 'r': result = optarg; break;
+		case 't': timeout = strtod(optarg, NULL); break;
+		default: hmpt_cli_usage_error("run-on-node", "unknown option", NULL);
+		}
+	}
+	set[nset] = NULL;
+	if (!lib || !log || !result || optind >= argc)
+		hmpt_cli_usage_error("run-on-node", "expected --lib, --log, --result and a command",
+		                     NULL);
+	size_t added;
+	char **env = hmpt_child_env(lib, set, &added);
+	hmpt_run_spec_t spec = {
+	    .argv = argv + optind, .env = env, .log = log, .timeout = timeout, .quiet = true};
+	hmpt_run_result_t res;
+	hmpt_run(&spec, &res);
+	hmpt_child_env_free(env, added);
+	char why[200] = "", tmp[PATH_MAX + 32];
+	if (res.status)
+		hmpt_run_describe(&res, timeout, why, sizeof(why));
+	struct utsname u;
+	if (uname(&u) != 0)
+		u.nodename[0] = '\0';
+	u.nodename[strcspn(u.nodename, ".")] = '\0';
+	json_t *r = json_pack("{s:i,s:f,s:s,s:s}", "status", res.status, "wall", res.wall, "why",
+	                      why, "host", u.nodename);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", result);
+	int rc = json_dump_file(r, tmp, JSON_COMPACT);
+	json_decref(r);
+	if (rc != 0 || rename(tmp, result) != 0) {
+		fprintf(stderr, "hmpt-tune run-on-node: %s: %s\n", result, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
