@@ -110,6 +110,20 @@ static void kv_u64(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
 	hmpt_fmt_str(f, sep);
 }
 
+static void kv_i64(hmpt_fmt_t *f, const char *k, int64_t v, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_i64(f, v);
+	hmpt_fmt_str(f, sep);
+}
+
+static void kv_str(hmpt_fmt_t *f, const char *k, const char *v, const char *sep)
+{
+	key(f, k);
+	hmpt_fmt_json_str(f, v);
+	hmpt_fmt_str(f, sep);
+}
+
 static void kv_sec(hmpt_fmt_t *f, const char *k, uint64_t ns, const char *sep)
 {
 	key(f, k);
@@ -161,19 +175,11 @@ static void write_process(hmpt_fmt_t *f, const hmpt_profile_info_t *info)
 	hmpt_fmt_str(f, info->forked ? "true" : "false");
 	if (hmpt_job_g.rank >= 0) {
 		hmpt_fmt_str(f, ",\n    \"mpi\": {");
-		kv_u64(f, "rank", (uint64_t)hmpt_job_g.rank, ", ");
-		key(f, "size");
-		hmpt_fmt_i64(f, hmpt_job_g.size);
-		hmpt_fmt_str(f, ", ");
-		key(f, "local_rank");
-		hmpt_fmt_i64(f, hmpt_job_g.local_rank);
-		hmpt_fmt_str(f, ", ");
-		key(f, "from");
-		hmpt_fmt_json_str(f, hmpt_job_g.rank_var);
-		hmpt_fmt_str(f, ", ");
-		key(f, "job");
-		hmpt_fmt_json_str(f, hmpt_job_g.key);
-		hmpt_fmt_char(f, '}');
+		kv_i64(f, "rank", hmpt_job_g.rank, ", ");
+		kv_i64(f, "size", hmpt_job_g.size, ", ");
+		kv_i64(f, "local_rank", hmpt_job_g.local_rank, ", ");
+		kv_str(f, "from", hmpt_job_g.rank_var, ", ");
+		kv_str(f, "job", hmpt_job_g.key, "}");
 	}
 	hmpt_fmt_str(f, "\n  },\n");
 }
@@ -383,13 +389,6 @@ static void kv_hex(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
 	hmpt_fmt_str(f, "\"0x");
 	hmpt_fmt_hex(f, v, 1);
 	hmpt_fmt_char(f, '"');
-	hmpt_fmt_str(f, sep);
-}
-
-static void kv_str(hmpt_fmt_t *f, const char *k, const char *v, const char *sep)
-{
-	key(f, k);
-	hmpt_fmt_json_str(f, v);
 	hmpt_fmt_str(f, sep);
 }
 
