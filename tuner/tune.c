@@ -1158,7 +1158,7 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 
 static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 {
-	int ncomb = 1 << t->ngroups, list[1 << 10];
+	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
 	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
 
 	for (int m = 0; m < ncomb; m++) {
