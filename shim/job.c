@@ -167,7 +167,7 @@ typedef struct {
 	pthread_mutex_t lock;
 	/* below: under the lock */
 	int32_t pids[SEG_PIDS]; /* the processes attached now */
-	uint32_t ranks_seen, ranks_left;
+	uint32_t ranks_seen;
 	uint64_t plan_hash;
 	bool shared; /* accounts set by the first rank that resolved its pools */
 	hmpt_pool_accounts_t acc;
@@ -426,7 +426,6 @@ void hmpt_job_leave(void)
 		else if (seg_g->pids[i] && alive(seg_g->pids[i]))
 			last = false;
 	}
-	seg_g->ranks_left++;
 	if (last) {
 		/* the next job with this key starts afresh, even if the file stays */
 		unlink(seg_path_g);

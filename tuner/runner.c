@@ -24,7 +24,7 @@ void hmpt_run_kill_current(void)
 		kill(-g, SIGKILL);
 }
 
-static double now(void)
+double hmpt_run_now(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -64,10 +64,10 @@ static int wait_for(pid_t pid, double timeout, int *status)
 		int fd = (int)syscall(SYS_pidfd_open, pid, 0);
 		if (fd >= 0) {
 			struct pollfd p = {.fd = fd, .events = POLLIN};
-			double end = now() + timeout;
+			double end = hmpt_run_now() + timeout;
 			int r;
 			do {
-				double left = end - now();
+				double left = end - hmpt_run_now();
 				r = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
 			} while (r < 0 && errno == EINTR);
 			close(fd);
@@ -104,7 +104,7 @@ int hmpt_run(const hmpt_run_spec_t *spec, hmpt_run_result_t *res)
 		sigaction(SIGQUIT, NULL, &old_quit);
 	}
 	fflush(NULL);
-	double t0 = now();
+	double t0 = hmpt_run_now();
 	pid_t pid = fork();
 	if (pid == 0)
 		child(spec, err_pipe[1], &old_int, &old_quit);
@@ -124,7 +124,7 @@ int hmpt_run(const hmpt_run_spec_t *spec, hmpt_run_result_t *res)
 		res->exec_errno = 0;
 	close(err_pipe[0]);
 	res->timed_out = wait_for(pid, spec->timeout, &status);
-	res->wall = now() - t0;
+	res->wall = hmpt_run_now() - t0;
 	current_group = 0;
 	if (!spec->log) {
 		sigaction(SIGINT, &old_int, NULL);

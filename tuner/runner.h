@@ -35,6 +35,8 @@ typedef struct {
 } hmpt_run_result_t;
 
 int hmpt_run(const hmpt_run_spec_t *spec, hmpt_run_result_t *res);
+/* CLOCK_MONOTONIC, in seconds */
+double hmpt_run_now(void);
 /* Async-signal-safe: kill the process group of the run in progress. */
 void hmpt_run_kill_current(void);
 /* "exited with status 3", "killed by signal 11 (SIGSEGV)", "timed out after

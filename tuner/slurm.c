@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -16,13 +15,6 @@
 #include "runner.h"
 
 extern char **environ;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* a word for sh, single-quoted */
 static void sh_word(FILE *f, const char *s)
@@ -155,7 +147,7 @@ int hmpt_slurm_poll(hmpt_sjob_t *j)
 {
 	if (read_result(j))
 		return 1;
-	double t = now();
+	double t = hmpt_run_now();
 	if (j->gone) { /* the job has left the queue: the file may lag behind */
 		if (t - j->gone < 5)
 			return 0;
@@ -198,22 +190,6 @@ void hmpt_slurm_cancel(const hmpt_sjob_t *j)
 	snprintf(tmp, sizeof(tmp), "%s.scancel.txt", j->script);
 	char *argv[] = {"scancel", id, NULL};
 	client(argv, tmp, sizeof(text), text);
-}
-
-int hmpt_slurm_run(const hmpt_slurm_t *s, hmpt_sjob_t *j, volatile int *interrupted)
-{
-	if (hmpt_slurm_submit(s, j) != 0) {
-		j->status = 126;
-		return j->status;
-	}
-	while (!hmpt_slurm_poll(j)) {
-		if (*interrupted) {
-			hmpt_slurm_cancel(j);
-			return j->status = 130;
-		}
-		usleep(100000);
-	}
-	return j->status;
 }
 
 /* ------------------------------------------------------ run-on-node */

@@ -49,8 +49,6 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j);
 /* 1 when it ended (status, wall, why, host filled), 0 while it runs. */
 int hmpt_slurm_poll(hmpt_sjob_t *j);
 void hmpt_slurm_cancel(const hmpt_sjob_t *j);
-/* Submit and wait (with the interruption flag): one run, as hmpt_run. */
-int hmpt_slurm_run(const hmpt_slurm_t *s, hmpt_sjob_t *j, volatile int *interrupted);
 
 /* `hmpt-tune run-on-node`: the command run in the batch job. */
 int hmpt_cmd_run_on_node(int argc, char **argv);

@@ -538,7 +538,8 @@ static bool slurm_retry(sitem_t *it)
 	return false;
 }
 
-/* Run items under Slurm, up to --parallel at a time; done(it) as each ends. */
+/* Run items under Slurm, up to --parallel at a time; done(it) (when given)
+ * as each ends. */
 static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), void *ctx)
 {
 	int next = 0, running = 0, parallel = slurm_g->parallel > 0 ? slurm_g->parallel : 1;
@@ -549,7 +550,8 @@ static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), v
 			if (hmpt_slurm_submit(slurm_g, &it->job) != 0) {
 				it->job.status = 126;
 				it->done = true;
-				done(it, ctx);
+				if (done)
+					done(it, ctx);
 				continue;
 			}
 			running++;
@@ -566,7 +568,8 @@ static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), v
 				continue;
 			it->done = true;
 			running--;
-			done(it, ctx);
+			if (done)
+				done(it, ctx);
 		}
 		if (interrupted)
 			return -1;
@@ -592,11 +595,6 @@ static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
 	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
 }
 
-static void one_done(sitem_t *it, void *ctx)
-{
-	(void)it, (void)ctx;
-}
-
 /* Run the program once under plan_path, its output to log: the figure (or
  * the wall time), or how it failed. */
 static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *min_size,
@@ -610,7 +608,7 @@ static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *m
 	measured_set(&it, plan_path, min_size);
 	if (slurm_g) {
 		slurm_item_init(&it, cmd, lib, log, timeout);
-		if (slurm_batch(&it, 1, one_done, NULL) == 0)
+		if (slurm_batch(&it, 1, NULL, NULL) == 0)
 			sitem_to_run(&it, &run);
 		else
 			run.status = 130;
@@ -917,7 +915,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			static sitem_t it;
 			memcpy(it.set, set, sizeof(set));
 			slurm_item_init(&it, t->cmd, x->lib, log, 0);
-			if (slurm_batch(&it, 1, one_done, NULL) == 0 && it.job.status) {
+			if (slurm_batch(&it, 1, NULL, NULL) == 0 && it.job.status) {
 				fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
 				        *it.job.host ? it.job.host : "Slurm", it.job.why);
 				return -1;

@@ -29,7 +29,7 @@ static double huge_share(const void *p, size_t len)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
 	char line[512];
-	uintptr_t a = (uintptr_t)p, lo = 0, hi = 0;
+	uintptr_t a = (uintptr_t)p;
 	int in = 0;
 	unsigned long kb, huge = 0;
 
@@ -40,13 +40,11 @@ static double huge_share(const void *p, size_t len)
 		if (sscanf(line, "%lx-%lx ", &s, &e) == 2 &&
 		    strchr(line, '-') < strchr(line, ' ')) {
 			in = a < e && a + len > s;
-			lo = s, hi = e;
 		} else if (in && sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
 			huge += kb;
 		}
 	}
 	fclose(f);
-	(void)lo, (void)hi;
 	return 100.0 * (double)huge * 1024 / (double)len;
 }
 
