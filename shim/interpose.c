@@ -39,6 +39,7 @@
 #include "profile.h"
 #include "sample.h"
 #include "sites.h"
+#include "statics.h"
 #include "sys.h"
 
 #define EXPORT      __attribute__((visibility("default")))
@@ -431,9 +432,12 @@ static int site_pool(uint32_t site)
 			                ? 0
 			                : hmpt_modules_get(s->mods[i])->name_hash;
 		s->plan_site = hmpt_plan_match(&plan_g, hashes, s->offs, s->nframes);
+		/* the default pool is for heap allocations: static data no plan
+		 * site names is left alone */
 		s->pool = (int16_t)(s->plan_site >= 0
 		                        ? plan_g.groups[plan_g.sites[s->plan_site].group].pool
-		                        : plan_g.default_pool);
+		                    : s->kind == HMPT_SITE_STATIC ? HMPT_POOL_SYSTEM
+		                                                  : plan_g.default_pool);
 		s->placed = hmpt_sys_perm_alloc((size_t)(plan_g.npools + 1) * sizeof(*s->placed));
 		s->nplaced = s->placed ? (uint32_t)plan_g.npools + 1 : 0;
 		s->decided = true;
@@ -441,6 +445,147 @@ static int site_pool(uint32_t site)
 	pool = s->pool;
 	hmpt_sites_unlock();
 	return pool;
+}
+
+/* ----------------------------------------------------------- static data */
+
+static int warned_static_memkind_g[HMPT_PLAN_MAX_POOLS],
+    warned_static_hugetlb_g[HMPT_PLAN_MAX_POOLS];
+static int warned_static_file_g;
+
+/* "static a (16.0 MiB in .bss of stream)" */
+static void fmt_static(hmpt_fmt_t *f, const hmpt_static_t *o, const hmpt_site_t *s)
+{
+	hmpt_fmt_str(f, "static ");
+	hmpt_fmt_str(f, o->name);
+	hmpt_fmt_str(f, " (");
+	hmpt_fmt_size(f, o->size);
+	hmpt_fmt_str(f, " in ");
+	hmpt_fmt_str(f, o->section);
+	hmpt_fmt_str(f, " of ");
+	hmpt_fmt_str(f,
+	             s->mods[0] == HMPT_MODULE_UNKNOWN ? "??" : hmpt_modules_get(s->mods[0])->name);
+	hmpt_fmt_char(f, ')');
+}
+
+static void say_static(int level, const hmpt_static_t *o, const hmpt_site_t *s, const char *a,
+                       const char *pool, const char *b)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	fmt_static(&f, o, s);
+	hmpt_fmt_str(&f, a);
+	hmpt_fmt_str(&f, pool);
+	hmpt_fmt_str(&f, b);
+	hmpt_log_end(&f, level);
+}
+
+/* memkind allocates; it cannot place memory that is already mapped: such
+ * a pool's static objects go along its fallback chain at once */
+static int static_pool(int pool, const hmpt_static_t *o, const hmpt_site_t *s)
+{
+	for (int hops = 0; pool >= 0 && hops <= plan_g.npools; hops++) {
+		if (plan_g.pools[pool].backend != HMPT_BACKEND_MEMKIND)
+			break;
+		int next = plan_g.pools[pool].fallback;
+		if (hmpt_log_first(&warned_static_memkind_g[pool]))
+			say_static(HMPT_LOG_WARN, o, s, ": memkind pool ", plan_g.pools[pool].name,
+			           " cannot place static data (it is mapped "
+			           "before main); it and any like it go to its "
+			           "fallback");
+		pool = next;
+	}
+	return pool;
+}
+
+/* Place one static object the plan names, before main: its pages (statics.h
+ * rounding) get the pool's node policy, present pages move, and its page
+ * advice.  Charged to the pool's budget like a block of the same size. */
+static void place_static(const hmpt_static_t *o)
+{
+	int pool = site_pool(o->site);
+	const hmpt_site_t *s = hmpt_sites_get(o->site); /* id, mods: fixed */
+	uintptr_t lo, hi;
+	hmpt_choice_t c;
+
+	hmpt_statics_pages(o, page_g, &lo, &hi);
+	if (pool == HMPT_POOL_SYSTEM || lo == hi)
+		return;
+	pool = static_pool(pool, o, s);
+	hmpt_pools_choose(pool, hi - lo, s->id, &c);
+	while (c.pool != HMPT_POOL_SYSTEM) {
+		int rc =
+		    c.memkind ? -EOPNOTSUPP : hmpt_pools_shape_existing((void *)lo, hi - lo, c.tag);
+		if (rc == 0 || !hmpt_pools_refuse(&c, hi - lo, s->id, -rc))
+			break;
+	}
+	hmpt_sites_lock();
+	hmpt_site_t *w = hmpt_sites_get(o->site);
+	if (w->placed) {
+		w->placed[c.pool + 1].allocations++;
+		w->placed[c.pool + 1].bytes += o->size;
+	}
+	hmpt_sites_unlock();
+	if (c.pool == HMPT_POOL_SYSTEM)
+		return;
+	const hmpt_plan_pool_t *pp = &plan_g.pools[c.pool];
+	if (c.hugetlb && hmpt_log_first(&warned_static_hugetlb_g[c.pool]))
+		say_static(HMPT_LOG_WARN, o, s, ": pool ", pp->name,
+		           " has hugetlb pages, which static data cannot have (it is mapped before "
+		           "main); it and any like it get the pool's nodes with transparent huge "
+		           "pages instead");
+	else if (o->file_backed &&
+	         (pp->pages == HMPT_PAGES_THP || pp->pages == HMPT_PAGES_HUGETLB) &&
+	         hmpt_log_first(&warned_static_file_g))
+		say_static(HMPT_LOG_WARN, o, s,
+		           " is initialised data, mapped from the file: the kernel gives it no "
+		           "transparent huge pages (anonymous memory only); it and any like it get "
+		           "only the node policy of pool ",
+		           pp->name, "");
+	if (hmpt_log_level_g >= HMPT_LOG_INFO) {
+		char buf[512];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		fmt_static(&f, o, s);
+		hmpt_fmt_str(&f, ": pool ");
+		hmpt_fmt_str(&f, pp->name);
+		hmpt_fmt_str(&f, ", pages 0x");
+		hmpt_fmt_hex(&f, lo, 1);
+		hmpt_fmt_str(&f, "-0x");
+		hmpt_fmt_hex(&f, hi, 1);
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+}
+
+/* The static objects as sites (before sampling starts), placed when the
+ * plan names them. */
+static void statics_register(void)
+{
+	uint64_t bytes = 0;
+	uint32_t n = hmpt_statics_count();
+
+	for (uint32_t i = 0; i < n; i++) {
+		hmpt_static_t *o = hmpt_statics_get(i);
+		o->site = hmpt_sites_add_static(o->addr, o->size, o->name, o->section);
+		bytes += o->size;
+	}
+	if (hmpt_log_level_g >= HMPT_LOG_INFO) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "static data: ");
+		hmpt_fmt_u64(&f, n);
+		hmpt_fmt_str(&f, n == 1 ? " object of " : " objects of ");
+		hmpt_fmt_size(&f, bytes);
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+	if (!placing_g)
+		return;
+	for (uint32_t i = 0; i < n; i++)
+		if (hmpt_statics_get(i)->site != HMPT_SITE_OVERFLOW)
+			place_static(hmpt_statics_get(i));
 }
 
 /* A tracked block, wherever it lives. */
@@ -938,7 +1083,7 @@ static int write_profile(const char *pattern, hmpt_end_t end)
 		hmpt_sample_flush();
 	hmpt_sites_lock();
 	if (hmpt_sites_totals()->allocations == 0 && hmpt_sites_totals()->live == 0 &&
-	    end != HMPT_END_REQUEST) {
+	    hmpt_statics_count() == 0 && end != HMPT_END_REQUEST) {
 		hmpt_sites_unlock();
 		guard_tl--;
 		return 0; /* nothing tracked: no file */
@@ -1102,11 +1247,21 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	/* warm the unwinder up now, outside any malloc.  The plan is read at
 	 * the first tracked request: a wrapper that runs the program (taskset,
 	 * numactl, mpirun, a shell) and never allocates a large block then says
-	 * nothing about it.  HMPT_STRICT=1 reads it here, to stop before main. */
+	 * nothing about it.  HMPT_STRICT=1 reads it here, to stop before main,
+	 * and so does a program with large static data. */
 	guard_tl = 1;
 	if (opt_g[HMPT_OPT_STRICT].num)
 		pthread_once(&place_once_g, place_init_once);
+	/* static data is placed now, before main: a plan that may name it is
+	 * read here (and before the sites, whose depth it may set) */
+	bool statics =
+	    opt_g[HMPT_OPT_STATIC].num &&
+	    hmpt_statics_scan(opt_g[HMPT_OPT_MIN_SIZE].num, (const void *)&hmpt_ctor) > 0;
+	if (statics && opt_g[HMPT_OPT_PLAN].str)
+		pthread_once(&place_once_g, place_init_once);
 	pthread_once(&sites_once_g, sites_init_once);
+	if (statics && __atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+		statics_register();
 	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		hmpt_sites_warmup();
 	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))

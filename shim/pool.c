@@ -635,7 +635,7 @@ bool hmpt_pools_refuse(hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
 
 /* -------------------------------------------------------------- shape */
 
-static int do_mbind(void *addr, size_t len, const place_t *p)
+static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
 {
 	const hmpt_plan_pool_t *pp = &plan_g->pools[p->pool];
 	unsigned long mask[HMPT_MAX_NODES / 64];
@@ -657,27 +657,32 @@ static int do_mbind(void *addr, size_t len, const place_t *p)
 		mask[first / 64] = 1ul << (first % 64);
 	}
 	/* the kernel counts maxnode one past the last bit it reads */
-	if (mbind(addr, len, mode, mask, HMPT_MAX_NODES + 1, 0) == 0)
+	if (mbind(addr, len, mode, mask, HMPT_MAX_NODES + 1, flags) == 0)
 		return 0;
 	if (errno == EINVAL && mode == MPOL_PREFERRED_MANY) {
 		__atomic_store_n(&preferred_many_g, 0, __ATOMIC_RELAXED);
-		return do_mbind(addr, len, p);
+		return do_mbind(addr, len, p, flags);
 	}
 	return -errno;
 }
 
-int hmpt_pools_shape(void *addr, size_t len, uint16_t tag)
+/* `existing`: memory already mapped (static data), whose present pages
+ * move and which cannot become hugetlbfs pages: it gets THP advice. */
+static int shape(void *addr, size_t len, uint16_t tag, bool existing)
 {
 	const place_t *p = place_of(tag);
 
 	if (!p)
 		return 0;
 	if (p->nnodes) {
-		int rc = do_mbind(addr, len, p);
+		int rc = do_mbind(addr, len, p, existing ? MPOL_MF_MOVE : 0);
 		if (rc)
 			return rc;
 	}
-	switch (plan_g->pools[p->pool].pages) {
+	hmpt_pages_t pages = plan_g->pools[p->pool].pages;
+	if (existing && pages == HMPT_PAGES_HUGETLB)
+		pages = HMPT_PAGES_THP;
+	switch (pages) {
 	case HMPT_PAGES_4K:
 		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
 			return -errno;
@@ -695,6 +700,16 @@ int hmpt_pools_shape(void *addr, size_t len, uint16_t tag)
 	default: break;
 	}
 	return 0;
+}
+
+int hmpt_pools_shape(void *addr, size_t len, uint16_t tag)
+{
+	return shape(addr, len, tag, false);
+}
+
+int hmpt_pools_shape_existing(void *addr, size_t len, uint16_t tag)
+{
+	return shape(addr, len, tag, true);
 }
 
 /* ------------------------------------------------------------ reports */

@@ -105,6 +105,11 @@ uint64_t hmpt_pools_round(uint16_t tag, size_t size);
  * that a node without free huge pages is an error here and not a SIGBUS
  * later.  0 or -errno. */
 int hmpt_pools_shape(void *addr, size_t len, uint16_t tag);
+/* The same for memory that is already mapped and may hold pages (static
+ * data): present pages are migrated (MPOL_MF_MOVE), untouched ones fault
+ * in under the policy; a hugetlb pool's pages become THP advice, since
+ * mapped memory cannot turn into hugetlbfs pages.  0 or -errno. */
+int hmpt_pools_shape_existing(void *addr, size_t len, uint16_t tag);
 
 /* For reports: the plan, the topology, a pool's figures. */
 const hmpt_plan_t *hmpt_pools_plan(void);

@@ -574,6 +574,13 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 			write_frame(f, s, i);
 		}
 		hmpt_fmt_str(f, "],\n      ");
+		if (s->kind == HMPT_SITE_STATIC) {
+			kv_str(f, "kind", "static", ", ");
+			kv_str(f, "symbol", s->symbol, ", ");
+			kv_str(f, "section", s->section, ",\n      ");
+		} else {
+			kv_str(f, "kind", "heap", ",\n      ");
+		}
 		kv_u64(f, "allocations", s->st.allocations, ", ");
 		kv_u64(f, "bytes", s->st.bytes, ", ");
 		kv_u64(f, "max_size", s->st.max_size, ",\n      ");

@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "log.h"
 #include "sites.h"
+#include "statics.h"
 #include "sys.h"
 
 #define MAX_THREADS       1024
@@ -150,8 +151,10 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone)
 	int64_t site = -2;
 
 	*gone = false;
-	if (!hmpt_arena_owns((void *)addr))
-		return -1;
+	if (!hmpt_arena_owns((void *)addr)) {
+		const hmpt_static_t *o = hmpt_statics_at((uintptr_t)addr);
+		return o && o->site != HMPT_SITE_OVERFLOW ? (int64_t)o->site : -1;
+	}
 	if (hmpt_arena_find((void *)addr, &start, &b) == 0 && (t == 0 || b.born <= t))
 		return b.site;
 	pthread_mutex_lock(&gone_lock_g);

@@ -267,6 +267,28 @@ uint32_t hmpt_sites_capture(void)
 	return site;
 }
 
+uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
+                               const char *section)
+{
+	pthread_mutex_lock(&lock_g);
+	refresh_modules();
+	/* not in the stack table: no call stack can name a data address */
+	uint32_t i = new_site(0, &addr, 1);
+	if (i != HMPT_SITE_OVERFLOW) {
+		hmpt_site_t *s = &sites_g[i];
+		s->kind = HMPT_SITE_STATIC;
+		s->symbol = symbol;
+		s->section = section;
+		s->st = (hmpt_site_stats_t){.allocations = 1,
+		                            .bytes = size,
+		                            .max_size = size,
+		                            .live = size,
+		                            .peak_live = size};
+	}
+	pthread_mutex_unlock(&lock_g);
+	return i;
+}
+
 void hmpt_sites_lock(void)
 {
 	pthread_mutex_lock(&lock_g);
@@ -287,6 +309,8 @@ void hmpt_sites_reset_stats(uint64_t now_ns)
 	for (uint32_t i = 0; i < nsites_g; i++) {
 		hmpt_site_stats_t *st = &sites_g[i].st;
 		uint64_t live = st->live;
+		if (sites_g[i].kind == HMPT_SITE_STATIC) /* the child has them too */
+			continue;
 		memset(st, 0, sizeof(*st));
 		st->live = st->peak_live = live;
 		if (sites_g[i].placed)

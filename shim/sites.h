@@ -55,6 +55,8 @@ typedef struct {
 	uint64_t allocations, bytes;
 } hmpt_site_place_t;
 
+typedef enum { HMPT_SITE_HEAP, HMPT_SITE_STATIC } hmpt_site_kind_t;
+
 typedef struct {
 	uint64_t key; /* hash of the raw return addresses */
 	uint64_t id;  /* stable id: hash of the module!offset frames */
@@ -63,6 +65,9 @@ typedef struct {
 	uint32_t *mods; /* module index per frame, or HMPT_MODULE_UNKNOWN */
 	uint64_t *offs; /* offset from the module's load base */
 	hmpt_site_stats_t st;
+	/* HMPT_SITE_STATIC (statics.h): one frame, the object's own address */
+	uint8_t kind;
+	const char *symbol, *section;
 	/* placement under a plan, decided once by interpose.c (sites lock held) */
 	bool decided;
 	int16_t pool;              /* the planned pool (pool.h), -1: system */
@@ -88,6 +93,12 @@ void hmpt_sites_unlock(void);
 void hmpt_sites_reset_lock(void);
 /* fork child: counts start again from zero; live blocks stay live */
 void hmpt_sites_reset_stats(uint64_t now_ns);
+
+/* A static data object (statics.h) as a site of one frame, its address;
+ * counted as one allocation of `size` bytes, live until exit, outside the
+ * totals of tracked heap memory.  Returns the index, or HMPT_SITE_OVERFLOW. */
+uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
+                               const char *section);
 
 /* with the lock held */
 void hmpt_sites_note_alloc(uint32_t site, uint64_t size, uint64_t now_ns);

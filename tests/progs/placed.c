@@ -8,11 +8,8 @@
  *   placed thread CPU MIB       array A allocated and touched by a thread
  *                               pinned to CPU
  *
- * For each array one line:
- *   NAME bytes=N flags=hg|nh|- thp_kb=N hugetlb_kb=N pagesize_kb=N nodes=0:512,2:1536
- * from /proc/self/smaps (the VMAs that hold the array: their VmFlags, the
- * huge pages in them, the kernel page size) and move_pages(2) (the node of
- * each page).  Exit status 0, or 1 when contents were not intact. */
+ * For each array one line (report.h).  Exit status 0, or 1 when contents
+ * were not intact. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <numaif.h>
@@ -24,69 +21,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "report.h"
+
 #define MiB (1024ul * 1024)
-
-static void report(const char *name, const char *p, size_t len)
-{
-	uintptr_t lo = (uintptr_t)p, hi = lo + len;
-	unsigned long thp = 0, tlb = 0, kps = 0;
-	char flags[8] = "-", line[1024];
-	int in = 0;
-	FILE *f = fopen("/proc/self/smaps", "r");
-
-	while (f && fgets(line, sizeof(line), f)) {
-		unsigned long a, b, v;
-		char perms[8];
-		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) { /* a VMA's first line */
-			in = a < hi && b > lo;
-			continue;
-		}
-		if (!in)
-			continue;
-		if (sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
-			thp += v;
-		else if (sscanf(line, "Private_Hugetlb: %lu kB", &v) == 1)
-			tlb += v;
-		else if (sscanf(line, "KernelPageSize: %lu kB", &v) == 1)
-			kps = v > kps ? v : kps;
-		else if (strncmp(line, "VmFlags:", 8) == 0) {
-			/* a VMA that says neither keeps the flag of the others */
-			if (strstr(line, " hg"))
-				strcpy(flags, strcmp(flags, "nh") == 0 ? "mixed" : "hg");
-			else if (strstr(line, " nh"))
-				strcpy(flags, strcmp(flags, "hg") == 0 ? "mixed" : "nh");
-		}
-	}
-	if (f)
-		fclose(f);
-
-	long ps = sysconf(_SC_PAGESIZE);
-	size_t n = len / (size_t)ps;
-	void **pages = calloc(n, sizeof(*pages));
-	int *status = calloc(n, sizeof(*status));
-	long count[130] = {0};
-	for (size_t i = 0; i < n; i++)
-		pages[i] = (char *)p + i * (size_t)ps;
-	if (move_pages(0, n, pages, NULL, status, 0) != 0)
-		for (size_t i = 0; i < n; i++)
-			status[i] = -errno;
-	for (size_t i = 0; i < n; i++)
-		count[status[i] >= 0 && status[i] < 128 ? status[i] : 128]++;
-	printf("%s bytes=%zu flags=%s thp_kb=%lu hugetlb_kb=%lu pagesize_kb=%lu nodes=", name, len,
-	       flags, thp, tlb, kps);
-	const char *sep = "";
-	for (int k = 0; k < 129; k++)
-		if (count[k]) {
-			if (k == 128) /* move_pages failed, or a page not present */
-				printf("%serr:%ld(%d)", sep, count[k], status[0]);
-			else
-				printf("%s%d:%ld", sep, k, count[k]);
-			sep = ",";
-		}
-	printf("\n");
-	free(pages);
-	free(status);
-}
 
 /* one call site each: the plan names them */
 __attribute__((noinline)) static char *alloc_a(size_t n)
@@ -151,10 +88,10 @@ static int arrays(size_t n, size_t nd)
 	memset(b, 2, n);
 	memset(c, 3, n);
 	memset(d, 4, nd);
-	report("A", a, n);
-	report("B", b, n);
-	report("C", c, n);
-	report("D", d, nd);
+	report_range("A", a, n);
+	report_range("B", b, n);
+	report_range("C", c, n);
+	report_range("D", d, nd);
 	free(a);
 	free(b);
 	free(c);
@@ -171,27 +108,27 @@ static int reallocs(size_t n)
 	if (!p)
 		return 1;
 	fill(p, n, 7);
-	report("R0", p, n);
+	report_range("R0", p, n);
 	p = grow_b(p, n + n / 2);
 	if (!p || !intact(p, n, 7))
 		bad = 1, fprintf(stderr, "placed: contents lost in realloc 1\n");
 	if (!p)
 		return 1;
 	fill(p, n + n / 2, 9);
-	report("R1", p, n + n / 2);
+	report_range("R1", p, n + n / 2);
 	p = grow_c(p, 2 * n);
 	if (!p || !intact(p, n + n / 2, 9))
 		bad = 1, fprintf(stderr, "placed: contents lost in realloc 2\n");
 	if (!p)
 		return 1;
 	fill(p, 2 * n, 11);
-	report("R2", p, 2 * n);
+	report_range("R2", p, 2 * n);
 	p = grow_b(p, n);
 	if (!p || !intact(p, n, 11))
 		bad = 1, fprintf(stderr, "placed: contents lost in realloc 3\n");
 	if (!p)
 		return 1;
-	report("R3", p, n);
+	report_range("R3", p, n);
 	free(p);
 	printf("realloc contents %s\n", bad ? "LOST" : "intact");
 	return bad;
@@ -207,7 +144,7 @@ static void *thread_main(void *arg)
 		return NULL;
 	memset(a, 5, thread_len);
 	printf("thread on cpu %d\n", sched_getcpu());
-	report("A", a, thread_len);
+	report_range("A", a, thread_len);
 	free(a);
 	return NULL;
 }

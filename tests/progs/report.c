@@ -1,0 +1,106 @@
+/* report.c — see report.h. */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void report_range(const char *name, const void *p, size_t len)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	unsigned long thp = 0, tlb = 0, kps = 0;
+	char flags[8] = "-", line[1024];
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long a, b, v;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) { /* a VMA's first line */
+			in = a < hi && b > lo;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
+			thp += v;
+		else if (sscanf(line, "Private_Hugetlb: %lu kB", &v) == 1)
+			tlb += v;
+		else if (sscanf(line, "KernelPageSize: %lu kB", &v) == 1)
+			kps = v > kps ? v : kps;
+		else if (strncmp(line, "VmFlags:", 8) == 0) {
+			/* a VMA that says neither keeps the flag of the others */
+			if (strstr(line, " hg"))
+				strcpy(flags, strcmp(flags, "nh") == 0 ? "mixed" : "hg");
+			else if (strstr(line, " nh"))
+				strcpy(flags, strcmp(flags, "hg") == 0 ? "mixed" : "nh");
+		}
+	}
+	if (f)
+		fclose(f);
+
+	long ps = sysconf(_SC_PAGESIZE);
+	size_t n = len / (size_t)ps;
+	void **pages = calloc(n, sizeof(*pages));
+	int *status = calloc(n, sizeof(*status));
+	long count[130] = {0};
+	for (size_t i = 0; i < n; i++)
+		pages[i] = (void *)((const char *)p + i * (size_t)ps);
+	if (move_pages(0, n, pages, NULL, status, 0) != 0)
+		for (size_t i = 0; i < n; i++)
+			status[i] = -errno;
+	for (size_t i = 0; i < n; i++)
+		count[status[i] >= 0 && status[i] < 128 ? status[i] : 128]++;
+	printf("%s bytes=%zu flags=%s thp_kb=%lu hugetlb_kb=%lu pagesize_kb=%lu nodes=", name, len,
+	       flags, thp, tlb, kps);
+	const char *sep = "";
+	for (int k = 0; k < 129; k++)
+		if (count[k]) {
+			if (k == 128) /* move_pages failed, or a page not present */
+				printf("%serr:%ld(%d)", sep, count[k], status[0]);
+			else
+				printf("%s%d:%ld", sep, k, count[k]);
+			sep = ",";
+		}
+	printf("\n");
+	free(pages);
+	free(status);
+}
+
+void report_static(const char *name, const void *p, size_t len)
+{
+	uintptr_t ps = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = ((uintptr_t)p + ps / 2) & ~(ps - 1);
+	uintptr_t hi = ((uintptr_t)p + len + ps / 2) & ~(ps - 1);
+
+	report_range(name, (const void *)lo, hi > lo ? hi - lo : 0);
+}
+
+const char *report_page_flags(uintptr_t addr)
+{
+	static char flags[4];
+	char line[1024];
+	int in = 0;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	strcpy(flags, "-");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perms[8];
+		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) {
+			in = a <= addr && addr < b;
+			continue;
+		}
+		if (in && strncmp(line, "VmFlags:", 8) == 0)
+			strcpy(flags, strstr(line, " hg")   ? "hg"
+			              : strstr(line, " nh") ? "nh"
+			                                    : "-");
+	}
+	if (f)
+		fclose(f);
+	return flags;
+}
