@@ -57,7 +57,7 @@ static hmpt_sample_site_t *sites_g;
 static gone_t *gone_g;
 static uint64_t gone_n_g;
 static hmpt_sample_totals_t totals_g;
-static hmpt_pmu_setup_t setup_g;
+static hmpt_pmu_setup_t setup_g = {.kind = HMPT_SAMPLER_OFF}; /* never started */
 static hmpt_sample_config_t cfg_g;
 static uint64_t sample_type_g;
 static bool time_ok_g = true; /* the events' clock is CLOCK_MONOTONIC */
