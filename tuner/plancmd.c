@@ -315,7 +315,8 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 			break;
 		char text[1024];
 		json_array_append(frames, f);
-		hmpt_report_frame_text(sym, prof, json_string_value(f), text, sizeof(text));
+		if (!hmpt_report_static_text(s, text, sizeof(text)))
+			hmpt_report_frame_text(sym, prof, json_string_value(f), text, sizeof(text));
 		json_array_append_new(symbols, json_string(text));
 	}
 	if (!prefix)

@@ -29,9 +29,55 @@ static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame, hmpt_s
 	return hmpt_sym_resolve(sym, hmpt_prof_module_path(prof, module), off, out, max);
 }
 
+static bool is_static(const json_t *site)
+{
+	const char *kind = hmpt_prof_str(site, "kind");
+	return kind && strcmp(kind, "static") == 0;
+}
+
+bool hmpt_report_static_text(const json_t *site, char *buf, size_t cap)
+{
+	if (!is_static(site))
+		return false;
+	snprintf(buf, cap, "%s (static, %s)", hmpt_prof_str(site, "symbol") ?: "??",
+	         hmpt_prof_str(site, "section") ?: "?");
+	return true;
+}
+
+uint64_t hmpt_report_static_bytes(const json_t *prof, size_t *count)
+{
+	uint64_t bytes = 0;
+	size_t i;
+	json_t *s;
+
+	*count = 0;
+	json_array_foreach(json_object_get(prof, "sites"), i, s)
+	{
+		if (is_static(s)) {
+			bytes += hmpt_prof_u64(s, "bytes");
+			(*count)++;
+		}
+	}
+	return bytes;
+}
+
+/* what the share column divides by: tracked heap bytes and static data */
+static uint64_t all_bytes(const json_t *prof)
+{
+	size_t n;
+	return hmpt_prof_u64(json_object_get(prof, "totals"), "tracked_bytes") +
+	       hmpt_report_static_bytes(prof, &n);
+}
+
 void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
                         hmpt_site_loc_t *loc)
 {
+	if (is_static(site)) { /* a data address: no function to find */
+		loc->function = hmpt_prof_str(site, "symbol") ?: "??";
+		snprintf(loc->location, sizeof(loc->location), "static, %s",
+		         hmpt_prof_str(site, "section") ?: "?");
+		return;
+	}
 	const json_t *frames = json_object_get(site, "frames");
 	hmpt_sym_frame_t chain[MAX_INLINE], any = {0}, first = {.function = "??"};
 	bool have_any = false, have_first = false;
@@ -117,7 +163,7 @@ void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *fra
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 {
 	const json_t *sites = json_object_get(prof, "sites");
-	uint64_t total = hmpt_prof_u64(json_object_get(prof, "totals"), "tracked_bytes");
+	uint64_t total = all_bytes(prof);
 	size_t i, k;
 	json_t *s, *f;
 
@@ -231,18 +277,25 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	const json_t *tot = json_object_get(prof, "totals");
 	const json_t *proc = json_object_get(prof, "process");
 	const json_t *procs = json_object_get(prof, "processes");
-	uint64_t total = hmpt_prof_u64(tot, "tracked_bytes");
-	size_t nsites = json_array_size(sites), i, k;
+	uint64_t total = all_bytes(prof), nstatic_bytes;
+	size_t nsites = json_array_size(sites), i, k, nstatic;
 	char b1[32], b2[32], b3[32], w[1024];
 	json_t *s, *f;
 
 	fprintf(out, "hmpt: %s", hmpt_prof_str(proc, "exe") ?: "?");
 	if (json_array_size(procs) > 1)
 		fprintf(out, " (+%zu processes)", json_array_size(procs) - 1);
-	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live, peak RSS %s\n",
-	        nsites, nsites == 1 ? "" : "s", hmpt_fmt_size_text(b1, sizeof(b1), total),
+	fprintf(out, ": %zu site%s, %s tracked in %llu allocations, peak %s live", nsites,
+	        nsites == 1 ? "" : "s",
+	        hmpt_fmt_size_text(b1, sizeof(b1), hmpt_prof_u64(tot, "tracked_bytes")),
 	        (unsigned long long)hmpt_prof_u64(tot, "tracked_allocations"),
-	        hmpt_fmt_size_text(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")),
+	        hmpt_fmt_size_text(b2, sizeof(b2), hmpt_prof_u64(tot, "peak_tracked_bytes")));
+	nstatic_bytes = hmpt_report_static_bytes(prof, &nstatic);
+	if (nstatic)
+		fprintf(out, ", static data %s in %zu object%s",
+		        hmpt_fmt_size_text(b1, sizeof(b1), nstatic_bytes), nstatic,
+		        nstatic == 1 ? "" : "s");
+	fprintf(out, ", peak RSS %s\n",
 	        hmpt_fmt_size_text(b3, sizeof(b3), hmpt_prof_u64(tot, "peak_rss_bytes")));
 	if (hmpt_prof_u64(tot, "untracked_large"))
 		fprintf(out, "hmpt: %llu large allocations could not be tracked\n",
@@ -313,6 +366,12 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		fprintf(out, "%s\n", w);
 		if (!o->verbose)
 			continue;
+		char st[512];
+		if (hmpt_report_static_text(s, st, sizeof(st))) {
+			json_array_foreach(json_object_get(s, "frames"), k, f)
+			    fprintf(out, "       %-28s %s\n", json_string_value(f), st);
+			continue;
+		}
 		json_array_foreach(json_object_get(s, "frames"), k, f)
 		{
 			hmpt_sym_frame_t chain[MAX_INLINE];

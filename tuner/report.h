@@ -8,6 +8,7 @@
 #define HMPT_TUNER_REPORT_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <stdio.h>
@@ -37,6 +38,12 @@ typedef struct {
  * line, innermost inlined function first ("f inlined in g (file.c:12)"). */
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
                             size_t cap);
+
+/* A static data object (kind "static"): true, and "a (static, .bss)" in buf;
+ * false for heap sites. */
+bool hmpt_report_static_text(const json_t *site, char *buf, size_t cap);
+/* Bytes of the profile's static sites, and how many there are. */
+uint64_t hmpt_report_static_bytes(const json_t *prof, size_t *count);
 
 int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o);
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym);

@@ -354,7 +354,8 @@ static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
 
 /* The plan of configuration c: the fast sites in the fast pool, one group
  * per tuner group (or one group before grouping); the rest in the slow pool
- * by default. */
+ * by default, and static data in it by name (the default pool does not
+ * reach static data). */
 static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement)
 {
 	json_t *pools = json_object(), *groups = json_array();
@@ -377,6 +378,20 @@ static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *
 		                                        g < 0 ? "fast" : t->groups[g].name, "pool",
 		                                        "fast", "sites", list));
 	}
+	/* static data goes to a pool only when named: the slow ones too */
+	json_t *slow_static = json_array();
+	for (int i = 0; i < t->nsites; i++) {
+		const char *kind = hmpt_prof_str(t->sites[i].json, "kind");
+		if (!c->fast[i] && kind && strcmp(kind, "static") == 0)
+			json_array_append_new(
+			    slow_static,
+			    hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
+	}
+	if (json_array_size(slow_static))
+		json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", "slow-static",
+		                                        "pool", "slow", "sites", slow_static));
+	else
+		json_decref(slow_static);
 	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;

@@ -8,9 +8,9 @@
  *                                 are (report.h, over the pages hmpt places
  *                                 for it), and for each page two arrays
  *                                 share: "edge X|Y holder=X flags=hg"
- *   static_stream gather SECONDS  random reads of `table` for about that
- *                                 long; prints "gather_s=..." (the tuner's
- *                                 metric)
+ *   static_stream gather MREADS   MREADS million random reads of `table`
+ *                                 (default 20); prints the time they took
+ *                                 as "gather_s=..." (a metric for the tuner)
  *
  * The objects: a, b, c (.bss, 16 MiB and 2400 bytes each, so that they
  * share pages at their ends), table (.bss, 64 MiB), init (.data, 2 MiB of
@@ -89,23 +89,21 @@ static int stream(int iters)
 	return bad || sum != INIT_N ? 1 : 0;
 }
 
-static int gather(double seconds)
+static int gather(long mreads)
 {
-	uint64_t x = 88172645463325252ull, hits = 0;
-	double sum = 0, t0 = now(), t;
+	uint64_t x = 88172645463325252ull, hits = (uint64_t)mreads * 1000000;
+	double sum = 0, t;
 
 	for (long j = 0; j < TABLE_N; j++)
 		table[j] = (double)(j & 1023);
-	do {
-		for (int k = 0; k < 1 << 20; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			sum += table[x % TABLE_N];
-		}
-		hits += 1 << 20;
-		t = now() - t0;
-	} while (t < seconds);
+	t = now();
+	for (uint64_t k = 0; k < hits; k++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		sum += table[x % TABLE_N];
+	}
+	t = now() - t;
 	printf("gather reads=%llu sum=%.0f gather_s=%.4f ns_per_read=%.2f\n",
 	       (unsigned long long)hits, sum, t, 1e9 * t / (double)hits);
 	return sum > 0 ? 0 : 1;
@@ -154,9 +152,9 @@ int main(int argc, char **argv)
 	int rc;
 
 	if (strcmp(mode, "gather") == 0)
-		return gather(argc > 2 ? atof(argv[2]) : 1.0);
+		return gather(argc > 2 ? atol(argv[2]) : 20);
 	if (strcmp(mode, "run") != 0 && strcmp(mode, "report") != 0) {
-		fprintf(stderr, "usage: static_stream [run|report [ITERS] | gather SECONDS]\n");
+		fprintf(stderr, "usage: static_stream [run|report [ITERS] | gather MREADS]\n");
 		return 2;
 	}
 	rc = stream(argc > 2 ? atoi(argv[2]) : 4);
