@@ -449,9 +449,7 @@ static int site_pool(uint32_t site)
 
 /* ----------------------------------------------------------- static data */
 
-static int warned_static_memkind_g[HMPT_PLAN_MAX_POOLS],
-    warned_static_hugetlb_g[HMPT_PLAN_MAX_POOLS];
-static int warned_static_file_g;
+static int warned_static_pool_g[HMPT_PLAN_MAX_POOLS], warned_static_file_g;
 
 /* "static a (16.0 MiB in .bss of stream)" */
 static void fmt_static(hmpt_fmt_t *f, const hmpt_static_t *o, const hmpt_site_t *s)
@@ -482,20 +480,35 @@ static void say_static(int level, const hmpt_static_t *o, const hmpt_site_t *s, 
 	hmpt_log_end(&f, level);
 }
 
-/* memkind allocates; it cannot place memory that is already mapped: such
- * a pool's static objects go along its fallback chain at once */
+/* Pools that make their own memory (memkind kinds, hugetlbfs pages) cannot
+ * place memory that is already mapped: a static object planned into one goes
+ * along its fallback chain at once, said once per pool. */
 static int static_pool(int pool, const hmpt_static_t *o, const hmpt_site_t *s)
 {
 	for (int hops = 0; pool >= 0 && hops <= plan_g.npools; hops++) {
-		if (plan_g.pools[pool].backend != HMPT_BACKEND_MEMKIND)
+		const hmpt_plan_pool_t *pp = &plan_g.pools[pool];
+		bool memkind = pp->backend == HMPT_BACKEND_MEMKIND;
+		if (!memkind && pp->pages != HMPT_PAGES_HUGETLB)
 			break;
-		int next = plan_g.pools[pool].fallback;
-		if (hmpt_log_first(&warned_static_memkind_g[pool]))
-			say_static(HMPT_LOG_WARN, o, s, ": memkind pool ", plan_g.pools[pool].name,
-			           " cannot place static data (it is mapped "
-			           "before main); it and any like it go to its "
-			           "fallback");
-		pool = next;
+		if (hmpt_log_first(&warned_static_pool_g[pool])) {
+			char buf[512];
+			hmpt_fmt_t f;
+			hmpt_log_begin(&f, buf, sizeof(buf));
+			fmt_static(&f, o, s);
+			hmpt_fmt_str(&f, memkind ? ": memkind pool " : ": pool ");
+			hmpt_fmt_str(&f, pp->name);
+			hmpt_fmt_str(
+			    &f, memkind ? " allocates its own memory"
+			                : " gives hugetlbfs pages, which static data cannot have");
+			hmpt_fmt_str(&f,
+			             " (static data is mapped before main): it and any like it go "
+			             "to pool ");
+			hmpt_fmt_str(&f, hmpt_plan_pool_name(&plan_g, pp->fallback));
+			hmpt_fmt_str(&f,
+			             memkind ? "" : " (a thp pool gives static data huge pages)");
+			hmpt_log_end(&f, HMPT_LOG_WARN);
+		}
+		pool = pp->fallback;
 	}
 	return pool;
 }
@@ -516,8 +529,10 @@ static void place_static(const hmpt_static_t *o)
 	pool = static_pool(pool, o, s);
 	hmpt_pools_choose(pool, hi - lo, s->id, &c);
 	while (c.pool != HMPT_POOL_SYSTEM) {
-		int rc =
-		    c.memkind ? -EOPNOTSUPP : hmpt_pools_shape_existing((void *)lo, hi - lo, c.tag);
+		/* a fallback after a refusal may be such a pool too */
+		int rc = c.memkind || c.hugetlb
+		             ? -EOPNOTSUPP
+		             : hmpt_pools_shape_existing((void *)lo, hi - lo, c.tag);
 		if (rc == 0 || !hmpt_pools_refuse(&c, hi - lo, s->id, -rc))
 			break;
 	}
@@ -531,14 +546,7 @@ static void place_static(const hmpt_static_t *o)
 	if (c.pool == HMPT_POOL_SYSTEM)
 		return;
 	const hmpt_plan_pool_t *pp = &plan_g.pools[c.pool];
-	if (c.hugetlb && hmpt_log_first(&warned_static_hugetlb_g[c.pool]))
-		say_static(HMPT_LOG_WARN, o, s, ": pool ", pp->name,
-		           " has hugetlb pages, which static data cannot have (it is mapped before "
-		           "main); it and any like it get the pool's nodes with transparent huge "
-		           "pages instead");
-	else if (o->file_backed &&
-	         (pp->pages == HMPT_PAGES_THP || pp->pages == HMPT_PAGES_HUGETLB) &&
-	         hmpt_log_first(&warned_static_file_g))
+	if (o->file_backed && pp->pages == HMPT_PAGES_THP && hmpt_log_first(&warned_static_file_g))
 		say_static(HMPT_LOG_WARN, o, s,
 		           " is initialised data, mapped from the file: the kernel gives it no "
 		           "transparent huge pages (anonymous memory only); it and any like it get "

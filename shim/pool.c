@@ -667,7 +667,7 @@ static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
 }
 
 /* `existing`: memory already mapped (static data), whose present pages
- * move and which cannot become hugetlbfs pages: it gets THP advice. */
+ * move. */
 static int shape(void *addr, size_t len, uint16_t tag, bool existing)
 {
 	const place_t *p = place_of(tag);
@@ -679,10 +679,7 @@ static int shape(void *addr, size_t len, uint16_t tag, bool existing)
 		if (rc)
 			return rc;
 	}
-	hmpt_pages_t pages = plan_g->pools[p->pool].pages;
-	if (existing && pages == HMPT_PAGES_HUGETLB)
-		pages = HMPT_PAGES_THP;
-	switch (pages) {
+	switch (plan_g->pools[p->pool].pages) {
 	case HMPT_PAGES_4K:
 		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
 			return -errno;

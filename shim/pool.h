@@ -107,8 +107,8 @@ uint64_t hmpt_pools_round(uint16_t tag, size_t size);
 int hmpt_pools_shape(void *addr, size_t len, uint16_t tag);
 /* The same for memory that is already mapped and may hold pages (static
  * data): present pages are migrated (MPOL_MF_MOVE), untouched ones fault
- * in under the policy; a hugetlb pool's pages become THP advice, since
- * mapped memory cannot turn into hugetlbfs pages.  0 or -errno. */
+ * in under the policy.  Not for hugetlb tags (mapped memory cannot become
+ * hugetlbfs pages).  0 or -errno. */
 int hmpt_pools_shape_existing(void *addr, size_t len, uint16_t tag);
 
 /* For reports: the plan, the topology, a pool's figures. */
