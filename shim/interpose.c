@@ -521,13 +521,11 @@ static void place_static(const hmpt_static_t *o)
 	int pool = site_pool(o->site);
 	const hmpt_site_t *s = hmpt_sites_get(o->site); /* id, mods: fixed */
 	uintptr_t lo, hi;
-	hmpt_choice_t c;
+	hmpt_choice_t c = {.pool = HMPT_POOL_SYSTEM};
 
 	hmpt_statics_pages(o, page_g, &lo, &hi);
-	if (pool == HMPT_POOL_SYSTEM || lo == hi)
-		return;
-	pool = static_pool(pool, o, s);
-	hmpt_pools_choose(pool, hi - lo, s->id, &c);
+	if (pool != HMPT_POOL_SYSTEM && lo != hi)
+		hmpt_pools_choose(static_pool(pool, o, s), hi - lo, s->id, &c);
 	while (c.pool != HMPT_POOL_SYSTEM) {
 		/* a fallback after a refusal may be such a pool too */
 		int rc = c.memkind || c.hugetlb

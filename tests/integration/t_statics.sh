@@ -1,0 +1,121 @@
+. "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/place_common.sh"
+# Static data: large arrays in .bss/.data (static_stream, C) and COMMON
+# blocks (static_common, Fortran) are found before main, listed by name and
+# size, and placed when a plan names them: page advice checked in
+# /proc/self/smaps, pages shared by two objects by the documented rule, the
+# kernels' results checked.  (Nodes: tests/vm/statics.sh in the guest.)
+[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
+grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+	skip "transparent huge pages are disabled here (enabled = never)"
+S=$P/static_stream F=$P/static_common
+N=$(((2 * 1024 * 1024 + 300) * 8)) # bytes of a, b and c
+
+# row NAME: "bytes location" of the site named NAME in DIR/sites.tsv
+row() { awk -F'\t' -v n="$2" 'NR > 1 && $8 == n { print $2 " " $9 }' "$1/sites.tsv"; }
+
+# 1. the profile lists each object by name, size and section
+run_profile "$work/sp" "$S" run 1 >"$work/sp.out" || fail "static_stream under the profiler"
+for x in "a $N static, .bss" "b $N static, .bss" "c $N static, .bss" \
+	"table 67108864 static, .bss" "init 2097152 static, .data" \
+	"ptrs $(((128 * 1024 + 7) * 8)) static, .data"; do
+	set -- $x
+	[ "$(row "$work/sp" "$1")" = "${x#* }" ] || fail "site $1: '$(row "$work/sp" "$1")', want '${x#* }'"
+done
+[ "$(awk 'NR > 1' "$work/sp/sites.tsv" | wc -l)" = 6 ] || fail "sites: $(cat "$work/sp/sites.tsv")"
+# the frame is the object's own module!offset, its address in the file
+off=$(nm "$S" | awk '$3 == "table" { sub(/^0+/, "", $1); print $1 }')
+got=$(python3 -c 'import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    if s.get("symbol") == "table": print(s["kind"], " ".join(s["frames"]))' "$work/sp/profile.json")
+[ "$got" = "static static_stream!0x$off" ] || fail "table: '$got', want 'static static_stream!0x$off'"
+$TUNE show "$work/sp" | grep -q ' table (static, \.bss)$' || fail "hmpt-tune show: $($TUNE show "$work/sp")"
+$TUNE show "$work/sp" | grep -q 'static data 115.0 MiB in 6 objects' || fail "show's header"
+grep -q 'bad=0 init_sum=262144' "$work/sp.out" || fail "results: $(cat "$work/sp.out")"
+
+# Fortran COMMON blocks, by their linker names; /small/ is below 1 MiB
+run_profile "$work/fp" "$F" >"$work/fp.out" || fail "static_common under the profiler"
+[ "$(row "$work/fp" grid_)" = "16000000 static, .bss" ] || fail "grid_: $(row "$work/fp" grid_)"
+[ "$(row "$work/fp" work_)" = "12000000 static, .bss" ] || fail "work_: $(row "$work/fp" work_)"
+[ -z "$(row "$work/fp" small_)" ] || fail "small_ is listed"
+grep -q 'bad=0' "$work/fp.out" || fail "Fortran results: $(cat "$work/fp.out")"
+
+# a stripped executable: its large sections
+strip -o "$work/stripped" "$S"
+run_profile "$work/tp" "$work/stripped" run 1 >/dev/null || fail "stripped under the profiler"
+bss=$((0x$(readelf -SW "$S" | awk '$2 == ".bss" { print $6 }')))
+[ "$(row "$work/tp" .bss)" = "$bss static, .bss" ] || fail "stripped .bss: $(row "$work/tp" .bss), want $bss"
+note "profile: a, b, c ($N bytes), table, init, ptrs; grid_ and work_; stripped: .bss ($bss)"
+
+# 2. a plan: a, init and ptrs in thp, b in 4k; c and table not named
+A=$(site_id "$work/sp" a) Bs=$(site_id "$work/sp" b) I=$(site_id "$work/sp" init)
+T=$(site_id "$work/sp" ptrs)
+$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d small \
+	-s "$A,$I,$T=huge" -s "$Bs=small" -o "$work/plan.json" "$work/sp" 2>/dev/null || fail "plan make"
+HMPT_PLAN=$work/plan.json HMPT_PROFILE=$work/run1.json LD_PRELOAD=$LIB "$S" report >"$work/run1" \
+	2>"$work/run1.err" || fail "static_stream under the plan: $(cat "$work/run1.err")"
+cat "$work/run1"
+grep -q 'bad=0 init_sum=262144' "$work/run1" || fail "results under the plan"
+expect "$work/run1" a flags hg
+expect_ge "$work/run1" a thp_kb 8192 # THP is best effort: at least half
+expect "$work/run1" b flags nh
+expect "$work/run1" b thp_kb 0
+for x in c table; do expect "$work/run1" $x flags -; expect "$work/run1" $x thp_kb 0; done
+for x in init ptrs; do expect "$work/run1" $x flags hg; done
+# initialised data is a file mapping: said once, for the first of the two
+[ "$(grep -c 'is initialised data, mapped from the file' "$work/run1.err")" = 1 ] ||
+	fail "the .data message: $(cat "$work/run1.err")"
+[ "$(wc -l <"$work/run1.err")" = 1 ] || fail "the shim said more: $(cat "$work/run1.err")"
+[ "$(placement "$work/run1.json" "$A")" = "huge huge:1:$N:planned" ] ||
+	fail "profile placement of a: $(placement "$work/run1.json" "$A")"
+[ "$(placement "$work/run1.json" "$(site_id "$work/sp" c)")" = "system system:1:$N:planned" ] ||
+	fail "profile placement of c: $(placement "$work/run1.json" "$(site_id "$work/sp" c)")"
+
+# 3. a page two objects share goes with the one holding more of it
+flag_of() { case $1 in a | init | ptrs) echo hg ;; b) echo nh ;; *) echo - ;; esac; }
+edges=0
+while read -r _ pair holder _ _ flags; do
+	h=${holder#holder=} f=${flags#flags=}
+	[ "$f" = "$(flag_of "$h")" ] || fail "edge $pair: the page has $f, its holder $h has $(flag_of "$h")"
+	edges=$((edges + 1))
+done < <(grep '^edge ' "$work/run1")
+[ "$edges" -ge 3 ] || fail "only $edges shared pages to check"
+note "plan: a hg ($(field "$work/run1" a thp_kb) kB in THP), b nh, c and table untouched; $edges shared pages follow their holder"
+
+# 4. no plan naming static data: nothing changes, not even with a default pool
+$TUNE plan make -p 'huge={"pages":"thp"}' -d huge -o "$work/plan0.json" "$work/sp" 2>/dev/null ||
+	fail "plan make 0"
+HMPT_PLAN=$work/plan0.json LD_PRELOAD=$LIB "$S" report >"$work/run0" 2>"$work/run0.err" || fail "plan 0"
+"$S" report >"$work/bare" || fail "without hmpt"
+for x in a b c table init ptrs; do
+	expect "$work/run0" $x flags -
+	[ "$(grep "^$x " "$work/run0")" = "$(grep "^$x " "$work/bare")" ] ||
+		fail "$x differs from the run without hmpt: $(grep "^$x " "$work/run0")"
+done
+[ ! -s "$work/run0.err" ] || fail "the shim said: $(cat "$work/run0.err")"
+# HMPT_STATIC=0: static data is not even listed
+HMPT_STATIC=0 run_profile "$work/off" "$S" run 1 >/dev/null || fail "HMPT_STATIC=0"
+[ ! -s "$work/off/sites.tsv" ] || [ "$(awk 'NR > 1' "$work/off/sites.tsv" | wc -l)" = 0 ] ||
+	fail "HMPT_STATIC=0 lists sites: $(cat "$work/off/sites.tsv")"
+
+# 5. pools that make their own memory cannot take static data: one line, on
+# to the fallback (here thp)
+$TUNE plan make -p 'tlb={"pages":"hugetlb","fallback":"huge"}' -p 'huge={"pages":"thp"}' \
+	-s "$A=tlb" -o "$work/plan5.json" "$work/sp" 2>/dev/null || fail "plan make 5"
+HMPT_PLAN=$work/plan5.json LD_PRELOAD=$LIB "$S" report >"$work/run5" 2>"$work/run5.err" || fail "plan 5"
+expect "$work/run5" a flags hg
+[ "$(grep -c 'static a (16.0 MiB in .bss of static_stream): pool tlb gives hugetlbfs pages, which static data cannot have (static data is mapped before main): it and any like it go to pool huge' "$work/run5.err")" = 1 ] ||
+	fail "hugetlb message: $(cat "$work/run5.err")"
+
+# 6. Fortran: /grid/ in thp, /work/ not named
+$TUNE plan make -p 'huge={"pages":"thp"}' -s "$(site_id "$work/fp" grid_)=huge" \
+	-o "$work/planf.json" "$work/fp" 2>/dev/null || fail "plan make f"
+HMPT_PLAN=$work/planf.json LD_PRELOAD=$LIB "$F" report >"$work/runf" 2>"$work/runf.err" ||
+	fail "static_common under the plan: $(cat "$work/runf.err")"
+cat "$work/runf"
+grep -q 'bad=0' "$work/runf" || fail "Fortran results under the plan"
+expect "$work/runf" grid flags hg
+expect_ge "$work/runf" grid thp_kb 6144
+expect "$work/runf" work flags -
+expect "$work/runf" work thp_kb 0
+[ ! -s "$work/runf.err" ] || fail "the shim said: $(cat "$work/runf.err")"
+note "Fortran: /grid/ hg ($(field "$work/runf" grid thp_kb) kB in THP), /work/ untouched"
