@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -534,6 +535,12 @@ static void place_static(const hmpt_static_t *o)
 		if (rc == 0 || !hmpt_pools_refuse(&c, hi - lo, s->id, -rc))
 			break;
 	}
+	/* initialised data the program only reads would stay in the page
+	 * cache, wherever that is: private copies now, on the pool's nodes
+	 * (kernels before 5.14 copy each page at its first write instead) */
+	if (c.pool != HMPT_POOL_SYSTEM && o->file_backed &&
+	    plan_g.pools[c.pool].nodes != HMPT_NODES_NONE)
+		madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
 	hmpt_sites_lock();
 	hmpt_site_t *w = hmpt_sites_get(o->site);
 	if (w->placed) {

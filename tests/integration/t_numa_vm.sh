@@ -7,4 +7,6 @@
 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" || exit
 HMPT_VM_HMAT=0 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" nohmat || exit
 # hmpt-bench: each array on its pool's nodes
-"$top/tests/vm/guest.sh" bash "$top/tests/vm/bench.sh"
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/bench.sh" || exit
+# static data (arrays, COMMON blocks) on its planned nodes
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/statics.sh"
