@@ -592,6 +592,11 @@ static void statics_register(void)
 		hmpt_fmt_u64(&f, n);
 		hmpt_fmt_str(&f, n == 1 ? " object of " : " objects of ");
 		hmpt_fmt_size(&f, bytes);
+		if (hmpt_statics_unreadable()) {
+			hmpt_fmt_str(&f, "; ");
+			hmpt_fmt_u64(&f, hmpt_statics_unreadable());
+			hmpt_fmt_str(&f, " module files could not be read");
+		}
 		hmpt_log_end(&f, HMPT_LOG_INFO);
 	}
 	if (!placing_g)

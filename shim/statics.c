@@ -135,16 +135,10 @@ int hmpt_elf_data_objects(const void *img, size_t len, uint64_t min, hmpt_elf_ob
 
 /* ------------------------------------------------------------- the table */
 
-typedef struct {
-	uintptr_t bias;
-	uint64_t min;
-	uint32_t found;
-} scan_t;
-
 static void add_object(uint64_t vaddr, uint64_t size, const char *name, const char *section,
                        void *ctx)
 {
-	scan_t *s = ctx;
+	const uintptr_t *bias = ctx;
 
 	if (count_g == HMPT_STATICS_MAX)
 		return;
@@ -152,13 +146,12 @@ static void add_object(uint64_t vaddr, uint64_t size, const char *name, const ch
 	if (!copy)
 		return;
 	table_g[count_g++] = (hmpt_static_t){
-	    .addr = s->bias + vaddr,
+	    .addr = *bias + vaddr,
 	    .size = size,
 	    .name = copy,
 	    .section = section,
 	    .file_backed = section[1] == 'd' || section[2] == 'd', /* .data, .ldata */
 	};
-	s->found++;
 }
 
 /* true when the module holds `self` */
@@ -218,8 +211,8 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 		unreadable_g++;
 		return 0;
 	}
-	scan_t s = {.bias = info->dlpi_addr, .min = a->min};
-	if (hmpt_elf_data_objects(img, (size_t)st.st_size, a->min, add_object, &s) < 0)
+	uintptr_t bias = info->dlpi_addr;
+	if (hmpt_elf_data_objects(img, (size_t)st.st_size, a->min, add_object, &bias) < 0)
 		unreadable_g++;
 	munmap(img, (size_t)st.st_size);
 	return 0;

@@ -52,7 +52,8 @@ uint32_t hmpt_statics_count(void);
 hmpt_static_t *hmpt_statics_get(uint32_t i);
 /* The object holding addr, or NULL. */
 const hmpt_static_t *hmpt_statics_at(uintptr_t addr);
-/* Modules with objects whose file could not be read (skipped), for messages. */
+/* Modules with large writable data whose file could not be read or parsed
+ * (skipped), for messages. */
 uint32_t hmpt_statics_unreadable(void);
 
 /* The page range an object's placement covers: each end rounded to the
