@@ -3,7 +3,8 @@
 # blocks (static_common, Fortran) are found before main, listed by name and
 # size, and placed when a plan names them: page advice checked in
 # /proc/self/smaps, pages shared by two objects by the documented rule, the
-# kernels' results checked.  (Nodes: tests/vm/statics.sh in the guest.)
+# kernels' results checked; and the tuner ranks and places them.  (Nodes:
+# tests/vm/statics.sh in the guest.)
 [ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
 grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
 	skip "transparent huge pages are disabled here (enabled = never)"
@@ -119,3 +120,32 @@ expect "$work/runf" work flags -
 expect "$work/runf" work thp_kb 0
 [ ! -s "$work/runf.err" ] || fail "the shim said: $(cat "$work/runf.err")"
 note "Fortran: /grid/ hg ($(field "$work/runf" grid thp_kb) kB in THP), /work/ untouched"
+
+# 7. the tuner ranks, groups and places static sites like any other: table
+# (every first touch of the gather) is G1; each configuration's plan names
+# every static site, the fast ones in fast and the rest in slow
+$TUNE -q -o "$work/tune" -p thp,4k -g 2 -r 2 -m 'gather_s=' -- "$S" gather 5 >"$work/tune.out" \
+	2>&1 || fail "hmpt-tune on static_stream: $(tail -5 "$work/tune.out")"
+python3 - "$work/tune" <<'PY' || fail "tuner results (the assertion above)"
+import json, os, sys
+d = sys.argv[1]
+r = json.load(open(os.path.join(d, "results.json")))
+first = [s for s in r["sites"] if s["group"] == "G1"]
+assert [s["location"] for s in first] == ["table (static, .bss)"], first
+assert len(r["sites"]) == 6 and all("(static, ." in s["location"] for s in r["sites"]), r["sites"]
+g1 = [c for c in r["configs"] if c["label"] == "G1"][0]
+plan = json.load(open(os.path.join(d, "plans", g1["key"] + ".json")))
+pools = {" ".join(s["symbols"]): g["pool"] for g in plan["groups"] for s in g["sites"]}
+assert pools["table (static, .bss)"] == "fast" and len(pools) == 6, pools
+assert sorted(p for n, p in pools.items() if n != "table (static, .bss)") == ["slow"] * 5, pools
+slow = json.load(open(os.path.join(d, "plan-slow.json")))
+assert sum(len(g["sites"]) for g in slow["groups"] if g["pool"] == "slow") == 6, slow
+print("G1 =", first[0]["location"], "alone %.3fx" % g1["speedup"])
+PY
+g1=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print([c for c in r["configs"] if c["label"] == "G1"][0]["key"])' "$work/tune/results.json")
+HMPT_PLAN=$work/tune/plans/$g1.json LD_PRELOAD=$LIB "$S" report >"$work/rung1" 2>&1 || fail "G1's plan"
+expect "$work/rung1" table flags hg
+for x in a b c; do expect "$work/rung1" $x flags nh; done
+note "tuner: table (static) is G1, its plan gives it thp and the other static arrays 4k"
