@@ -29,7 +29,7 @@ static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame, hmpt_s
 	return hmpt_sym_resolve(sym, hmpt_prof_module_path(prof, module), off, out, max);
 }
 
-static bool is_static(const json_t *site)
+bool hmpt_report_is_static(const json_t *site)
 {
 	const char *kind = hmpt_prof_str(site, "kind");
 	return kind && strcmp(kind, "static") == 0;
@@ -37,7 +37,7 @@ static bool is_static(const json_t *site)
 
 bool hmpt_report_static_text(const json_t *site, char *buf, size_t cap)
 {
-	if (!is_static(site))
+	if (!hmpt_report_is_static(site))
 		return false;
 	snprintf(buf, cap, "%s (static, %s)", hmpt_prof_str(site, "symbol") ?: "??",
 	         hmpt_prof_str(site, "section") ?: "?");
@@ -53,7 +53,7 @@ uint64_t hmpt_report_static_bytes(const json_t *prof, size_t *count)
 	*count = 0;
 	json_array_foreach(json_object_get(prof, "sites"), i, s)
 	{
-		if (is_static(s)) {
+		if (hmpt_report_is_static(s)) {
 			bytes += hmpt_prof_u64(s, "bytes");
 			(*count)++;
 		}
@@ -72,7 +72,7 @@ static uint64_t all_bytes(const json_t *prof)
 void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
                         hmpt_site_loc_t *loc)
 {
-	if (is_static(site)) { /* a data address: no function to find */
+	if (hmpt_report_is_static(site)) { /* a data address: no function to find */
 		loc->function = hmpt_prof_str(site, "symbol") ?: "??";
 		snprintf(loc->location, sizeof(loc->location), "static, %s",
 		         hmpt_prof_str(site, "section") ?: "?");

@@ -39,6 +39,8 @@ typedef struct {
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
                             size_t cap);
 
+/* A site of kind "static" (a static data object, not a call stack). */
+bool hmpt_report_is_static(const json_t *site);
 /* A static data object (kind "static"): true, and "a (static, .bss)" in buf;
  * false for heap sites. */
 bool hmpt_report_static_text(const json_t *site, char *buf, size_t cap);

@@ -352,6 +352,26 @@ static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
 	return false;
 }
 
+/* One group of configuration c's plan, unless empty: its fast sites of
+ * tuner group g (fast), or its static sites that are not fast (slow). */
+static void add_group(hmpt_tune_t *t, const hmpt_tconfig_t *c, json_t *groups, int g, bool fast,
+                      const char *name)
+{
+	json_t *list = json_array();
+
+	for (int i = 0; i < t->nsites; i++)
+		if (fast ? c->fast[i] && t->sites[i].group == g
+		         : !c->fast[i] && hmpt_report_is_static(t->sites[i].json))
+			json_array_append_new(
+			    list, hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
+	if (json_array_size(list) == 0) {
+		json_decref(list);
+		return;
+	}
+	json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", name, "pool",
+	                                        fast ? "fast" : "slow", "sites", list));
+}
+
 /* The plan of configuration c: the fast sites in the fast pool, one group
  * per tuner group (or one group before grouping); the rest in the slow pool
  * by default, and static data in it by name (the default pool does not
@@ -363,35 +383,10 @@ static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *
 
 	json_object_set_new(pools, "fast", fast);
 	json_object_set(pools, "slow", t->slow_pool);
-	for (int g = -1; g < t->ngroups; g++) {
-		json_t *list = json_array();
-		for (int i = 0; i < t->nsites; i++)
-			if (c->fast[i] && t->sites[i].group == g)
-				json_array_append_new(
-				    list,
-				    hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
-		if (json_array_size(list) == 0) {
-			json_decref(list);
-			continue;
-		}
-		json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name",
-		                                        g < 0 ? "fast" : t->groups[g].name, "pool",
-		                                        "fast", "sites", list));
-	}
+	for (int g = -1; g < t->ngroups; g++)
+		add_group(t, c, groups, g, true, g < 0 ? "fast" : t->groups[g].name);
 	/* static data goes to a pool only when named: the slow ones too */
-	json_t *slow_static = json_array();
-	for (int i = 0; i < t->nsites; i++) {
-		const char *kind = hmpt_prof_str(t->sites[i].json, "kind");
-		if (!c->fast[i] && kind && strcmp(kind, "static") == 0)
-			json_array_append_new(
-			    slow_static,
-			    hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
-	}
-	if (json_array_size(slow_static))
-		json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", "slow-static",
-		                                        "pool", "slow", "sites", slow_static));
-	else
-		json_decref(slow_static);
+	add_group(t, c, groups, 0, false, "slow-static");
 	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;
