@@ -452,9 +452,11 @@ static int site_pool(uint32_t site)
 
 static int warned_static_pool_g[HMPT_PLAN_MAX_POOLS], warned_static_file_g;
 
-/* "static a (16.0 MiB in .bss of stream)" */
-static void fmt_static(hmpt_fmt_t *f, const hmpt_static_t *o, const hmpt_site_t *s)
+/* Begins a log line with the object: "static a (16.0 MiB in .bss of stream)" */
+static void begin_static(hmpt_fmt_t *f, char *buf, size_t len, const hmpt_static_t *o,
+                         const hmpt_site_t *s)
 {
+	hmpt_log_begin(f, buf, len);
 	hmpt_fmt_str(f, "static ");
 	hmpt_fmt_str(f, o->name);
 	hmpt_fmt_str(f, " (");
@@ -465,20 +467,6 @@ static void fmt_static(hmpt_fmt_t *f, const hmpt_static_t *o, const hmpt_site_t 
 	hmpt_fmt_str(f,
 	             s->mods[0] == HMPT_MODULE_UNKNOWN ? "??" : hmpt_modules_get(s->mods[0])->name);
 	hmpt_fmt_char(f, ')');
-}
-
-static void say_static(int level, const hmpt_static_t *o, const hmpt_site_t *s, const char *a,
-                       const char *pool, const char *b)
-{
-	char buf[512];
-	hmpt_fmt_t f;
-
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	fmt_static(&f, o, s);
-	hmpt_fmt_str(&f, a);
-	hmpt_fmt_str(&f, pool);
-	hmpt_fmt_str(&f, b);
-	hmpt_log_end(&f, level);
 }
 
 /* Pools that make their own memory (memkind kinds, hugetlbfs pages) cannot
@@ -494,8 +482,7 @@ static int static_pool(int pool, const hmpt_static_t *o, const hmpt_site_t *s)
 		if (hmpt_log_first(&warned_static_pool_g[pool])) {
 			char buf[512];
 			hmpt_fmt_t f;
-			hmpt_log_begin(&f, buf, sizeof(buf));
-			fmt_static(&f, o, s);
+			begin_static(&f, buf, sizeof(buf), o, s);
 			hmpt_fmt_str(&f, memkind ? ": memkind pool " : ": pool ");
 			hmpt_fmt_str(&f, pp->name);
 			hmpt_fmt_str(
@@ -551,17 +538,20 @@ static void place_static(const hmpt_static_t *o)
 	if (c.pool == HMPT_POOL_SYSTEM)
 		return;
 	const hmpt_plan_pool_t *pp = &plan_g.pools[c.pool];
-	if (o->file_backed && pp->pages == HMPT_PAGES_THP && hmpt_log_first(&warned_static_file_g))
-		say_static(HMPT_LOG_WARN, o, s,
-		           " is initialised data, mapped from the file: the kernel gives it no "
-		           "transparent huge pages (anonymous memory only); it and any like it get "
-		           "only the node policy of pool ",
-		           pp->name, "");
+	char buf[512];
+	hmpt_fmt_t f;
+	if (o->file_backed && pp->pages == HMPT_PAGES_THP &&
+	    hmpt_log_first(&warned_static_file_g)) {
+		begin_static(&f, buf, sizeof(buf), o, s);
+		hmpt_fmt_str(&f,
+		             " is initialised data, mapped from the file: the kernel gives it "
+		             "no transparent huge pages (anonymous memory only); it and any like "
+		             "it get only the node policy of pool ");
+		hmpt_fmt_str(&f, pp->name);
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	}
 	if (hmpt_log_level_g >= HMPT_LOG_INFO) {
-		char buf[512];
-		hmpt_fmt_t f;
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		fmt_static(&f, o, s);
+		begin_static(&f, buf, sizeof(buf), o, s);
 		hmpt_fmt_str(&f, ": pool ");
 		hmpt_fmt_str(&f, pp->name);
 		hmpt_fmt_str(&f, ", pages 0x");
@@ -1278,12 +1268,12 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	if (statics && opt_g[HMPT_OPT_PLAN].str)
 		pthread_once(&place_once_g, place_init_once);
 	pthread_once(&sites_once_g, sites_init_once);
-	if (statics && __atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
-		statics_register();
-	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE)) {
+		if (statics)
+			statics_register();
 		hmpt_sites_warmup();
-	if (__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE))
 		sample_start();
+	}
 	guard_tl = 0;
 }
 
