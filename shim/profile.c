@@ -155,22 +155,17 @@ static void write_process(hmpt_fmt_t *f, const hmpt_profile_info_t *info)
 	hmpt_fmt_str(f, "  \"process\": {\n    ");
 	kv_u64(f, "pid", (uint64_t)getpid(), ", ");
 	kv_u64(f, "ppid", (uint64_t)getppid(), ",\n    ");
-	key(f, "exe");
-	hmpt_fmt_json_str(f, hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) < 0 ? "" : exe);
-	hmpt_fmt_str(f, ",\n    ");
+	kv_str(f, "exe", hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) < 0 ? "" : exe,
+	       ",\n    ");
 	key(f, "cmdline");
 	write_cmdline(f);
 	hmpt_fmt_str(f, ",\n    ");
-	key(f, "hostname");
-	hmpt_fmt_json_str(f, uname(&u) == 0 ? u.nodename : "");
-	hmpt_fmt_str(f, ",\n    ");
+	kv_str(f, "hostname", uname(&u) == 0 ? u.nodename : "", ",\n    ");
 	key(f, "start_unix");
 	hmpt_fmt_fixed(f, info->start_unix, 6);
 	hmpt_fmt_str(f, ", ");
 	kv_sec(f, "duration_s", hmpt_sys_now_ns() - hmpt_sites_t0_ns(), ", ");
-	key(f, "end");
-	hmpt_fmt_json_str(f, ends[info->end]);
-	hmpt_fmt_str(f, ", ");
+	kv_str(f, "end", ends[info->end], ", ");
 	key(f, "forked");
 	hmpt_fmt_str(f, info->forked ? "true" : "false");
 	if (hmpt_job_g.rank >= 0) {
@@ -206,12 +201,8 @@ static void write_modules(hmpt_fmt_t *f)
 		if (!m->used)
 			continue;
 		hmpt_fmt_str(f, first ? "\n    {" : ",\n    {");
-		key(f, "name");
-		hmpt_fmt_json_str(f, m->name);
-		hmpt_fmt_str(f, ", ");
-		key(f, "path");
-		hmpt_fmt_json_str(f, m->path);
-		hmpt_fmt_str(f, ", ");
+		kv_str(f, "name", m->name, ", ");
+		kv_str(f, "path", m->path, ", ");
 		key(f, "build_id");
 		hmpt_fmt_char(f, '"');
 		for (unsigned k = 0; k < m->build_id_len; k++)
@@ -269,9 +260,7 @@ static void write_site_placement(hmpt_fmt_t *f, const hmpt_site_t *s)
 	if (!hmpt_pools_active() || !s->decided)
 		return;
 	hmpt_fmt_str(f, ",\n      \"placement\": {");
-	key(f, "pool");
-	hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, s->pool));
-	hmpt_fmt_str(f, ", ");
+	kv_str(f, "pool", hmpt_plan_pool_name(pl, s->pool), ", ");
 	key(f, "group");
 	if (s->plan_site >= 0)
 		hmpt_fmt_json_str(f, pl->groups[pl->sites[s->plan_site].group].name);
@@ -286,9 +275,7 @@ static void write_site_placement(hmpt_fmt_t *f, const hmpt_site_t *s)
 		if (!pp->allocations)
 			continue;
 		hmpt_fmt_str(f, first ? "\n        {" : ",\n        {");
-		key(f, "pool");
-		hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, pool));
-		hmpt_fmt_str(f, ", ");
+		kv_str(f, "pool", hmpt_plan_pool_name(pl, pool), ", ");
 		kv_u64(f, "allocations", pp->allocations, ", ");
 		kv_u64(f, "bytes", pp->bytes, ", ");
 		key(f, "fallback");
@@ -328,12 +315,8 @@ static void write_plan(hmpt_fmt_t *f)
 	if (!hmpt_pools_active())
 		return;
 	hmpt_fmt_str(f, "  \"plan\": {\n    ");
-	key(f, "path");
-	hmpt_fmt_json_str(f, pl->path);
-	hmpt_fmt_str(f, ", ");
-	key(f, "default_pool");
-	hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, pl->default_pool));
-	hmpt_fmt_str(f, ",\n    ");
+	kv_str(f, "path", pl->path, ", ");
+	kv_str(f, "default_pool", hmpt_plan_pool_name(pl, pl->default_pool), ",\n    ");
 	kv_nodes(f, "hbm", &t->hbm, t->hbm_src);
 	hmpt_fmt_str(f, ", ");
 	kv_nodes(f, "ddr", &t->ddr, t->ddr_src);
@@ -343,37 +326,28 @@ static void write_plan(hmpt_fmt_t *f)
 		hmpt_pool_stats_t st;
 		hmpt_pools_stats(i, &st);
 		hmpt_fmt_str(f, i ? ",\n      {" : "\n      {");
-		key(f, "name");
-		hmpt_fmt_json_str(f, p->name);
-		hmpt_fmt_str(f, ", ");
+		kv_str(f, "name", p->name, ", ");
 		key(f, "nodes");
 		json_nodemask(f, &st.nodes);
 		hmpt_fmt_str(f, ", ");
-		key(f, "policy");
-		hmpt_fmt_json_str(
-		    f, p->nodes == HMPT_NODES_NONE ? "none" : hmpt_plan_policy_name(p->policy));
-		hmpt_fmt_str(f, ", ");
-		key(f, "pages");
-		hmpt_fmt_json_str(f, hmpt_plan_pages_name(p->pages));
-		hmpt_fmt_str(f, ", ");
+		kv_str(f, "policy",
+		       p->nodes == HMPT_NODES_NONE ? "none" : hmpt_plan_policy_name(p->policy),
+		       ", ");
+		kv_str(f, "pages", hmpt_plan_pages_name(p->pages), ", ");
 		key(f, "kind");
 		if (p->backend == HMPT_BACKEND_MEMKIND && p->kind >= 0)
 			hmpt_fmt_json_str(f, hmpt_plan_kinds_g[p->kind]);
 		else
 			hmpt_fmt_str(f, "null");
 		hmpt_fmt_str(f, ", ");
-		key(f, "fallback");
-		hmpt_fmt_json_str(f, hmpt_plan_pool_name(pl, p->fallback));
-		hmpt_fmt_str(f, ",\n       ");
+		kv_str(f, "fallback", hmpt_plan_pool_name(pl, p->fallback), ",\n       ");
 		key(f, "budget_bytes");
 		if (st.budget == UINT64_MAX)
 			hmpt_fmt_str(f, "null");
 		else
 			hmpt_fmt_u64(f, st.budget);
 		hmpt_fmt_str(f, ", ");
-		key(f, "budget_from");
-		hmpt_fmt_json_str(f, st.budget_from);
-		hmpt_fmt_str(f, ", ");
+		kv_str(f, "budget_from", st.budget_from, ", ");
 		kv_u64(f, "peak_bytes", st.peak, ",\n       ");
 		kv_u64(f, "allocations", st.allocations, ", ");
 		kv_u64(f, "bytes", st.bytes, ", ");
