@@ -93,8 +93,8 @@ char **hmpt_child_env(const char *lib, char *const *set, size_t *added)
 	for (size_t i = 0; i < n; i++) {
 		int replaced = !strncmp(environ[i], "LD_PRELOAD=", 11);
 		for (size_t j = 0; j < nset && !replaced; j++) {
-			size_t len = strcspn(set[j], "=") + 1;
-			replaced = !strncmp(environ[i], set[j], len);
+			size_t len = strcspn(set[j], "=");
+			replaced = !strncmp(environ[i], set[j], len) && environ[i][len] == '=';
 		}
 		if (!replaced)
 			env[k++] = environ[i];
@@ -106,7 +106,7 @@ char **hmpt_child_env(const char *lib, char *const *set, size_t *added)
 		return NULL;
 	}
 	for (size_t j = 0; j < nset; j++)
-		if (!(env[k++] = strdup(set[j]))) {
+		if (strchr(set[j], '=') && !(env[k++] = strdup(set[j]))) {
 			hmpt_child_env_free(env, *added);
 			return NULL;
 		}

@@ -18,8 +18,9 @@ int hmpt_lib_resolve(const char *opt, char *out, size_t cap);
 /* mkdir -p; 0 or -errno */
 int hmpt_mkdir_p(const char *dir);
 /* Our environment with LD_PRELOAD=lib (before any LD_PRELOAD already set)
- * and each "NAME=value" of `set` (NULL-terminated) replacing NAME.  Entries
- * from index *added on are allocated here: free them and the array. */
+ * and each "NAME=value" of `set` (NULL-terminated) replacing NAME; a bare
+ * "NAME" removes it.  Entries from index *added on are allocated here: free
+ * them and the array. */
 char **hmpt_child_env(const char *lib, char *const *set, size_t *added);
 void hmpt_child_env_free(char **env, size_t added);
 /* Remove per-process profiles and their merged outputs from dir. */

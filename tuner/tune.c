@@ -495,7 +495,7 @@ static void measured_set(sitem_t *it, const char *plan_path, const char *min_siz
 	snprintf(it->planvar, sizeof(it->planvar), "HMPT_PLAN=%s", plan_path);
 	it->set[n++] = it->planvar;
 	it->set[n++] = "HMPT_SAMPLE=off";
-	it->set[n++] = "HMPT_PROFILE=";
+	it->set[n++] = "HMPT_PROFILE"; /* removed: an empty value draws a warning */
 	if (min_size) {
 		snprintf(it->minvar, sizeof(it->minvar), "HMPT_MIN_SIZE=%s", min_size);
 		it->set[n++] = it->minvar;

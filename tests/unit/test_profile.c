@@ -1,5 +1,6 @@
 /* test_profile.c — the tuner's profile loader (field-level errors), merger
- * and frame parser, on small files written here. */
+ * and frame parser, on small files written here; the environment of the
+ * runs it starts. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include "check.h"
 
 #include "profiles.h"
+#include "profrun.h"
 #include "symbolize.h"
 
 static char dir[] = "/tmp/hmpt-test-profile.XXXXXX";
@@ -142,6 +144,24 @@ int main(void)
 	int n = hmpt_sym_resolve(sym, "/nonexistent/module.so", 0x1234, fr, 8);
 	CHECK(n == 1 && !strcmp(fr[0].function, "??") && fr[0].file == NULL);
 	hmpt_sym_free(sym);
+
+	/* a measured run's environment: NAME=value replaces, a bare NAME removes */
+	setenv("HMPT_PROFILE", "/tmp/p.json", 1);
+	setenv("HMPT_SAMPLE", "faults", 1);
+	setenv("HMPT_PROFILE_X", "kept", 1);
+	char *set[] = {"HMPT_SAMPLE=off", "HMPT_PROFILE", NULL};
+	size_t added;
+	char **env = hmpt_child_env("/x/libhmpt.so", set, &added);
+	int profile_vars = 0, sample_vars = 0, kept = 0, preload = 0;
+	for (char **e = env; e && *e; e++) {
+		profile_vars += !strncmp(*e, "HMPT_PROFILE=", 13) || !strcmp(*e, "HMPT_PROFILE");
+		sample_vars += !strncmp(*e, "HMPT_SAMPLE=", 12);
+		CHECK(strncmp(*e, "HMPT_SAMPLE=", 12) || !strcmp(*e, "HMPT_SAMPLE=off"));
+		kept += !strcmp(*e, "HMPT_PROFILE_X=kept");
+		preload += !strncmp(*e, "LD_PRELOAD=/x/libhmpt.so", 24);
+	}
+	CHECK(env && profile_vars == 0 && sample_vars == 1 && kept == 1 && preload == 1);
+	hmpt_child_env_free(env, added);
 
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
