@@ -324,10 +324,11 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	fprintf(f, "</code>, slow = <code>");
 	html_text(f, t->slow_name);
 	fprintf(f,
-	        "</code>. Measured by %s, %d runs per configuration; intervals at %.2f %% "
-	        "(%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
+	        "</code>. Measured by %s, %d runs per configuration and %d of all-slow; "
+	        "intervals at %.2f %% (%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
 	        t->metric ? "a figure the program prints" : "wall-clock time", t->reps,
-	        100 * (1 - t->alpha_used), 100 * (1 - t->alpha), t->nconfigs - 1);
+	        t->configs[t->ref].sum.n, 100 * (1 - t->alpha_used), 100 * (1 - t->alpha),
+	        t->nconfigs - 1);
 	choice_line(f, t, t->best, "Best", "plan-best.json", true);
 	choice_line(f, t, t->best90, "90 % of best", "plan-90.json", true);
 	if (t->capacity)

@@ -62,7 +62,9 @@ const char hmpt_tune_usage[] =
     "                        group, or the first number after the match), not by\n"
     "                        wall clock; e.g. 'Time in seconds'\n"
     "      --higher-is-better  the metric is a rate (Mop/s, GB/s), not a time\n"
-    "  -r, --reps N          runs of each configuration (default: 3; at least 2)\n"
+    "  -r, --reps N          runs of each configuration (default: 3; at least 2);\n"
+    "                        all-slow runs about sqrt(configurations) times as\n"
+    "                        often, since every comparison uses it\n"
     "  -g, --groups K        groups, 1-10: 2^K configurations (default: 8)\n"
     "  -G, --group IDS       a group of your own: site ids (or 4+ digit prefixes),\n"
     "                        comma-separated (repeatable); skips the ranking runs;\n"
@@ -736,72 +738,77 @@ static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int
 	return rc;
 }
 
-/* The order of round r: `list` shuffled, the same on every resumption. */
-static void shuffle_round(int *order, const int *list, int n, int r)
+/* Runs of the reference per round when k configurations are compared with
+ * it: every comparison uses its mean, and about sqrt(k) runs of it to one of
+ * each of the others give the narrowest intervals for the runs spent
+ * (Dunnett's allocation); a slow outlier among its runs also weighs less. */
+int hmpt_tune_ref_share(int k)
+{
+	int m = (int)lround(sqrt(k > 0 ? k : 0));
+	return m < 1 ? 1 : m;
+}
+
+/* Round r's runs (configuration, rep) shuffled, the same on every
+ * resumption. */
+static void shuffle_round(int (*items)[2], int n, int r)
 {
 	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
-	for (int i = 0; i < n; i++)
-		order[i] = list[i];
 	for (int i = n - 1; i > 0; i--) {
 		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		int j = (int)(s % (uint64_t)(i + 1)), tmp = order[i];
-		order[i] = order[j];
-		order[j] = tmp;
+		int j = (int)(s % (uint64_t)(i + 1)), tmp[2] = {items[i][0], items[i][1]};
+		items[i][0] = items[j][0], items[i][1] = items[j][1];
+		items[j][0] = tmp[0], items[j][1] = tmp[1];
 	}
 }
 
 /* Every configuration in `list`, reps times, round-robin in a shuffled
- * order per round, after one run that is not counted (list[0], the phase's
- * reference: the first run after a pause meets cold caches and files). */
+ * order per round, the reference (list[0]) its share of times per round;
+ * here after one run that is not counted (of the reference: the first run
+ * after a pause meets cold caches and files). */
 static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 {
-	int order[n > 0 ? n : 1];
+	int share = hmpt_tune_ref_share(n - 1), per_round = n - 1 + share, k = 0, rc = 0;
+	int(*seq)[2] = calloc((size_t)(t->reps * per_round) + 1, sizeof(*seq));
 
+	if (!seq)
+		return -1;
+	t->configs[list[0]].share = share;
+	for (int r = 0; r < t->reps; r++) {
+		int(*round)[2] = seq + k, m = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < (i ? 1 : share); j++) {
+				round[m][0] = list[i];
+				round[m++][1] = i ? r : r * share + j;
+			}
+		shuffle_round(round, m, r);
+		for (int i = 0; i < m; i++)
+			if (!config_has_rep(&t->configs[round[i][0]], round[i][1])) {
+				seq[k][0] = round[i][0];
+				seq[k++][1] = round[i][1];
+			}
+	}
 	x->done = 0;
 	x->spent = 0;
-	x->total = 0;
-	for (int r = 0; r < t->reps; r++)
-		for (int i = 0; i < n; i++)
-			x->total += !config_has_rep(&t->configs[list[i]], r);
+	x->total = k;
 	if (slurm_g) {
-		int(*seq)[2] = calloc((size_t)(x->total + 1), sizeof(*seq)), k = 0;
-		for (int r = 0; r < t->reps; r++) {
-			shuffle_round(order, list, n, r);
-			for (int i = 0; i < n; i++)
-				if (!config_has_rep(&t->configs[order[i]], r)) {
-					seq[k][0] = order[i];
-					seq[k++][1] = r;
-				}
-		}
-		int rc = measure_slurm(t, x, (const int(*)[2])seq, k);
-		free(seq);
-		if (x->progress && x->total)
-			fprintf(stderr, "\r\033[K");
-		return rc;
-	}
-	if (x->total) {
+		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
+	} else if (k) {
 		char plan_path[PATH_MAX], log[PATH_MAX];
-		if (config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path)) != 0)
-			return -1;
+		rc = config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path));
 		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-		if (x->progress)
+		if (rc == 0 && x->progress)
 			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-		run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout, false);
-		if (interrupted)
-			return -1;
+		if (rc == 0)
+			run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
+			             false);
+		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
+			rc = run_config(t, x, seq[i][0], seq[i][1]);
+		rc = interrupted ? -1 : rc;
 	}
-	for (int r = 0; r < t->reps; r++) {
-		shuffle_round(order, list, n, r);
-		for (int i = 0; i < n; i++) {
-			if (config_has_rep(&t->configs[order[i]], r))
-				continue;
-			if (run_config(t, x, order[i], r) != 0)
-				return -1;
-		}
-	}
+	free(seq);
 	if (x->progress && x->total)
 		fprintf(stderr, "\r\033[K");
-	return 0;
+	return rc;
 }
 
 /* ------------------------------------------------------------ analysis */
@@ -813,7 +820,8 @@ static void summarize(hmpt_tune_t *t, hmpt_tconfig_t *c)
 
 	c->nfailed = 0;
 	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].status == 0 && c->runs[i].rep < t->reps)
+		if (c->runs[i].status == 0 &&
+		    c->runs[i].rep < t->reps * (c->share > 1 ? c->share : 1))
 			v[n++] = c->runs[i].value;
 		else if (c->runs[i].status != 0)
 			c->nfailed++;
@@ -1114,7 +1122,8 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			fprintf(stderr,
 			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
 			        "(%d runs)\n",
-			        t->nsites, t->nsites == 1 ? "" : "s", t->program, n * t->reps);
+			        t->nsites, t->nsites == 1 ? "" : "s", t->program,
+			        (n - 1 + hmpt_tune_ref_share(n - 1)) * t->reps);
 		if (measure(t, x, list, n) != 0) {
 			free(fast);
 			return -1;
@@ -1194,9 +1203,10 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 	free(fast);
 	if (!x->quiet)
 		fprintf(stderr,
-		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each\n",
+		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
+		        "%d of all-slow\n",
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
-		        t->reps == 1 ? "" : "s");
+		        t->reps == 1 ? "" : "s", t->reps * hmpt_tune_ref_share(ncomb - 1));
 	return measure(t, x, list, ncomb);
 }
 

@@ -48,6 +48,7 @@ typedef struct {
 	bool in_combos; /* one of the 2^K */
 	int ref;        /* the all-slow configuration of its phase: runs of a phase
 	                   are compared only with each other */
+	int share;      /* runs per round (0: one; the reference: more) */
 	uint64_t fast_bytes;
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
@@ -101,6 +102,10 @@ static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
 {
 	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
 }
+
+/* Runs of the all-slow reference per round when k configurations are
+ * compared with it (about sqrt(k)). */
+int hmpt_tune_ref_share(int k);
 
 /* results.c: results.json, results.csv, plots, report.html, the summary
  * table; 0 or nonzero after a message. */

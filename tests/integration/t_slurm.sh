@@ -26,11 +26,13 @@ python3 - "$work/slurm" "$(hostname -s)" <<'PY' || fail "the journal does not sa
 import json, os, sys
 d, host = sys.argv[1], sys.argv[2]
 runs = [json.loads(l) for l in open(d + "/journal.jsonl") if '"config"' in l]
-assert len(runs) == 42, len(runs)
+# ranking: 4 sites alone and 2 of all-slow, twice; then 15 combinations
+# and 4 of all-slow, twice
+assert len(runs) == 50, len(runs)
 bad = [r for r in runs if r.get("host") != host or r["status"] != 0]
 assert not bad, bad[:3]
 jobs = [f for f in os.listdir(d + "/runs") if f.endswith(".sbatch")]
-assert len(jobs) >= 42, len(jobs)
+assert len(jobs) >= 50, len(jobs)
 print(f"{len(runs)} runs, each a batch job on {host}")
 PY
 

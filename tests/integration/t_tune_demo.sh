@@ -47,10 +47,11 @@ assert not better, better
 print("capacity 600M:", byk[fit["key"]]["label"], round(fit["speedup"], 3))
 PY
 
-# every run is in results.csv: all-slow and 4 sites alone to rank, then the 16
-# combinations measured afresh with their own all-slow runs, 3 runs each
+# every run is in results.csv: 4 sites alone and 2 x all-slow (the reference
+# runs round(sqrt(compared)) times per round) to rank, then the 15 other
+# combinations and 4 x all-slow measured afresh, 3 rounds each
 runs=$(($(wc -l <"$out/results.csv") - 1))
-[ "$runs" = 63 ] || fail "results.csv has $runs runs, want 63"
+[ "$runs" = $(((4 + 2 + 15 + 4) * 3)) ] || fail "results.csv has $runs runs, want 75"
 python3 - "$out/results.json" <<'PY' || fail "a configuration is compared across phases"
 import json, sys
 r = json.load(open(sys.argv[1]))

@@ -38,8 +38,8 @@ note "killed by SIGKILL after $second runs"
 
 "${cmd[@]}" >"$work/o3" 2>"$work/e3" || fail "the resumed tuner failed: $(cat "$work/e3")"
 grep -q "resuming from .*: $second runs done" "$work/e3" || fail "no resume message: $(cat "$work/e3")"
-python3 - "$out/journal.jsonl" <<'PY' || fail "runs repeated or missing"
-import json, sys
+python3 - "$out/journal.jsonl" "$out/results.json" <<'PY' || fail "runs repeated or missing"
+import json, math, sys
 seen = {}
 for line in open(sys.argv[1]):
     try:
@@ -50,8 +50,15 @@ for line in open(sys.argv[1]):
         k = (j["config"], j["rep"])
         assert k not in seen, f"run {k} done twice"
         seen[k] = 1
-configs = {c for c, _ in seen}
-assert len(seen) == 2 * len(configs), f"{len(seen)} runs of {len(configs)} configurations"
+# 2 runs of each configuration; of each phase's all-slow reference, 2 x
+# round(sqrt(configurations compared with it))
+configs = json.load(open(sys.argv[2]))["configs"]
+for c in configs:
+    k = sum(1 for o in configs if o["reference"] == c["key"]) - 1
+    want = 2 * max(1, round(math.sqrt(k))) if k >= 0 else 2
+    reps = sorted(r for key, r in seen if key == c["key"])
+    assert reps == list(range(want)), f"{c['label']}: runs {reps}, want {want}"
+assert len(seen) == sum(len(c["runs"]) for c in configs), "runs outside results.json"
 print(f"{len(seen)} runs of {len(configs)} configurations, none twice")
 PY
 [ -s "$out/plan-best.json" ] || fail "no plan after resuming"
