@@ -2,7 +2,8 @@
 . "$(dirname "$0")/tune_common.sh"
 # The tuner under ASan/UBSan (leaks included): a whole tuning with a
 # configuration that crashes, its plots and results; the same command again
-# reads the finished journal (6 ranking runs, 8 of the combinations) and prints
+# reads the finished journal (6 ranking runs, 10 of the combinations: 3 x 2
+# and all-slow 2 x 2) and prints
 # the same summary; then compare.
 TUNE=$B/asan/hmpt-tune
 [ -x "$TUNE" ] || fail "no ASan build of hmpt-tune"
@@ -11,7 +12,7 @@ out=$work/t
 cmd=("$TUNE" -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2 -- "$P/crashy")
 "${cmd[@]}" >"$work/s1" 2>"$work/e1" || fail "hmpt-tune exited $?: $(cat "$work/e1")"
 "${cmd[@]}" >"$work/s2" 2>"$work/e2" || fail "the second hmpt-tune exited $?: $(cat "$work/e2")"
-grep -q 'resuming from .*: 14 runs done' "$work/e2" || fail "no resume message: $(cat "$work/e2")"
+grep -q 'resuming from .*: 16 runs done' "$work/e2" || fail "no resume message: $(cat "$work/e2")"
 cmp "$work/s1" "$work/s2" || fail "the summary from the journal differs: $(diff "$work/s1" "$work/s2")"
 "$TUNE" compare --lib "$LIB" -m 'Time in seconds' "$out/plan-slow.json" "$out/plan-90.json" \
 	-- "$P/crashy" >"$work/c" 2>&1 || fail "compare exited $?: $(cat "$work/c")"
