@@ -468,16 +468,17 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		if (k >= rows && i != t->best && i != t->best90 && i != t->fit && i != c->ref &&
 		    !c->nfailed)
 			continue;
-		char acc[16] = "-", est[16] = "-", iv[32] = "-";
+		char acc[16] = "-", est[16] = "-", iv[32] = "-", runs[24];
 		if (c->access_fraction >= 0)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * c->access_fraction);
 		if (c->estimate > 0)
 			snprintf(est, sizeof(est), "%.3fx", c->estimate);
 		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
-		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %2d/%-2d  %s", c->label,
-		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, c->sum.n, c->nruns,
-		        verdict(t, i));
+		/* the reference has more runs than the others: "12/12" */
+		snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
+		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %5s  %s", c->label,
+		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, runs, verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
 			if (c->runs[r].status) {
 				fprintf(out, ": %s (run %d: %s/runs/%s.%d.log)", c->runs[r].why,
