@@ -33,16 +33,23 @@ done
 note "plan-best.json puts alloc_table and alloc_counts in the fast pool, ranked G1 and G2"
 
 # --capacity 600M: the 512 MiB table fits, table and counts (768 MiB) do not
-python3 - "$out/results.json" <<'PY' || fail "plan-capacity.json is not the best that fits"
+# (usually the table alone; when a burst of load leaves nothing that fits
+# significantly faster, as once on CI, plan-capacity.json must place nothing)
+python3 - "$out/results.json" "$out/plan-capacity.json" <<'PY' || fail "plan-capacity.json is not the best that fits"
 import json, sys
 r = json.load(open(sys.argv[1]))
 fit = r["chosen"]["capacity"]
-assert fit, "no configuration chosen for --capacity"
+fits = [c for c in r["configs"] if c["phase"] == "combinations" and c["verdict"] == "faster"
+        and c["fast_bytes"] <= 600 << 20]
+if not fit:
+    assert not fits, ("nothing chosen for --capacity", fits)
+    plan = json.load(open(sys.argv[2]))
+    assert not [g for g in plan["groups"] if g["pool"] == "fast" and g["sites"]], plan
+    print("capacity 600M: nothing that fits is faster here; plan-capacity.json places nothing")
+    sys.exit(0)
 byk = {c["key"]: c for c in r["configs"]}
 assert byk[fit["key"]]["fast_bytes"] <= 600 << 20, byk[fit["key"]]
-better = [c for c in r["configs"] if c["phase"] == "combinations" and c["verdict"] == "faster"
-          and c["fast_bytes"] <= 600 << 20
-          and c["speedup"] > fit["speedup"]]
+better = [c for c in fits if c["speedup"] > fit["speedup"]]
 assert not better, better
 print("capacity 600M:", byk[fit["key"]]["label"], round(fit["speedup"], 3))
 PY
