@@ -23,14 +23,15 @@ $TUNE plan check -q "$out/plan-best.json" || fail "plan-best.json does not pass 
 
 # the allocation functions are tail calls: a site is known by main's line
 site_of() { echo "demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)"; }
+# the table (1.15-1.2x alone) and the counts (~1.07x) ranked G1 and G2, the
+# table in plan-best's fast pool (the counts usually too, but a configuration
+# without them can come out highest by chance: plan-best is the highest point
+# estimate among the faster ones)
 best=$(plan_fast_symbols "$out/plan-best.json")
-ranked=$(plan_fast_symbols "$out/plan-best.json" G1 G2)
-for f in alloc_table alloc_counts; do
-	at=$(site_of $f)
-	grep -q "($at)" <<<"$best" || fail "$f ($at) is not in the fast pool of plan-best.json: $best"
-	grep -q "($at)" <<<"$ranked" || fail "$f ($at) is not ranked in the top two groups: $ranked"
-done
-note "plan-best.json puts alloc_table and alloc_counts in the fast pool, ranked G1 and G2"
+[ "$(group_of "$out/results.json" "$(site_of alloc_table)")" = G1 ] || fail "alloc_table is not G1"
+[ "$(group_of "$out/results.json" "$(site_of alloc_counts)")" = G2 ] || fail "alloc_counts is not G2"
+grep -q "($(site_of alloc_table))" <<<"$best" || fail "alloc_table is not in the fast pool of plan-best.json: $best"
+note "alloc_table and alloc_counts ranked G1 and G2, the table in plan-best.json's fast pool: $best"
 
 # --capacity 600M: the 512 MiB table fits, table and counts (768 MiB) do not
 # (usually the table alone; when a burst of load leaves nothing that fits
@@ -69,7 +70,7 @@ assert sum(p == "combinations" for p in phase.values()) == 16, phase
 PY
 
 tuned=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["chosen"]["best"]["speedup"])' "$out/results.json")
-$TUNE compare --lib "$LIB" -m 'Time in seconds' -r 3 "$out/plan-slow.json" \
+$TUNE compare --lib "$LIB" -m 'Time in seconds' -r 6 "$out/plan-slow.json" \
 	"$out/plan-best.json" -- "$DEMO" "${args[@]}" >"$work/cmp" 2>&1 ||
 	fail "compare failed: $(cat "$work/cmp")"
 cat "$work/cmp"

@@ -23,6 +23,12 @@ for g in plan["groups"]:
 PY
 }
 
+# group_of RESULTS LOCATION: the group of the site at LOCATION ("demo.c:88")
+group_of() {
+	python3 -c 'import json,sys
+print(" ".join(s["group"] for s in json.load(open(sys.argv[1]))["sites"] if "(" + sys.argv[2] + ")" in s["location"]))' "$1" "$2"
+}
+
 # verdicts RESULTS: "label verdict" per configuration
 verdicts() {
 	python3 -c 'import json,sys
