@@ -37,15 +37,16 @@ print(f"{len(runs)} runs, each a batch job on {host}")
 PY
 
 site_of() { echo "demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)"; }
-# (as in t_tune_demo: the table must be in plan-best's fast pool; the counts,
-# 1.07x, may lose their place there to chance)
+# (as in t_tune_demo: the table and the counts ranked first and second, in
+# either order at 2 runs each; the table in plan-best's fast pool; the
+# counts, 1.07x, may lose their place there to chance)
 for d in slurm serial; do
 	best=$(plan_fast_symbols "$work/$d/plan-best.json")
-	[ "$(group_of "$work/$d/results.json" "$(site_of alloc_table)")" = G1 ] || fail "$d: alloc_table is not G1"
-	[ "$(group_of "$work/$d/results.json" "$(site_of alloc_counts)")" = G2 ] || fail "$d: alloc_counts is not G2"
+	top2=$(group_of "$work/$d/results.json" "$(site_of alloc_table)")$(group_of "$work/$d/results.json" "$(site_of alloc_counts)")
+	[ "$top2" = G1G2 ] || [ "$top2" = G2G1 ] || fail "$d: the table and the counts are $top2, not G1 and G2"
 	grep -q "($(site_of alloc_table))" <<<"$best" || fail "$d: alloc_table is not in plan-best.json's fast pool: $best"
 done
-g() { python3 -c 'import json,sys; print(sorted((s["group"], s["id"]) for s in json.load(open(sys.argv[1]))["sites"] if s["group"] in ("G1","G2")))' "$1"; }
+g() { python3 -c 'import json,sys; print(sorted(s["id"] for s in json.load(open(sys.argv[1]))["sites"] if s["group"] in ("G1","G2")))' "$1"; }
 [ "$(g "$work/slurm/results.json")" = "$(g "$work/serial/results.json")" ] ||
 	fail "the groups differ: slurm $(g "$work/slurm/results.json"), serial $(g "$work/serial/results.json")"
 note "same choice as the serial run: G1 and G2 are the table and the counts, the table in plan-best's fast pool"

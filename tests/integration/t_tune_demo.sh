@@ -23,13 +23,14 @@ $TUNE plan check -q "$out/plan-best.json" || fail "plan-best.json does not pass 
 
 # the allocation functions are tail calls: a site is known by main's line
 site_of() { echo "demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)"; }
-# the table (1.15-1.2x alone) and the counts (~1.07x) ranked G1 and G2, the
+# the table (1.15-1.2x alone) and the counts (~1.07x) ranked G1 and G2 (in
+# either order: the ranking is by point estimate, and CI saw them swap), the
 # table in plan-best's fast pool (the counts usually too, but a configuration
 # without them can come out highest by chance: plan-best is the highest point
 # estimate among the faster ones)
 best=$(plan_fast_symbols "$out/plan-best.json")
-[ "$(group_of "$out/results.json" "$(site_of alloc_table)")" = G1 ] || fail "alloc_table is not G1"
-[ "$(group_of "$out/results.json" "$(site_of alloc_counts)")" = G2 ] || fail "alloc_counts is not G2"
+top2=$(group_of "$out/results.json" "$(site_of alloc_table)")$(group_of "$out/results.json" "$(site_of alloc_counts)")
+[ "$top2" = G1G2 ] || [ "$top2" = G2G1 ] || fail "the table and the counts are $top2, not G1 and G2"
 grep -q "($(site_of alloc_table))" <<<"$best" || fail "alloc_table is not in the fast pool of plan-best.json: $best"
 note "alloc_table and alloc_counts ranked G1 and G2, the table in plan-best.json's fast pool: $best"
 
