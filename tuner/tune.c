@@ -742,7 +742,7 @@ static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int
  * it: every comparison uses its mean, and about sqrt(k) runs of it to one of
  * each of the others give the narrowest intervals for the runs spent
  * (Dunnett's allocation); a slow outlier among its runs also weighs less. */
-int hmpt_tune_ref_share(int k)
+static int ref_share(int k)
 {
 	int m = (int)lround(sqrt(k > 0 ? k : 0));
 	return m < 1 ? 1 : m;
@@ -767,7 +767,7 @@ static void shuffle_round(int (*items)[2], int n, int r)
  * after a pause meets cold caches and files). */
 static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 {
-	int share = hmpt_tune_ref_share(n - 1), per_round = n - 1 + share, k = 0, rc = 0;
+	int share = ref_share(n - 1), per_round = n - 1 + share, k = 0, rc = 0;
 	int(*seq)[2] = calloc((size_t)(t->reps * per_round) + 1, sizeof(*seq));
 
 	if (!seq)
@@ -1123,7 +1123,7 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
 			        "(%d runs)\n",
 			        t->nsites, t->nsites == 1 ? "" : "s", t->program,
-			        (n - 1 + hmpt_tune_ref_share(n - 1)) * t->reps);
+			        (n - 1 + ref_share(n - 1)) * t->reps);
 		if (measure(t, x, list, n) != 0) {
 			free(fast);
 			return -1;
@@ -1206,7 +1206,7 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
 		        "%d of all-slow\n",
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
-		        t->reps == 1 ? "" : "s", t->reps * hmpt_tune_ref_share(ncomb - 1));
+		        t->reps == 1 ? "" : "s", t->reps * ref_share(ncomb - 1));
 	return measure(t, x, list, ncomb);
 }
 

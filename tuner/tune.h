@@ -103,10 +103,6 @@ static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
 	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
 }
 
-/* Runs of the all-slow reference per round when k configurations are
- * compared with it (about sqrt(k)). */
-int hmpt_tune_ref_share(int k);
-
 /* results.c: results.json, results.csv, plots, report.html, the summary
  * table; 0 or nonzero after a message. */
 int hmpt_tune_write_results(hmpt_tune_t *t);
