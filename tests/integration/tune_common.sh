@@ -35,3 +35,17 @@ verdicts() {
 for c in json.load(open(sys.argv[1]))["configs"]:
     print(c["label"].replace(" ", "_"), c["verdict"])' "$1"
 }
+
+# The modelled workload (tests/progs/model.c): its figure follows exactly from
+# where its pages are, so a tuning's answer is known before it runs
+# (tests/integration/model_truth.py computes it).
+MODEL=$P/model
+model_py() { # model_py SCRIPT-ARGS...: python3 with model_truth importable
+	PYTHONPATH=$top/tests/integration${PYTHONPATH:+:$PYTHONPATH} python3 "$@"
+}
+
+# model_site PROFILE-DIR NAME: the id of the model's array NAME (h0-h5: the
+# site in alloc_hN; s0, s1: the static object)
+model_site() {
+	awk -F'\t' -v f="$2" 'NR > 1 && ($8 == f || $8 == "alloc_" f) { print $1; exit }' "$1/sites.tsv"
+}

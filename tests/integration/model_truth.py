@@ -1,0 +1,92 @@
+"""The true figures of tests/progs/model.c's cost model, for the tuner's
+exact tests: what every configuration of a tuning must come out as.
+
+model_args: the model's own command line (options and arrays), parsed as
+model.c parses it; true_time(fast) is its figure with the arrays in `fast`
+wholly in the fast pool and the others wholly in the slow one (noise aside).
+"""
+import json
+import re
+
+STATIC_BYTES = 8 << 20
+
+
+def parse_size(s):
+    m = re.fullmatch(r"(\d+)([KMG]?)", s)
+    assert m, s
+    return int(m.group(1)) << {"": 0, "K": 10, "M": 20, "G": 30}[m.group(2)]
+
+
+class Model:
+    def __init__(self, args):
+        self.arrays = {}  # name -> (bytes, weight, ratio)
+        self.base = 0.0
+        self.saturate = 0.0
+        self.pairs = []
+        self.noise = 0.0
+        it = iter(args)
+        for a in it:
+            if a == "--base":
+                self.base = float(next(it))
+            elif a == "--saturate":
+                self.saturate = float(next(it))
+            elif a == "--noise":
+                self.noise = float(next(it))
+            elif a == "--pair":
+                x, y, s = next(it).split(",")
+                self.pairs.append((x, y, float(s)))
+            elif a.startswith("--"):
+                next(it)
+            else:
+                f = a.split(":")
+                size = STATIC_BYTES if f[1] == "-" else parse_size(f[1])
+                self.arrays[f[0]] = (size, float(f[2]), float(f[3]) if len(f) > 3 else 2.0)
+
+    def true_time(self, fast):
+        slow = self.base + sum(w for _, w, _ in self.arrays.values())
+        saved = sum(w * (1 - 1 / r) for n, (_, w, r) in self.arrays.items() if n in fast)
+        if self.saturate > 0:
+            saved = saved * self.saturate / (saved + self.saturate)
+        t = slow - saved
+        t += sum(s for x, y, s in self.pairs if x in fast and y in fast)
+        return t
+
+    def speedup(self, fast):
+        return self.true_time(()) / self.true_time(fast)
+
+
+def array_of(location):
+    """'alloc_h1 (model.c:61)' -> 'h1'; 's0 (static, .bss)' -> 's0'"""
+    m = re.match(r"(?:alloc_)?([hs]\d)\b", location)
+    assert m, location
+    return m.group(1)
+
+
+class Tuning:
+    """A finished tuning's results.json, its sites named by the model's arrays"""
+
+    def __init__(self, path):
+        self.r = json.load(open(path))
+        self.site_array = {s["id"]: array_of(s["location"]) for s in self.r["sites"]}
+        self.group_arrays = {}
+        for s in self.r["sites"]:
+            self.group_arrays.setdefault(s["group"], set()).add(self.site_array[s["id"]])
+        self.by_key = {c["key"]: c for c in self.r["configs"]}
+
+    def fast_arrays(self, config):
+        return frozenset(self.site_array[i] for i in config["fast_sites"])
+
+    def configs(self, phase=None):
+        return [c for c in self.r["configs"] if phase is None or c["phase"] == phase]
+
+    def chosen(self, which):
+        c = self.r["chosen"][which]
+        return self.fast_arrays(self.by_key[c["key"]]) if c else None
+
+    def groups(self):
+        """[(name, arrays)] in the tuning's order"""
+        return [(g["name"], self.group_arrays.get(g["name"], set())) for g in self.r["groups"]]
+
+
+def label(arrays):
+    return "+".join(sorted(arrays)) or "none"
