@@ -1,9 +1,11 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
-# hmpt-tune --slurm on a real Slurm (slurmctld, slurmd and munged started here
-# on localhost, and stopped after): every run is a batch job on a node of its
-# own, the journal says where each ran, and the choice is the serial run's
-# (the random-access arrays ranked first and in plan-best's fast pool).
+# The same tuning of the modelled workload run three ways comes to the same
+# answer, the model's (model_truth.py): serially, with --launcher (Open MPI,
+# 2 ranks: the job is measured as a whole, rank 0 prints the figure), and
+# with --slurm on a real Slurm (slurmctld, slurmd and munged started here on
+# localhost, and stopped after), where every run is a batch job on a node of
+# its own and the journal says where each ran.
 need_thp
 cluster=$top/tests/slurm/cluster.sh
 env=$("$cluster" start 2>"$work/slurm.err")
@@ -13,42 +15,49 @@ eval "$env"
 trap '"$cluster" stop; rm -rf "$work"' EXIT
 note "local Slurm up: $SLURM_CONF"
 
-args=(--lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2)
-prog=("$DEMO" -s 512 -i 1)
-$TUNE -o "$work/slurm" "${args[@]}" --slurm --parallel 2 --time 10 -- "${prog[@]}" \
-	>"$work/s1" 2>"$work/e1" || fail "hmpt-tune --slurm exited $?: $(cat "$work/e1")"
-cat "$work/s1"
-$TUNE -o "$work/serial" "${args[@]}" -- "${prog[@]}" >"$work/s2" 2>"$work/e2" ||
-	fail "the serial hmpt-tune exited $?: $(cat "$work/e2")"
+exact=(--base 1 h0:8M:2:2 h1:4M:1.4:2 s0:-:0.4:2 h2:4M:0.1:1)
+args=(--lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2)
+# each way keeps its own noise counts (--state): the runs' order differs
+tune() { # NAME TUNE-OPTIONS...
+	local name=$1; shift
+	$TUNE -o "$work/$name" "${args[@]}" "$@" -- "$MODEL" "${exact[@]}" --noise 0.01 --seed 5 \
+		--state "$work/$name.state" >"$work/$name.out" 2>"$work/$name.err" ||
+		fail "hmpt-tune ($name) exited $?: $(cat "$work/$name.err")"
+}
+tune slurm --slurm --parallel 2 --time 10
+cat "$work/slurm.out"
+tune serial
+command -v mpirun.openmpi >/dev/null || fail "no mpirun.openmpi (scripts/install-deps.sh installs openmpi-bin)"
+tune mpi --launcher "mpirun.openmpi --allow-run-as-root --oversubscribe -np 2"
+ways=(slurm serial mpi)
 
 # every run of the Slurm tuning ran as a job, on this node, and says so
 python3 - "$work/slurm" "$(hostname -s)" <<'PY' || fail "the journal does not say where the runs ran"
 import json, os, sys
 d, host = sys.argv[1], sys.argv[2]
 runs = [json.loads(l) for l in open(d + "/journal.jsonl") if '"config"' in l]
-# ranking: 4 sites alone and 2 of all-slow, twice; then 15 combinations
-# and 4 of all-slow, twice
-assert len(runs) == 50, len(runs)
+# ranking: 5 sites alone (s1 too) and 2 of all-slow, twice; then 7
+# combinations and 3 of all-slow, twice
+assert len(runs) == 34, len(runs)
 bad = [r for r in runs if r.get("host") != host or r["status"] != 0]
 assert not bad, bad[:3]
 jobs = [f for f in os.listdir(d + "/runs") if f.endswith(".sbatch")]
-assert len(jobs) >= 50, len(jobs)
+assert len(jobs) >= 34, len(jobs)
 print(f"{len(runs)} runs, each a batch job on {host}")
 PY
 
-site_of() { echo "demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)"; }
-# (as in t_tune_demo: the table and the counts ranked first and second, in
-# either order at 2 runs each; the table in plan-best's fast pool; the
-# counts, 1.07x, may lose their place there to chance)
-for d in slurm serial; do
-	best=$(plan_fast_symbols "$work/$d/plan-best.json")
-	top2=$(group_of "$work/$d/results.json" "$(site_of alloc_table)")$(group_of "$work/$d/results.json" "$(site_of alloc_counts)")
-	[ "$top2" = G1G2 ] || [ "$top2" = G2G1 ] || fail "$d: the table and the counts are $top2, not G1 and G2"
-	grep -q "($(site_of alloc_table))" <<<"$best" || fail "$d: alloc_table is not in plan-best.json's fast pool: $best"
-done
-g() { python3 -c 'import json,sys; print(sorted(s["id"] for s in json.load(open(sys.argv[1]))["sites"] if s["group"] in ("G1","G2")))' "$1"; }
-[ "$(g "$work/slurm/results.json")" = "$(g "$work/serial/results.json")" ] ||
-	fail "the groups differ: slurm $(g "$work/slurm/results.json"), serial $(g "$work/serial/results.json")"
-note "same choice as the serial run: G1 and G2 are the table and the counts, the table in plan-best's fast pool"
-note "slurm: $(grep '^best:' "$work/s1")"
-note "serial: $(grep '^best:' "$work/s2")"
+# h0 1.26x alone, h1 1.17x, s0 1.04x; best all fast (1.63x), 90 % h0+h1 (1.53x)
+model_py - "$work" "${ways[@]}" -- "${exact[@]}" <<'PY' || fail "the ways differ, or differ from the model"
+import sys
+from model_truth import Model, Tuning, label
+sep = sys.argv.index("--")
+work, ways, m = sys.argv[1], sys.argv[2:sep], Model(sys.argv[sep + 1:])
+for w in ways:
+    t = Tuning(f"{work}/{w}/results.json")
+    got = ([(g, label(a)) for g, a in t.groups()], label(t.chosen("best")), label(t.chosen("ninety")))
+    want = ([("G1", "h0"), ("G2", "h1"), ("rest", "h2+s0+s1")], "h0+h1+h2+s0+s1", "h0+h1")
+    assert got == want, (w, got)
+    print(f"{w}: groups {got[0]}, best {got[1]}, 90 % {got[2]}")
+PY
+note "slurm: $(grep '^best:' "$work/slurm.out")"
+note "serial: $(grep '^best:' "$work/serial.out")"
