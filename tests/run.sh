@@ -26,7 +26,7 @@ selected() {
 	return 1
 }
 
-pass=0 fail=0 skip=0 failed=()
+pass=0 fail=0 skip=0 failed=() skipped=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	selected "$name" "$@" || continue
@@ -47,7 +47,10 @@ for t in "${tests[@]}"; do
 		printf 'PASS  %-28s (%s s)\n' "$name" "$secs"
 	elif [ $rc -eq 77 ]; then
 		skip=$((skip + 1))
-		printf 'SKIP  %-28s %s\n' "$name" "$(tail -n 1 "$log")"
+		why=$(tail -n 1 "$log")
+		why=${why#skip: }
+		skipped+=("$name: $why")
+		printf 'SKIP  %-28s (%s s) %s\n' "$name" "$secs" "$why"
 	else
 		fail=$((fail + 1))
 		failed+=("$name")
@@ -56,6 +59,8 @@ for t in "${tests[@]}"; do
 		tail -n 40 "$log" | sed 's/^/      | /'
 	fi
 done
+# every skip again with its reason, so that none goes unnoticed in a long run
+for s in "${skipped[@]}"; do echo "skipped: $s"; done
 [ ${#failed[@]} -gt 0 ] && echo "failed: ${failed[*]}"
 echo "$pass passed, $fail failed, $skip skipped"
 [ $fail -eq 0 ]

@@ -9,7 +9,27 @@ PREFIX=${HMPT_TEST_PREFIX:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hmpt-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 
+# Skips are accountable (tests/run.sh lists each with its reason), and of
+# two kinds only:
+# - skip REASON: a fact of this machine that no package changes (no hardware
+#   PMU, transparent huge pages "never", not root, memory too fragmented);
+# - prereq_missing PKG... -- REASON: what Debian packages provide (QEMU,
+#   busybox, Slurm, MPI, clang's libFuzzer; scripts/install-deps.sh installs
+#   them all).  It skips while a package is missing; with all of them
+#   installed the test must run here, so that a broken prerequisite check
+#   or build fails `make check` instead of passing as a skip.
+# Call either only after the test found it cannot run; neither returns.
 skip() { echo "skip: $*"; exit 77; }
+prereq_missing() {
+	local pkgs=() missing=() p
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] || skip "$* (not installed: ${missing[*]})"
+	fail "$*, but ${pkgs[*]} $([ ${#pkgs[@]} = 1 ] && echo is || echo are) installed: this must run here"
+}
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "-- $*"; }
 

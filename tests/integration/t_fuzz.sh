@@ -12,4 +12,4 @@ for f in "$B"/fuzz/fuzz_*; do
 	note "$name: $(grep -o 'stat::number_executed_units: [0-9]*' "$work/$name.log" | tail -1 || true)$(tail -n 1 "$work/$name.log")"
 	ran=1
 done
-[ $ran = 1 ] || skip "no fuzz targets built (clang with libFuzzer missing?)"
+[ $ran = 1 ] || prereq_missing clang libclang-rt-14-dev -- "no fuzz targets in $B/fuzz (clang with libFuzzer builds them: make check)"

@@ -8,8 +8,10 @@ need_thp
 have_ompi=0 have_mpich=0
 command -v mpirun.openmpi >/dev/null && [ -x "$P/mpi_ranks_ompi" ] && have_ompi=1
 command -v mpiexec.mpich >/dev/null && [ -x "$P/mpi_ranks_mpich" ] && have_mpich=1
-[ $have_ompi = 1 ] || [ $have_mpich = 1 ] ||
-	skip "no MPI here (apt-get install openmpi-bin libopenmpi-dev mpich libmpich-dev, then make progs)"
+# both flavours: a test that quietly ran only one would hide the other's failures
+[ $have_ompi = 1 ] && [ $have_mpich = 1 ] ||
+	prereq_missing openmpi-bin libopenmpi-dev mpich libmpich-dev -- \
+		"needs both Open MPI and MPICH, each with its launcher and mpi_ranks_* built by make progs (found: ompi=$have_ompi mpich=$have_mpich)"
 ompi=(mpirun.openmpi --allow-run-as-root --oversubscribe)
 mpich=(mpiexec.mpich)
 
@@ -67,8 +69,6 @@ run() {
 huge_ranks() { grep -c 'field huge \(9[0-9]\|1[0-9][0-9]\)% halo huge 0%' "$work/run"; }
 
 for name in ompi mpich; do
-	eval "have=\$have_$name"
-	[ "$have" = 1 ] || { note "$name not installed: skipped"; continue; }
 	eval "launcher=(\"\${$name[@]}\")"
 	for np in 2 4; do
 		profile $name $np "${launcher[@]}"

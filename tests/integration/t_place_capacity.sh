@@ -46,5 +46,31 @@ grep -q '^hmpt: pool huge: 2 allocations, 16.0 MiB placed, peak 16.0 MiB; 2 refu
 	fail "exit summary: $(cat "$work/v.err")"
 grep -q '^hmpt: pool huge: no node policy, thp pages, budget 20.0 MiB (capacity), falls back to mid$' "$work/v.err" ||
 	fail "pool description: $(cat "$work/v.err")"
-# a share: 0.001 % is not allowed, but 1% of this machine's memory is plenty
-note "capacity fallback: C to mid, D to small; one line per pool"
+# a share: "1%" of the pool's nodes' memory, without nodes of every node's
+# (their MemTotal in sysfs; /proc/meminfo without NUMA), to the byte; D,
+# 1 MiB larger than that budget, goes whole to small while A fits.  (A share
+# of a node of its own: tests/vm/placement.sh; a bad share: tests/plans/bad.)
+if ls /sys/devices/system/node/node*/meminfo >/dev/null 2>&1; then
+	kb=$(cat /sys/devices/system/node/node*/meminfo | awk '$3 == "MemTotal:" { s += $4 } END { print s }')
+else
+	kb=$(awk '$1 == "MemTotal:" { print $2 }' /proc/meminfo)
+fi
+budget=$((kb * 1024 / 100))
+dmib=$((budget / (1 << 20) + 1))
+$TUNE plan make -p 'share={"pages":"4k","capacity":"1%","fallback":"small"}' -p 'small={"pages":"4k"}' \
+	-d system -s "$A,$D=share" -o "$work/plan2.json" "$work/prof" 2>/dev/null || fail "plan make 2"
+run_placed "$work/plan2.json" "$work/run2" arrays $M $dmib
+cat "$work/run2.err"
+[ "$(placement "$work/run2.profile.json" "$A")" = "share share:1:$((M << 20)):planned" ] ||
+	fail "A: $(placement "$work/run2.profile.json" "$A")"
+[ "$(placement "$work/run2.profile.json" "$D")" = "share small:1:$((dmib << 20)):fallback" ] ||
+	fail "D ($dmib MiB): $(placement "$work/run2.profile.json" "$D")"
+grep -q "^hmpt: pool share cannot take .* for site $D (budget .* from capacity, 8.00 MiB in use): it and any like it go to small" \
+	"$work/run2.err" || fail "the message: $(cat "$work/run2.err")"
+python3 - "$work/run2.profile.json" $budget <<'PY' || fail "the share's budget"
+import json, sys
+s = {p["name"]: p for p in json.load(open(sys.argv[1]))["plan"]["pools"]}["share"]
+assert s["budget_bytes"] == int(sys.argv[2]) and s["budget_from"] == "capacity", (s, sys.argv[2])
+print("ok share: budget %d bytes" % s["budget_bytes"])
+PY
+note "capacity fallback: C to mid, D to small; one line per pool; 1% of $kb kB is $budget bytes, D ($dmib MiB) to small"

@@ -32,12 +32,8 @@ expect "$work/run" B pagesize_kb 4
 grep -q "^hmpt: pool tlb cannot take 20.0 MiB for site $D" "$work/run.err" || fail "no message for D: $(cat "$work/run.err")"
 [ "$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)" = "$free" ] || fail "huge pages not given back"
 
-# bound to node 0 as well: pages are faulted in at allocation, still 2 MiB
-$TUNE plan make -p 'tlb={"nodes":[0],"pages":"hugetlb"}' -d system -s "$A=tlb" \
-	-o "$work/plan2.json" "$work/prof" 2>/dev/null || fail "plan make 2"
-run_placed "$work/plan2.json" "$work/run2" arrays $M 20
-expect "$work/run2" A pagesize_kb 2048
-expect "$work/run2" A nodes "0:$((M * 256))"
+# hugetlb bound to a node: in the QEMU guest (tests/vm/placement.sh), where
+# the node is not the only one and the bind can be seen
 
 # without free huge pages: a warning at start, everything falls back, no crash
 echo "$old" >$nr

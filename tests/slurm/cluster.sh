@@ -7,8 +7,9 @@
 #   ... srun / sbatch / hmpt-tune --slurm ...
 #   tests/slurm/cluster.sh stop               # stops every daemon, removes the dir
 #
-# start exits 77 with the reason on standard error when Slurm cannot run here
-# (not installed, or the node never comes up), so that a test can skip.
+# start exits 77 with the reason on standard error when Slurm is not
+# installed, so that a test can skip; 1 when it is installed but does not
+# come up (a failure: installed daemons must run here).
 set -u
 
 node=$(hostname -s)
@@ -16,6 +17,10 @@ node=$(hostname -s)
 die_skip() {
 	echo "$*" >&2
 	exit 77
+}
+die() {
+	echo "$*" >&2
+	exit 1
 }
 
 alive() { kill -0 "$1" 2>/dev/null && [[ $(ps -o stat= -p "$1" 2>/dev/null) != Z* ]]; }
@@ -74,7 +79,7 @@ $(node_line)
 PartitionName=debug Nodes=$node Default=YES MaxTime=INFINITE State=UP
 EOF
 	export SLURM_CONF=$d/slurm.conf
-	mungekey --create --keyfile="$d/munge.key" >/dev/null 2>&1 || die_skip "mungekey failed"
+	mungekey --create --keyfile="$d/munge.key" >/dev/null 2>&1 || die "mungekey failed"
 	chmod 400 "$d/munge.key"
 	# own sessions: a signal to the test's process group does not reach them
 	setsid env HMPT_SLURM_TAG="$d" munged -F --force --socket="$d/munge.sock" \
@@ -96,7 +101,7 @@ EOF
 	if [[ $st != idle ]]; then
 		tail -n 5 "$d/daemons.out" "$d/slurmctld.log" "$d/slurmd.log" >&2 2>/dev/null
 		HMPT_SLURM_DIR=$d stop >/dev/null 2>&1
-		die_skip "the local Slurm node never became idle (state: ${st:-none})"
+		die "the local Slurm node never became idle (state: ${st:-none})"
 	fi
 	echo "export SLURM_CONF=$SLURM_CONF HMPT_SLURM_DIR=$d"
 }

@@ -1,6 +1,8 @@
 /* test_profile.c — the tuner's profile loader (field-level errors), merger
  * and frame parser, on small files written here; the environment of the
  * runs it starts. */
+#include <link.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,48 @@ static void expect_error(const char *text, const char *needle)
 		failures++;
 	}
 	json_decref(p);
+}
+
+/* the load bias of the executable (the first object dl_iterate_phdr
+ * reports): the shim's module!offset frames are addresses less it */
+static int first_bias(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	*(uintptr_t *)out = info->dlpi_addr;
+	return 1;
+}
+
+/* the return address into the caller, as the shim records a frame */
+__attribute__((noinline)) static uintptr_t return_address(void)
+{
+	return (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
+}
+
+/* symbolizes a frame of this very program: must name this function, this
+ * file and the line of the call (the call, not the instruction after it) */
+__attribute__((noinline)) static void symbolize_self(void)
+{
+	uintptr_t bias = 0;
+	dl_iterate_phdr(first_bias, &bias);
+	const int line = __LINE__ + 1;
+	uintptr_t ra = return_address();
+
+	hmpt_sym_t *sym = hmpt_sym_new();
+	hmpt_sym_frame_t fr[8];
+	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
+	const char *file = n >= 1 && fr[0].file ? fr[0].file : "";
+	size_t len = strlen(file);
+	CHECK(n == 1);
+	CHECK(!strcmp(fr[0].function, "symbolize_self"));
+	/* the compile unit names the file as the compiler saw it: only its end is sure */
+	CHECK(len >= 14 && !strcmp(file + len - 14, "test_profile.c") &&
+	      (len == 14 || file[len - 15] == '/'));
+	CHECK(fr[0].line == line);
+	if (n < 1 || strcmp(fr[0].function, "symbolize_self") || fr[0].line != line)
+		fprintf(stderr, "symbolized %#lx as %s at %s:%d, want symbolize_self at %d\n",
+		        (unsigned long)(ra - bias), n >= 1 ? fr[0].function : "-", file,
+		        n >= 1 ? fr[0].line : 0, line);
+	hmpt_sym_free(sym);
 }
 
 int main(void)
@@ -138,12 +182,14 @@ int main(void)
 	CHECK(hmpt_sym_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
 	CHECK(hmpt_sym_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
 
-	/* the symbolizer on this very program: main's own return address */
+	/* the symbolizer: a missing module gives "??"; this program's own
+	 * frame gives its function, file and line */
 	hmpt_sym_t *sym = hmpt_sym_new();
 	hmpt_sym_frame_t fr[8];
 	int n = hmpt_sym_resolve(sym, "/nonexistent/module.so", 0x1234, fr, 8);
 	CHECK(n == 1 && !strcmp(fr[0].function, "??") && fr[0].file == NULL);
 	hmpt_sym_free(sym);
+	symbolize_self();
 
 	/* a measured run's environment: NAME=value replaces, a bare NAME removes */
 	setenv("HMPT_PROFILE", "/tmp/p.json", 1);

@@ -17,9 +17,10 @@
 #   the caller's environment goes in (HMPT_* variables would reach the shim).
 #   -v shows the guest's console (kernel and init) as it boots.
 #
-# Exit status: COMMAND's; 77 when the guest cannot be run here (no QEMU, no
-# kernel package to be had), with "skip: REASON" as the last line; 124 when
-# the guest timed out; 125 when it died before reporting a status.
+# Exit status: COMMAND's; 77 when the guest cannot be run here (QEMU or
+# busybox-static not installed, no kernel package to be had), with "skip:
+# REASON" as the last line; 124 when the guest timed out; 125 when it died
+# before reporting a status, or cannot run although its packages are installed.
 #
 # Environment: HMPT_VM_CACHE (kernel and initramfs, default build/vm),
 # HMPT_VM_TIMEOUT (seconds per boot, default 240), HMPT_VM_DDR_MIB and
@@ -47,6 +48,20 @@ t0=$(date +%s.%N)
 
 say() { printf 'guest %5.1fs: %s\n' "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$*" >&2; }
 skip() { echo "skip: $*"; exit 77; }
+# prereq_missing PKG... -- REASON: as in tests/integration/lib.sh, a skip
+# only while a Debian package is missing; with them installed the guest
+# must run here, so it is an error (125), not a skip
+prereq_missing() {
+	local pkgs=() missing=() p
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
+	[ $# -gt 0 ] && shift
+	for p in "${pkgs[@]}"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} = 0 ] || skip "$* (not installed: ${missing[*]})"
+	echo "FAIL: $*, but ${pkgs[*]} installed: this must run here"
+	exit 125
+}
 die() { echo "guest: $*" >&2; exit 125; }
 
 while [ $# -gt 0 ]; do
@@ -64,12 +79,13 @@ case "$PWD" in *[[:space:]]*) die "the current directory must not contain white 
 case "$PWD/" in /proc/* | /sys/* | /dev/* | /run/*) die "run it from a directory outside /proc, /sys, /dev and /run (the guest has its own)" ;; esac
 
 # ---------------------------------------------------------------- tools
-for t in qemu-system-x86_64 cpio gzip; do
-	command -v "$t" >/dev/null || skip "$t is not installed (scripts/install-deps.sh installs it)"
+for t in qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip; do
+	command -v "${t%%:*}" >/dev/null ||
+		prereq_missing "${t#*:}" -- "no ${t%%:*} (scripts/install-deps.sh installs it)"
 done
 busybox=/bin/busybox # the initramfs has no libraries: it must be static
 [ -x $busybox ] && { LC_ALL=C ldd $busybox 2>&1 || true; } | grep -q 'not a dynamic' ||
-	skip "no statically linked busybox (package busybox-static)"
+	prereq_missing busybox-static -- "no statically linked busybox at $busybox"
 mkdir -p "$cache"
 
 # ---------------------------------------------------------------- kernel
@@ -94,7 +110,8 @@ fetch_kernel() {
 		'*/kernel/drivers/virtio/*' '*/kernel/net/9p/*' '*/kernel/fs/9p/*' '*/kernel/fs/netfs/*' \
 		'*/kernel/fs/fscache/*' '*/kernel/fs/overlayfs/*' 2>/dev/null || true
 	local kver; kver=$(ls "$k/x/lib/modules" 2>/dev/null | head -n 1)
-	[ -n "$kver" ] && [ -f "$k/x/boot/vmlinuz-$kver" ] || skip "$pkg holds no kernel image"
+	# the package was had: no image in it is this script's fault, not a skip
+	[ -n "$kver" ] && [ -f "$k/x/boot/vmlinuz-$kver" ] || die "$pkg holds no kernel image"
 	# the ELF vmlinux inside the bzImage: QEMU boots it through the PVH entry
 	local magic off
 	for magic in 'xz:\xfd7zXZ\x00' 'zstd:\x28\xb5\x2f\xfd'; do
@@ -272,7 +289,7 @@ for try in 1 2; do
 	if [ $try = 2 ]; then
 		tail -n 20 "$ctl/console" "$ctl/qemu.log" >&2 2>/dev/null || true
 		grep -q 'Could not\|could not\|failed' "$ctl/qemu.log" 2>/dev/null &&
-			skip "QEMU cannot run here: $(grep -m1 'Could not\|could not\|failed' "$ctl/qemu.log")"
+			prereq_missing qemu-system-x86 -- "QEMU cannot run here: $(grep -m1 'Could not\|could not\|failed' "$ctl/qemu.log")"
 		die "the guest did not start the command in two boots"
 	fi
 done

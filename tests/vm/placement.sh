@@ -72,6 +72,16 @@ expect "$work/run3" A nodes "3:$pages"
 expect "$work/run3" B nodes "2:$((pages / 2)),3:$((pages / 2))"
 expect "$work/run3" C nodes "2:$pages" # preferred: the first of 2-3
 
+# 3b. a bind pool of 4 KiB pages on DDR node 1, run from CPU 0 where first
+# touch would give node 0 (on a one-node host a bind cannot be seen)
+mk "$work/plan3b.json" -p 'dram={"nodes":[1],"policy":"bind","pages":"4k"}' -d system \
+	-s "$B,$D=dram"
+PREFIX="taskset -c 0" run_placed "$work/plan3b.json" "$work/run3b" arrays $M
+cat "$work/run3b"
+for x in B D; do expect "$work/run3b" $x nodes "1:$pages"; expect "$work/run3b" $x flags nh; done
+for x in A C; do expect "$work/run3b" $x nodes "0:$pages"; expect "$work/run3b" $x flags -; done
+grep -q '"policy": "bind"' "$work/run3b.profile.json" || fail "profile lacks the pool's policy"
+
 # 4. a thread on CPU node 1 gets node 3 while the main thread is on node 0
 # (a one-frame prefix names alloc_a's call, whichever thread makes it)
 mk "$work/plan4.json" -p "$HBM" -p "$DDR" -d ddr -m prefix:1 -s "$A=hbm"
@@ -110,6 +120,24 @@ grep -q "^hmpt: pool hbm cannot take 200.0 MiB for site $D (only .* MiB left on 
 [ "$(placement "$work/run6b.profile.json" "$D")" = "hbm ddr:1:$((200 << 20)):fallback" ] ||
 	fail "fallback in the profile: $(placement "$work/run6b.profile.json" "$D")"
 
+# 6c. a share of the pool's own nodes: 10 % of node 2's MemTotal (about
+# 12.8 MiB; of all four nodes it would be 100 MiB) takes A, not C as well
+mk "$work/plan6c.json" -p 'hbm={"nodes":[2],"capacity":"10%","fallback":"ddr"}' -p "$DDR" \
+	-d ddr -s "$A,$C=hbm"
+PREFIX="taskset -c 0" run_placed "$work/plan6c.json" "$work/run6c" arrays $M
+cat "$work/run6c" "$work/run6c.err"
+expect "$work/run6c" A nodes "2:$pages"
+expect "$work/run6c" C nodes "0:$pages"
+kb=$(awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node2/meminfo)
+python3 - "$work/run6c.profile.json" $((kb * 1024 / 100 * 10)) "$C" <<'PY' || fail "share budget"
+import json, sys
+p = json.load(open(sys.argv[1]))
+h = {x["name"]: x for x in p["plan"]["pools"]}["hbm"]
+assert h["budget_bytes"] == int(sys.argv[2]) and h["budget_from"] == "capacity", (h, sys.argv[2])
+assert h["allocations"] == 1 and h["refused"] == 1, h
+print("ok 10%% of node 2: budget %d bytes" % h["budget_bytes"])
+PY
+
 # 7. 2 MiB hugetlb pages on the HBM node
 hp=/sys/devices/system/node/node2/hugepages/hugepages-2048kB/nr_hugepages
 echo 8 >$hp && [ "$(cat $hp)" = 8 ] || fail "cannot reserve 8 huge pages on node 2 (got $(cat $hp))"
@@ -121,6 +149,25 @@ expect "$work/run7" A hugetlb_kb $((M * 1024))
 expect "$work/run7" A pagesize_kb 2048
 expect "$work/run7" A nodes "2:$pages"
 expect "$work/run7" B hugetlb_kb 0
+
+# 7b. hugetlb bound to DDR node 1, run from CPU 0: only node 1's reserved
+# pages count (node 2 still has 8 of its own), and the pages are node 1's
+hp1=/sys/devices/system/node/node1/hugepages/hugepages-2048kB
+echo 8 >$hp1/nr_hugepages && [ "$(cat $hp1/nr_hugepages)" = 8 ] ||
+	fail "cannot reserve 8 huge pages on node 1 (got $(cat $hp1/nr_hugepages))"
+mk "$work/plan7b.json" -p 'tlb={"nodes":[1],"pages":"hugetlb"}' -d system -s "$A=tlb"
+PREFIX="taskset -c 0" run_placed "$work/plan7b.json" "$work/run7b" arrays $M
+cat "$work/run7b" "$work/run7b.err"
+expect "$work/run7b" A pagesize_kb 2048
+expect "$work/run7b" A hugetlb_kb $((M * 1024))
+expect "$work/run7b" A nodes "1:$pages"
+expect "$work/run7b" B nodes "0:$pages"
+python3 - "$work/run7b.profile.json" <<'PY' || fail "hugetlb budget of node 1"
+import json, sys
+t = {x["name"]: x for x in json.load(open(sys.argv[1]))["plan"]["pools"]}["tlb"]
+assert t["budget_bytes"] == 8 << 21 and t["budget_from"] == "free huge pages", t
+PY
+[ "$(cat $hp1/free_hugepages)" = 8 ] || fail "node 1's huge pages not given back"
 
 # 8. realloc from an HBM site to a DDR site and back: the pages move, the
 # contents stay (the program checks them)
@@ -157,4 +204,4 @@ for s in p["sites"]:
     seen += 1
 sys.exit(0 if seen == 4 else "only %d of the 4 sites sampled" % seen)
 PY
-note "every planned site on its planned node (move_pages); thread on CPU 1 -> node 3; memkind hbw; capacity and node-room fallback; hugetlb on node 2; sampled pages carry their node"
+note "every planned site on its planned node (move_pages); bind to node 1 from CPU 0; thread on CPU 1 -> node 3; memkind hbw; capacity, share of node 2 and node-room fallback; hugetlb on node 2 and node 1; sampled pages carry their node"
