@@ -9,4 +9,6 @@ HMPT_VM_HMAT=0 "$top/tests/vm/guest.sh" bash "$top/tests/vm/placement.sh" nohmat
 # hmpt-bench: each array on its pool's nodes
 "$top/tests/vm/guest.sh" bash "$top/tests/vm/bench.sh" || exit
 # static data (arrays, COMMON blocks) on its planned nodes
-"$top/tests/vm/guest.sh" bash "$top/tests/vm/statics.sh"
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/statics.sh" || exit
+# the tuner with node pools on the modelled workload: the model's answer
+"$top/tests/vm/guest.sh" bash "$top/tests/vm/tune.sh"

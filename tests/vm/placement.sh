@@ -197,8 +197,10 @@ for s in p["sites"]:
     nodes = s["samples"]["nodes"]
     w = want[s["id"]]
     total = sum(nodes.values())
-    # no page on another node; at most 1 % not looked up ("other"/"unknown")
-    if any(k.isdigit() and k != w for k in nodes) or nodes.get(w, 0) < 0.99 * total:
+    # no page on another node; at most 1 % not looked up ("other"/"unknown":
+    # a page freed before the reader looked it up), or one sample where a
+    # THP array gives only 4 (one fault per 2 MiB)
+    if any(k.isdigit() and k != w for k in nodes) or total - nodes.get(w, 0) > max(1, 0.01 * total):
         sys.exit("site %s: sampled pages on nodes %s, planned %s" % (s["id"], nodes, w))
     print("ok site %s: %d sampled first touches, %d on node %s %s" % (s["id"], total, nodes[w], w, nodes))
     seen += 1
