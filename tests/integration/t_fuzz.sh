@@ -24,5 +24,7 @@ for src in "$top"/tests/fuzz/fuzz_*.c; do
 	"$B/fuzz/fuzz_$name" -max_total_time="$secs" -max_len=8192 -timeout=5 -print_final_stats=1 \
 		"$work/$name" "$corpus" >"$work/$name.log" 2>&1 ||
 		{ tail -n 30 "$work/$name.log"; fail "fuzz target $name failed"; }
-	note "$name: $(grep -o 'stat::number_executed_units: *[0-9]*' "$work/$name.log" | tail -1) $(tail -n 1 "$work/$name.log")"
+	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/$name.log")
+	units=$(sed -n 's/^stat::new_units_added: *//p' "$work/$name.log")
+	note "$name: ${execs:-?} inputs run, ${units:-?} new"
 done
