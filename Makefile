@@ -93,14 +93,30 @@ $(B)/shim $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
 
-# libFuzzer targets (clang); run for a bounded time by tests/integration/t_fuzz.sh
+# libFuzzer targets (clang); run for a bounded time by tests/integration/t_fuzz.sh.
+# UBSan halts on the first error, so a fuzzer reports it as a crash.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
+FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
+            -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c shim/options.c shim/fmt.c | $(B)/fuzz
-	clang $(CPPFLAGS) -Ishim -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+	$(FUZZ_CC) -o $@ $^
 $(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c shim/plan.c shim/json.c shim/topo.c shim/options.c \
 		shim/fmt.c shim/sys.c | $(B)/fuzz
-	clang $(CPPFLAGS) -Ishim -g -O1 -fsanitize=fuzzer,address,undefined -o $@ $^
+	$(FUZZ_CC) -o $@ $^
+$(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^ -ljansson
+$(B)/fuzz/fuzz_journal: tests/fuzz/fuzz_journal.c tuner/runrec.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^ -ljansson
+$(B)/fuzz/fuzz_slurm: tests/fuzz/fuzz_slurm.c tuner/runrec.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^ -ljansson
+$(B)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c shim/ring.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^
+$(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c shim/sys.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^
+$(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tuner/poolspec.c shim/plan.c shim/json.c \
+		shim/topo.c shim/options.c shim/fmt.c shim/sys.c | $(B)/fuzz
+	$(FUZZ_CC) -o $@ $^ -ljansson
 $(B)/fuzz:
 	mkdir -p $@
 

@@ -39,18 +39,18 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
 	return fail(err, errlen, path, field, v ? what : "missing");
 }
 
-json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
+/* The document jansson read (or failed to read) from `path`, validated. */
+static json_t *check(json_t *p, const json_error_t *je, const char *path, char *err, size_t errlen)
 {
-	json_error_t je;
-	json_t *p = json_load_file(path, 0, &je), *v;
+	json_t *v;
 	char ctx[64];
 	size_t i, k;
 
 	if (!p) {
-		if (je.line <= 0)
-			snprintf(err, errlen, "%s: %s", path, je.text);
+		if (je->line <= 0)
+			snprintf(err, errlen, "%s: %s", path, je->text);
 		else
-			snprintf(err, errlen, "%s:%d: %s", path, je.line, je.text);
+			snprintf(err, errlen, "%s:%d: %s", path, je->line, je->text);
 		return NULL;
 	}
 	if (!json_is_object(p)) {
@@ -126,6 +126,22 @@ json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
 bad:
 	json_decref(p);
 	return NULL;
+}
+
+json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *p = json_load_file(path, 0, &je);
+
+	return check(p, &je, path, err, errlen);
+}
+
+json_t *hmpt_prof_parse(const char *text, size_t len, const char *path, char *err, size_t errlen)
+{
+	json_error_t je;
+	json_t *p = json_loadb(text, len, 0, &je);
+
+	return check(p, &je, path, err, errlen);
 }
 
 uint64_t hmpt_prof_u64(const json_t *obj, const char *key)

@@ -17,6 +17,9 @@
 #define HMPT_PROFILE_VERSION 1
 
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
+/* The same on the text of a profile in memory (`path` names it in messages);
+ * for the fuzzer, which has no file. */
+json_t *hmpt_prof_parse(const char *text, size_t len, const char *path, char *err, size_t errlen);
 /* Merge profiles (at least one) into a new profile: sites by id, modules by
  * name; `process` is the one of `main_pid` when present, else the first's. */
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid);

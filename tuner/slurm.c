@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "profrun.h"
 #include "runner.h"
+#include "runrec.h"
 
 extern char **environ;
 
@@ -129,18 +130,12 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 
 static int read_result(hmpt_sjob_t *j)
 {
-	json_error_t e;
-	json_t *r = json_load_file(j->result, 0, &e);
+	FILE *f = fopen(j->result, "rb");
+	int got = f ? hmpt_runrec_slurm_result(f, j) : 0;
 
-	if (!r)
-		return 0;
-	j->status = (int)json_integer_value(json_object_get(r, "status"));
-	j->wall = json_number_value(json_object_get(r, "wall"));
-	snprintf(j->why, sizeof(j->why), "%s", json_string_value(json_object_get(r, "why")) ?: "");
-	snprintf(j->host, sizeof(j->host), "%s",
-	         json_string_value(json_object_get(r, "host")) ?: "");
-	json_decref(r);
-	return 1;
+	if (f)
+		fclose(f);
+	return got;
 }
 
 int hmpt_slurm_poll(hmpt_sjob_t *j)

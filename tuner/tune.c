@@ -39,6 +39,7 @@
 #include "profrun.h"
 #include "report.h"
 #include "runner.h"
+#include "runrec.h"
 #include "topo.h"
 
 const char hmpt_tune_usage[] =
@@ -190,14 +191,14 @@ static int journal_open(const char *dir, json_t *key, bool restart)
 
 	if (old) {
 		while (getline(&line, &cap, old) > 0) {
-			json_t *j = json_loads(line, 0, NULL);
+			hmpt_runrec_t r;
+			hmpt_runrec_journal_line(line, &r);
 			lineno++;
-			if (!j) /* the last line of a killed tuner may be cut short */
+			if (r.kind == HMPT_RUNREC_BAD)
 				continue;
 			if (lineno == 1) {
-				json_t *was = json_object_get(j, "key");
-				if (!json_equal(was, key)) {
-					json_t *same = json_deep_copy(was);
+				if (!json_equal(r.key, key)) {
+					json_t *same = json_deep_copy(r.key);
 					json_object_set(same, "program",
 					                json_object_get(key, "program"));
 					fprintf(
@@ -210,36 +211,25 @@ static int journal_open(const char *dir, json_t *key, bool restart)
 					        ? "the program's file changed since: rebuilt?"
 					        : "different command, pools, metric or grouping");
 					json_decref(same);
-					json_decref(j);
+					json_decref(r.key);
 					free(line);
 					fclose(old);
 					return -1;
 				}
-			} else if (json_object_get(j, "profile")) {
+			} else if (r.kind == HMPT_RUNREC_PROFILE) {
 				journal.profiled = true;
-				journal.profile_wall =
-				    json_number_value(json_object_get(j, "wall"));
-			} else if (json_object_get(j, "config")) {
+				journal.profile_wall = r.wall;
+			} else if (r.kind == HMPT_RUNREC_RUN) {
 				if (journal.n == journal.cap) {
 					journal.cap = journal.cap ? 2 * journal.cap : 256;
 					journal.recs =
 					    realloc(journal.recs, journal.cap * sizeof(jrec_t));
 				}
-				jrec_t *r = &journal.recs[journal.n++];
-				memset(r, 0, sizeof(*r));
-				snprintf(r->key, sizeof(r->key), "%s",
-				         json_string_value(json_object_get(j, "config")) ?: "");
-				r->run.rep = (int)json_integer_value(json_object_get(j, "rep"));
-				r->run.status =
-				    (int)json_integer_value(json_object_get(j, "status"));
-				r->run.wall = json_number_value(json_object_get(j, "wall"));
-				r->run.value = json_number_value(json_object_get(j, "value"));
-				snprintf(r->run.why, sizeof(r->run.why), "%s",
-				         json_string_value(json_object_get(j, "why")) ?: "");
-				snprintf(r->run.host, sizeof(r->run.host), "%s",
-				         json_string_value(json_object_get(j, "host")) ?: "");
+				jrec_t *rec = &journal.recs[journal.n++];
+				memcpy(rec->key, r.config, sizeof(rec->key));
+				rec->run = r.run;
 			}
-			json_decref(j);
+			json_decref(r.key);
 		}
 		free(line);
 		fclose(old);

@@ -1,0 +1,49 @@
+/* fuzz_journal.c — libFuzzer target for the tuner's journal reader
+ * (runrec.c): the input is a journal.jsonl, read line by line as
+ * tune.c's journal_open() reads it; every line parses or is skipped, and
+ * what a run record holds fits its buffers. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runrec.h"
+
+static void check(int ok, const char *what)
+{
+	if (!ok) {
+		fprintf(stderr, "fuzz_journal: %s\n", what);
+		abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+
+	while (p < end) {
+		/* a line as getline() gives it: up to and with its newline */
+		const uint8_t *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		char *line = malloc(n + 1);
+		hmpt_runrec_t r;
+
+		if (!line)
+			return 0;
+		memcpy(line, p, n);
+		line[n] = '\0';
+		hmpt_runrec_journal_line(line, &r);
+		check(r.kind >= HMPT_RUNREC_BAD && r.kind <= HMPT_RUNREC_RUN, "kind");
+		check(r.kind != HMPT_RUNREC_BAD || !r.key, "a key from a line that is not JSON");
+		check(strnlen(r.config, sizeof(r.config)) < sizeof(r.config),
+		      "config unterminated");
+		check(strnlen(r.run.why, sizeof(r.run.why)) < sizeof(r.run.why),
+		      "why unterminated");
+		check(strnlen(r.run.host, sizeof(r.run.host)) < sizeof(r.run.host),
+		      "host unterminated");
+		json_decref(r.key);
+		free(line);
+		p += n;
+	}
+	return 0;
+}
