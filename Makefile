@@ -84,9 +84,10 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
 # hmpt-bench's kernels (OpenMP) under the same sanitizers
-$(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h bench/hb_kern.c bench/hb.h | $(B)/asan/unit
+$(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h tests/unit/sysfs_fixture.h \
+		bench/hb_kern.c bench/hb_cache.c bench/hb.h | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
-		tests/unit/test_bench.c bench/hb_kern.c -lm
+		tests/unit/test_bench.c bench/hb_kern.c bench/hb_cache.c -lm
 
 $(B)/shim $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
 	mkdir -p $@
