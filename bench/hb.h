@@ -21,11 +21,11 @@
 /* ------------------------------------------------------------- pools */
 
 typedef struct {
-	char name[64];   /* as the user wrote it, or "pool2" for a JSON object */
-	json_t *spec;    /* the plan-format pool object */
-	int index;       /* in the resolved plan; -1: this machine cannot give it */
-	char why[512];   /* why not, when index < 0 */
-	char place[256]; /* "nodes 2-3 (local), bind, 4k pages" */
+	char name[64];         /* as the user wrote it, or "pool2" for a JSON object */
+	json_t *spec;          /* the plan-format pool object */
+	int index;             /* in the resolved plan; -1: this machine cannot give it */
+	char why[512];         /* why not, when index < 0 */
+	char place[256];       /* "nodes 2-3 (local), bind, 4k pages" */
 	hmpt_nodemask_t nodes; /* nodes it may use; empty: no node policy */
 } hb_pool_t;
 
@@ -40,12 +40,12 @@ const char *hb_mem_machine(void);
 #define HB_HUGE ((size_t)2 << 20)
 
 typedef struct {
-	void *addr;     /* 2 MiB-aligned */
-	size_t bytes;   /* asked */
-	size_t len;     /* mapped */
-	void *map;      /* what munmap takes */
+	void *addr;   /* 2 MiB-aligned */
+	size_t bytes; /* asked */
+	size_t len;   /* mapped */
+	void *map;    /* what munmap takes */
 	size_t map_len;
-	uint16_t tag;   /* placement (pool.h) */
+	uint16_t tag; /* placement (pool.h) */
 	uint64_t charged;
 	bool memkind;
 } hb_buf_t;
@@ -105,6 +105,26 @@ static inline uint64_t hb_gather_value(uint64_t i)
 /* sum of table[idx[j]] over j < m, in parallel; *seconds set */
 uint64_t hb_gather_pass(const uint64_t *table, const uint64_t *idx, size_t m, double *seconds);
 
+/* ------------------------------------------------------------- cache */
+
+/* The last-level cache, for STREAM's rule (arrays >= 4 x its size). */
+typedef struct {
+	uint64_t bytes;  /* over all its instances; 0: unknown */
+	int level;       /* 3 for L3... */
+	int instances;   /* counted (sysfs) or assumed 1 (sysconf, cpuid) */
+	char source[96]; /* "sysfs, 1 instance of L3", "sysconf(...), one instance" */
+} hb_cache_t;
+
+/* sysfs under `root` ("" for this machine, a fixture in tests), then
+ * sysconf(_SC_LEVEL3_CACHE_SIZE) and _SC_LEVEL2_CACHE_SIZE, then cpuid
+ * (leaf 4 on Intel, 0x8000001D on AMD).  0, or -1 with bytes 0 when none
+ * knows. */
+int hb_cache_read(const char *root, hb_cache_t *c);
+/* each source alone: 0, or -1 when it does not know */
+int hb_cache_read_sysfs(const char *root, hb_cache_t *c);
+int hb_cache_read_sysconf(hb_cache_t *c);
+int hb_cache_read_cpuid(hb_cache_t *c);
+
 /* ------------------------------------------------------------ results */
 
 /* One figure of the results: every row of results.csv, every point of a
@@ -114,8 +134,8 @@ typedef struct {
 	char what[32];       /* kernel; "chase"; "indirect sum" */
 	char placement[160]; /* "4k+thp->thp"; a pool; "ddr/thp" */
 	int threads;
-	uint64_t bytes;      /* per array (stream), window (latency), table (gather) */
-	double value;        /* GB/s; ns per load; million reads/s */
+	uint64_t bytes; /* per array (stream), window (latency), table (gather) */
+	double value;   /* GB/s; ns per load; million reads/s */
 	const char *unit;
 	double best_s, avg_s, max_s; /* stream: STREAM's min/avg/max time */
 	bool verified;

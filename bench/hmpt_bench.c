@@ -87,7 +87,7 @@ typedef struct {
 	hb_results_t res;
 	json_t *placement; /* where every array really was */
 	int wrong, unavailable, measured;
-	uint64_t llc;
+	hb_cache_t llc;
 } bench_t;
 
 static __attribute__((noreturn)) void usage_error(const char *msg, const char *arg)
@@ -172,58 +172,6 @@ static void threads_option(bench_t *b, const char *arg)
 		usage_error("--threads: expected thread counts from 1 to 4096, comma-separated",
 		            arg);
 	qsort(b->threads, (size_t)b->nthreads, sizeof(int), cmp_int);
-}
-
-/* The last-level caches: the sum over their distinct instances. */
-static uint64_t llc_bytes(void)
-{
-	char path[256], line[256];
-	int best = 0;
-	uint64_t total = 0;
-	char seen[64][64];
-	int nseen = 0;
-
-	for (int cpu = 0; cpu < 4096; cpu++) {
-		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache", cpu);
-		if (access(path, F_OK) != 0)
-			break;
-		for (int idx = 0; idx < 16; idx++) {
-			int level = 0;
-			unsigned long kb = 0;
-			char shared[64] = "", type[32] = "";
-			FILE *f;
-#define READ(name, fmt, var)                                                                       \
-	snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cache/index%d/" name, cpu,     \
-	         idx);                                                                             \
-	if ((f = fopen(path, "r"))) {                                                              \
-		if (fgets(line, sizeof(line), f))                                                  \
-			sscanf(line, fmt, var);                                                    \
-		fclose(f);                                                                         \
-	}
-			READ("level", "%d", &level)
-			if (!level)
-				break;
-			READ("size", "%luK", &kb)
-			READ("shared_cpu_list", "%63s", shared)
-			READ("type", "%31s", type)
-#undef READ
-			if (!strcmp(type, "Instruction") || level < best)
-				continue;
-			if (level > best) {
-				best = level;
-				total = 0;
-				nseen = 0;
-			}
-			bool dup = false;
-			for (int s = 0; s < nseen && !dup; s++)
-				dup = !strcmp(seen[s], shared);
-			if (!dup && nseen < 64) {
-				snprintf(seen[nseen++], sizeof(seen[0]), "%s", shared);
-				total += (uint64_t)kb << 10;
-			}
-		}
-	}
-	return total;
 }
 
 static void progress(const bench_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -779,8 +727,8 @@ int main(int argc, char **argv)
 			b.threads[b.nthreads++] = t;
 		b.threads[b.nthreads++] = max;
 	}
-	b.llc = llc_bytes();
-	uint64_t rule = 4 * b.llc;
+	hb_cache_read("", &b.llc);
+	uint64_t rule = 4 * b.llc.bytes;
 	if (!b.size)
 		b.size = rule > ((uint64_t)64 << 20) ? rule : (uint64_t)64 << 20;
 	if (!b.gsize)
@@ -821,11 +769,12 @@ int main(int argc, char **argv)
 	char date[64], host[256] = "";
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S%z", localtime(&now));
 	gethostname(host, sizeof(host) - 1);
-	b.res.doc = json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:i,s:I,s:s?,s:s?}}", "tool", "hmpt-bench",
-	                      "version", HMPT_VERSION, "date", date, "host", host, "machine",
-	                      "nodes", hb_mem_machine(), "cpus", omp_get_num_procs(),
-	                      "last_level_cache_bytes", (json_int_t)b.llc, "OMP_PROC_BIND",
-	                      getenv("OMP_PROC_BIND"), "OMP_PLACES", getenv("OMP_PLACES"));
+	b.res.doc =
+	    json_pack("{s:s,s:s,s:s,s:s,s:{s:s,s:i,s:I,s:s,s:s?,s:s?}}", "tool", "hmpt-bench",
+	              "version", HMPT_VERSION, "date", date, "host", host, "machine", "nodes",
+	              hb_mem_machine(), "cpus", omp_get_num_procs(), "last_level_cache_bytes",
+	              (json_int_t)b.llc.bytes, "last_level_cache_source", b.llc.source,
+	              "OMP_PROC_BIND", getenv("OMP_PROC_BIND"), "OMP_PLACES", getenv("OMP_PLACES"));
 	b.placement = json_array();
 	describe_pools(&b);
 	json_t *tl = json_array();
@@ -834,12 +783,18 @@ int main(int argc, char **argv)
 	json_object_set_new(b.res.doc, "threads", tl);
 
 	if (!b.quiet) {
-		printf("hmpt-bench: %s; %d CPUs, last-level cache %s\n", hb_mem_machine(),
-		       omp_get_num_procs(), hmpt_fmt_size_text(sz, sizeof(sz), b.llc));
+		printf("hmpt-bench: %s; %d CPUs, last-level cache %s (%s)\n", hb_mem_machine(),
+		       omp_get_num_procs(), hmpt_fmt_size_text(sz, sizeof(sz), b.llc.bytes),
+		       b.llc.source);
 		for (int i = 0; i < b.npools; i++)
 			if (b.pools[i].index >= 0)
 				printf("  pool %-12s %s\n", b.pools[i].name, b.pools[i].place);
 	}
+	if (!b.llc.bytes && (b.modes[0] || b.modes[2]))
+		fprintf(stderr,
+		        "hmpt-bench: warning: the last-level cache size is %s: STREAM's rule "
+		        "(arrays of 4 x that) cannot be checked\n",
+		        b.llc.source);
 	if ((b.modes[0] && b.size < rule) || (b.modes[2] && b.gsize < rule))
 		fprintf(stderr,
 		        "hmpt-bench: warning: arrays of %s are below STREAM's rule of 4 x the "
