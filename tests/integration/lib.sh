@@ -20,14 +20,13 @@ trap 'rm -rf "$work"' EXIT
 #   or build fails `make check` instead of passing as a skip.
 # Call either only after the test found it cannot run; neither returns.
 skip() { echo "skip: $*"; exit 77; }
+. "$top/tests/pkgs.sh"
 prereq_missing() {
-	local pkgs=() missing=() p
+	local pkgs=() missing
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
-	for p in "${pkgs[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} = 0 ] || skip "$* (not installed: ${missing[*]})"
+	missing=$(missing_pkgs "${pkgs[@]}")
+	[ -z "$missing" ] || skip "$* (not installed: $missing)"
 	fail "$*, but ${pkgs[*]} $([ ${#pkgs[@]} = 1 ] && echo is || echo are) installed: this must run here"
 }
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -51,14 +51,13 @@ skip() { echo "skip: $*"; exit 77; }
 # prereq_missing PKG... -- REASON: as in tests/integration/lib.sh, a skip
 # only while a Debian package is missing; with them installed the guest
 # must run here, so it is an error (125), not a skip
+. "$top/tests/pkgs.sh"
 prereq_missing() {
-	local pkgs=() missing=() p
+	local pkgs=() missing
 	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
-	for p in "${pkgs[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} = 0 ] || skip "$* (not installed: ${missing[*]})"
+	missing=$(missing_pkgs "${pkgs[@]}")
+	[ -z "$missing" ] || skip "$* (not installed: $missing)"
 	echo "FAIL: $*, but ${pkgs[*]} installed: this must run here"
 	exit 125
 }
