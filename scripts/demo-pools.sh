@@ -46,7 +46,12 @@ for r in range(1, rounds + 1):
         best[p] = max(best.get(p, 0), v)
 ratio = best["thp"] / best["4k"]
 g = doc["gather"]
-said = ("expect the random-access arrays to gain" if ratio >= threshold else
+# random reads are part of the demo's time only: on a 16-core Intel host
+# 2.5x here gave the whole demo 1.23-1.35x; a small ratio gives a few per
+# cent, which a noisy machine's run-to-run spread can hide
+said = ("expect the random-access arrays to gain" if ratio >= 1.5 else
+        "a small difference: the demo may gain a few per cent, within its own noise here"
+        if ratio >= threshold else
         "no real difference (below %.2fx): expect no speedup" % threshold)
 print("hmpt-demo: 2 MiB pages give %.2fx on random reads here: %s" % (ratio, said))
 print("hmpt-demo: (hmpt-bench gather, 1 thread, %d MiB table, %d reads per pass: best of %d rounds, "
