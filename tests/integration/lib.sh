@@ -21,14 +21,7 @@ trap 'rm -rf "$work"' EXIT
 # Call either only after the test found it cannot run; neither returns.
 skip() { echo "skip: $*"; exit 77; }
 . "$top/tests/pkgs.sh"
-prereq_missing() {
-	local pkgs=() missing
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	missing=$(missing_pkgs "${pkgs[@]}")
-	[ -z "$missing" ] || skip "$* (not installed: $missing)"
-	fail "$*, but ${pkgs[*]} $([ ${#pkgs[@]} = 1 ] && echo is || echo are) installed: this must run here"
-}
+prereq_fail() { fail "$@"; }
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "-- $*"; }
 

@@ -52,15 +52,7 @@ skip() { echo "skip: $*"; exit 77; }
 # only while a Debian package is missing; with them installed the guest
 # must run here, so it is an error (125), not a skip
 . "$top/tests/pkgs.sh"
-prereq_missing() {
-	local pkgs=() missing
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
-	[ $# -gt 0 ] && shift
-	missing=$(missing_pkgs "${pkgs[@]}")
-	[ -z "$missing" ] || skip "$* (not installed: $missing)"
-	echo "FAIL: $*, but ${pkgs[*]} installed: this must run here"
-	exit 125
-}
+prereq_fail() { echo "FAIL: $*"; exit 125; }
 die() { echo "guest: $*" >&2; exit 125; }
 
 while [ $# -gt 0 ]; do
