@@ -101,23 +101,24 @@ FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c shim/options.c shim/fmt.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^
+	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c shim/plan.c shim/json.c shim/topo.c shim/options.c \
 		shim/fmt.c shim/sys.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^
+	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^ -ljansson
+	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(B)/fuzz/fuzz_journal: tests/fuzz/fuzz_journal.c tuner/runrec.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^ -ljansson
+	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(B)/fuzz/fuzz_slurm: tests/fuzz/fuzz_slurm.c tuner/runrec.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^ -ljansson
+	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(B)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c shim/ring.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^
+	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c shim/sys.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^
+	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tuner/poolspec.c shim/plan.c shim/json.c \
 		shim/topo.c shim/options.c shim/fmt.c shim/sys.c | $(B)/fuzz
-	$(FUZZ_CC) -o $@ $^ -ljansson
+	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
+$(FUZZ_BIN): tests/fuzz/fuzz_check.h
 $(B)/fuzz:
 	mkdir -p $@
 
@@ -179,7 +180,7 @@ uninstall:
 	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
 
-FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.c \
+FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] \
             tests/progs/*.c tests/progs/*.cpp)
 format:
 	clang-format -i $(FMT_SRC)

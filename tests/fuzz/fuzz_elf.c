@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "statics.h"
 
 typedef struct {
@@ -15,14 +16,6 @@ typedef struct {
 	int n;
 } seen_t;
 
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_elf: %s\n", what);
-		abort();
-	}
-}
-
 static void on_object(uint64_t vaddr, uint64_t size, const char *name, const char *section,
                       void *ctx)
 {
@@ -30,12 +23,12 @@ static void on_object(uint64_t vaddr, uint64_t size, const char *name, const cha
 
 	(void)vaddr;
 	(void)size;
-	check(name && section && *section == '.', "name or section");
+	fuzz_check(name && section && *section == '.', "name or section");
 	if (name >= s->img && name < s->img + s->len)
-		check(memchr(name, '\0', (size_t)(s->img + s->len - name)) != NULL,
-		      "a name runs off the image");
+		fuzz_check(memchr(name, '\0', (size_t)(s->img + s->len - name)) != NULL,
+		           "a name runs off the image");
 	else
-		check(strcmp(name, section) == 0, "a name from outside the image");
+		fuzz_check(strcmp(name, section) == 0, "a name from outside the image");
 	s->n++;
 }
 
@@ -49,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint64_t min = 0; min <= 4096; min += 4096) {
 		seen_t s = {img, size, 0};
 		int rc = hmpt_elf_data_objects(img, size, min, on_object, &s);
-		check(rc < 0 || rc == s.n, "objects reported and counted differ");
+		fuzz_check(rc < 0 || rc == s.n, "objects reported and counted differ");
 	}
 	free(img);
 	return 0;

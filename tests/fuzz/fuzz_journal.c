@@ -7,15 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "runrec.h"
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_journal: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -33,14 +26,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(line, p, n);
 		line[n] = '\0';
 		hmpt_runrec_journal_line(line, &r);
-		check(r.kind >= HMPT_RUNREC_BAD && r.kind <= HMPT_RUNREC_RUN, "kind");
-		check(r.kind != HMPT_RUNREC_BAD || !r.key, "a key from a line that is not JSON");
-		check(strnlen(r.config, sizeof(r.config)) < sizeof(r.config),
-		      "config unterminated");
-		check(strnlen(r.run.why, sizeof(r.run.why)) < sizeof(r.run.why),
-		      "why unterminated");
-		check(strnlen(r.run.host, sizeof(r.run.host)) < sizeof(r.run.host),
-		      "host unterminated");
+		fuzz_check(r.kind >= HMPT_RUNREC_BAD && r.kind <= HMPT_RUNREC_RUN, "kind");
+		fuzz_check(r.kind != HMPT_RUNREC_BAD || !r.key,
+		           "a key from a line that is not JSON");
+		fuzz_check(strnlen(r.config, sizeof(r.config)) < sizeof(r.config),
+		           "config unterminated");
+		fuzz_check(strnlen(r.run.why, sizeof(r.run.why)) < sizeof(r.run.why),
+		           "why unterminated");
+		fuzz_check(strnlen(r.run.host, sizeof(r.run.host)) < sizeof(r.run.host),
+		           "host unterminated");
 		json_decref(r.key);
 		free(line);
 		p += n;

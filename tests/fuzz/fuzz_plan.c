@@ -7,15 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "plan.h"
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_plan: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,34 +18,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int rc = hmpt_plan_parse((const char *)data, size, "f.json", &plan, err, sizeof(err));
 	if (rc) {
-		check(strncmp(err, "f.json", 6) == 0, "the message does not name the file");
-		check(!strchr(err, '\n'), "the message is not one line");
+		fuzz_check(strncmp(err, "f.json", 6) == 0, "the message does not name the file");
+		fuzz_check(!strchr(err, '\n'), "the message is not one line");
 		return 0;
 	}
-	check(plan.npools >= 1 && plan.npools <= HMPT_PLAN_MAX_POOLS, "pool count");
-	check(plan.default_pool >= HMPT_POOL_SYSTEM && plan.default_pool < plan.npools,
-	      "default pool");
+	fuzz_check(plan.npools >= 1 && plan.npools <= HMPT_PLAN_MAX_POOLS, "pool count");
+	fuzz_check(plan.default_pool >= HMPT_POOL_SYSTEM && plan.default_pool < plan.npools,
+	           "default pool");
 	for (int i = 0; i < plan.npools; i++) {
 		int at = i, steps = 0;
 		while (at != HMPT_POOL_SYSTEM && steps++ <= plan.npools) {
-			check(at >= 0 && at < plan.npools, "fallback index");
+			fuzz_check(at >= 0 && at < plan.npools, "fallback index");
 			at = plan.pools[at].fallback;
 		}
-		check(at == HMPT_POOL_SYSTEM, "a fallback chain does not end in system");
+		fuzz_check(at == HMPT_POOL_SYSTEM, "a fallback chain does not end in system");
 	}
 	uint32_t sites = 0;
 	for (uint32_t g = 0; g < plan.ngroups; g++) {
-		check(plan.groups[g].first_site == sites, "group sites not contiguous");
+		fuzz_check(plan.groups[g].first_site == sites, "group sites not contiguous");
 		sites += plan.groups[g].nsites;
 	}
-	check(sites == plan.nsites, "site count");
+	fuzz_check(sites == plan.nsites, "site count");
 	for (uint32_t i = 0; i < plan.nsites; i++) {
 		const hmpt_plan_site_t *s = &plan.sites[i];
-		check(s->nframes >= 1 && s->nframes <= 64, "frame count");
+		fuzz_check(s->nframes >= 1 && s->nframes <= 64, "frame count");
 		memcpy(hs, s->name_hashes, s->nframes * sizeof(uint64_t));
 		memcpy(offs, s->offsets, s->nframes * sizeof(uint64_t));
 		int m = hmpt_plan_match(&plan, hs, offs, s->nframes);
-		check(m >= 0, "a site does not match its own frames");
+		fuzz_check(m >= 0, "a site does not match its own frames");
 	}
 	hmpt_plan_free(&plan);
 	return 0;

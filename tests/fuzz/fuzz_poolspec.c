@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "poolspec.h"
 
 #define MAX_ITEMS 8
@@ -20,14 +21,6 @@ int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	return -1;
 }
 
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_poolspec: %s\n", what);
-		abort();
-	}
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static hmpt_plan_t plan;
@@ -38,12 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = '\0'; /* a command-line argument ends at its first NUL */
 	int n = hmpt_poolspec_split(text, items, MAX_ITEMS);
-	check(n == -1 || (n >= 1 && n <= MAX_ITEMS), "item count");
+	fuzz_check(n == -1 || (n >= 1 && n <= MAX_ITEMS), "item count");
 	json_t *pools = json_object();
 	for (int i = 0; i < n; i++) {
-		check(items[i] && *items[i], "an empty item");
+		fuzz_check(items[i] && *items[i], "an empty item");
 		json_t *pool = hmpt_poolspec_parse(items[i]);
-		check(!pool || json_is_object(pool), "a pool that is not an object");
+		fuzz_check(!pool || json_is_object(pool), "a pool that is not an object");
 		snprintf(name, sizeof(name), "p%d", i);
 		if (pool)
 			json_object_set_new(pools, name, pool);
@@ -51,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	json_t *doc = hmpt_poolspec_plan(pools, json_object_size(pools) ? "p0" : NULL);
 	char *plan_text = json_dumps(doc, 0);
-	check(plan_text != NULL, "the plan does not dump");
+	fuzz_check(plan_text != NULL, "the plan does not dump");
 	if (hmpt_plan_parse(plan_text, strlen(plan_text), "--pools", &plan, err, sizeof(err)) == 0)
 		hmpt_plan_free(&plan);
 	free(plan_text);

@@ -7,15 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "profiles.h"
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_profile: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,12 +18,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	json_t *p = hmpt_prof_parse((const char *)data, size, "p.json", err, sizeof(err));
 	if (!p) {
-		check(strncmp(err, "p.json", 6) == 0, "the message does not name the file");
+		fuzz_check(strncmp(err, "p.json", 6) == 0, "the message does not name the file");
 		return 0;
 	}
 	json_array_foreach(json_object_get(p, "modules"), i, m)
-	    check(hmpt_prof_module_path(p, hmpt_prof_str(m, "name")) != NULL,
-	          "a module is not found by its name");
+	    fuzz_check(hmpt_prof_module_path(p, hmpt_prof_str(m, "name")) != NULL,
+	               "a module is not found by its name");
 	(void)hmpt_prof_u64(json_object_get(p, "totals"), "tracked_bytes");
 
 	/* as profrun.c merges the profiles of a job's processes */
@@ -38,8 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *files[2] = {"a.json", "b.json"};
 	json_t *one = hmpt_prof_merge(two, files, 1, 0);
 	json_t *both = hmpt_prof_merge(two, files, 2, -1);
-	check(one && both, "merge returned nothing");
-	check(json_array_size(json_object_get(both, "processes")) == 2, "merged process count");
+	fuzz_check(one && both, "merge returned nothing");
+	fuzz_check(json_array_size(json_object_get(both, "processes")) == 2,
+	           "merged process count");
 	hmpt_prof_sort_sites(p);
 	json_decref(one);
 	json_decref(both);

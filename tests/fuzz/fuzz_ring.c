@@ -7,21 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "ring.h"
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_ring: %s\n", what);
-		abort();
-	}
-}
 
 static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 {
 	hmpt_level_t l = hmpt_datasrc_level(s->data_src);
-	check(l <= HMPT_LEVEL_NONE, "level");
-	check(hmpt_datasrc_level_name(l) != NULL, "level name");
+	fuzz_check(l <= HMPT_LEVEL_NONE, "level");
+	fuzz_check(hmpt_datasrc_level_name(l) != NULL, "level name");
 	(void)hmpt_datasrc_is_store(s->data_src);
 	++*(uint64_t *)ctx;
 }
@@ -54,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(ring, bytes, len < ring_size ? len : ring_size);
 	uint64_t next = hmpt_ring_read(ring, ring_size, tail, head, st, on_sample, &n, &c);
-	check(next - tail <= head - tail, "tail moved past head");
-	check(n == c.samples, "samples counted and delivered differ");
+	fuzz_check(next - tail <= head - tail, "tail moved past head");
+	fuzz_check(n == c.samples, "samples counted and delivered differ");
 	free(ring);
 
 	/* a record body on its own, of exactly its length */

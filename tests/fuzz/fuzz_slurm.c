@@ -6,15 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_check.h"
 #include "runrec.h"
-
-static void check(int ok, const char *what)
-{
-	if (!ok) {
-		fprintf(stderr, "fuzz_slurm: %s\n", what);
-		abort();
-	}
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -29,8 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&j, 0, sizeof(j));
 	int got = hmpt_runrec_slurm_result(f, &j);
 	fclose(f);
-	check(got == 0 || got == 1, "result");
-	check(strnlen(j.why, sizeof(j.why)) < sizeof(j.why), "why unterminated");
-	check(strnlen(j.host, sizeof(j.host)) < sizeof(j.host), "host unterminated");
+	fuzz_check(got == 0 || got == 1, "result");
+	fuzz_check(strnlen(j.why, sizeof(j.why)) < sizeof(j.why), "why unterminated");
+	fuzz_check(strnlen(j.host, sizeof(j.host)) < sizeof(j.host), "host unterminated");
 	return 0;
 }
