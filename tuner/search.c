@@ -1,0 +1,450 @@
+/* search.c — the model search and the choice rules (search.h). */
+#include "search.h"
+
+#include <math.h>
+#include <string.h>
+
+#define MAX_MASKS  (1u << HMPT_SEARCH_MAX_K)
+#define MAX_POINTS 256
+
+/* The model: singles' savings u[g] (fractions of the all-slow time), the
+ * saturation t of H(s) = s / (1 + t s), and a Gaussian process over the
+ * residuals of the points in x[]. */
+typedef struct {
+	int k;
+	double u[HMPT_SEARCH_MAX_K];
+	double t;
+	int n;
+	unsigned x[MAX_POINTS];
+	double r[MAX_POINTS], v[MAX_POINTS];
+	double sf2, ell, dist[HMPT_SEARCH_MAX_K];
+	double chol[MAX_POINTS * MAX_POINTS], w[MAX_POINTS];
+	bool ok;
+} model_t;
+
+/* Below this, the mean function's prior uncertainty (log speedup): the
+ * interactions no data have shown yet. */
+static const double prior_sd_floor = 0.02, prior_sd_share = 0.1;
+
+static double normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2));
+}
+
+/* The log speedup the mean function gives mask m with saturation t, or NAN
+ * where t is outside what the singles allow. */
+static double mean_at(const model_t *md, double t, unsigned m)
+{
+	double pos = 0, neg = 0;
+
+	for (int g = 0; g < md->k; g++) {
+		if (!(m >> g & 1))
+			continue;
+		double u = md->u[g];
+		if (u <= 0) {
+			neg += u;
+			continue;
+		}
+		double disc = 1 - 4 * t * u;
+		if (disc < 0)
+			return NAN;
+		/* the saving before saturation: d - t d^2 = u, the smaller root */
+		pos += fabs(t) < 1e-9 ? u : (1 - sqrt(disc)) / (2 * t);
+	}
+	double saved = pos - t * pos * pos + neg;
+	if (saved > 0.99)
+		saved = 0.99;
+	return -log(1 - saved);
+}
+
+static double fit_error(const model_t *md, double t, const hmpt_search_obs_t *obs, int nobs)
+{
+	double e = 0;
+	for (int i = 0; i < nobs; i++) {
+		if (obs[i].failed || !obs[i].mask)
+			continue;
+		double m = mean_at(md, t, obs[i].mask);
+		if (isnan(m))
+			return INFINITY;
+		e += (obs[i].y - m) * (obs[i].y - m) / (obs[i].var > 1e-12 ? obs[i].var : 1e-12);
+	}
+	return e;
+}
+
+/* The saturation that fits the data best: a grid, then golden section
+ * around its best point; t = 0 (plain additivity) wins ties. */
+static double fit_saturation(const model_t *md, const hmpt_search_obs_t *obs, int nobs)
+{
+	double umax = 0;
+	for (int g = 0; g < md->k; g++)
+		umax = md->u[g] > umax ? md->u[g] : umax;
+	double hi = umax > 0 ? 0.25 / umax : 10, lo = -1, best = 0;
+	double best_e = fit_error(md, 0, obs, nobs);
+	const int steps = 120;
+	for (int i = 0; i <= steps; i++) {
+		double t = lo + (hi - lo) * i / steps, e = fit_error(md, t, obs, nobs);
+		if (e < best_e - 1e-9)
+			best_e = e, best = t;
+	}
+	double a = best - (hi - lo) / steps, b = best + (hi - lo) / steps;
+	const double phi = (sqrt(5) - 1) / 2;
+	for (int i = 0; i < 40; i++) {
+		double c = b - phi * (b - a), d = a + phi * (b - a);
+		if (fit_error(md, c, obs, nobs) < fit_error(md, d, obs, nobs))
+			b = d;
+		else
+			a = c;
+	}
+	double t = (a + b) / 2;
+	return fit_error(md, t, obs, nobs) < best_e ? t : best;
+}
+
+/* Residuals are alike for masks that differ in groups that matter little:
+ * a group's distance is its share of the singles' savings (at least a
+ * fifth of the average). */
+static double kernel(const model_t *md, unsigned a, unsigned b)
+{
+	double d = 0;
+	for (unsigned x = a ^ b; x; x &= x - 1)
+		d += md->dist[__builtin_ctz(x)];
+	return md->sf2 * exp(-d / md->ell);
+}
+
+/* In-place Cholesky of the n x n matrix a (row-major); false if not
+ * positive definite. */
+static bool cholesky(double *a, int n)
+{
+	for (int j = 0; j < n; j++) {
+		double d = a[j * n + j];
+		for (int p = 0; p < j; p++)
+			d -= a[j * n + p] * a[j * n + p];
+		if (d <= 0)
+			return false;
+		a[j * n + j] = sqrt(d);
+		for (int i = j + 1; i < n; i++) {
+			double s = a[i * n + j];
+			for (int p = 0; p < j; p++)
+				s -= a[i * n + p] * a[j * n + p];
+			a[i * n + j] = s / a[j * n + j];
+		}
+	}
+	return true;
+}
+
+/* L z = b, then (optionally) L' x = z, in place */
+static void solve_lower(const double *l, int n, double *b, bool both)
+{
+	for (int i = 0; i < n; i++) {
+		for (int p = 0; p < i; p++)
+			b[i] -= l[i * n + p] * b[p];
+		b[i] /= l[i * n + i];
+	}
+	for (int i = n - 1; both && i >= 0; i--) {
+		for (int p = i + 1; p < n; p++)
+			b[i] -= l[p * n + i] * b[p];
+		b[i] /= l[i * n + i];
+	}
+}
+
+static void model_build(model_t *md, const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
+                        int nobs)
+{
+	double wsum[HMPT_SEARCH_MAX_K] = {0}, ysum[HMPT_SEARCH_MAX_K] = {0};
+	bool own[HMPT_SEARCH_MAX_K] = {false};
+
+	memset(md, 0, sizeof(*md));
+	md->k = s->k;
+	/* singles: this phase's own measurement when there is one */
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->failed || !o->mask || (o->mask & (o->mask - 1)))
+			continue;
+		int g = __builtin_ctz(o->mask);
+		if (g >= s->k || (own[g] && o->phase != 1))
+			continue;
+		if (o->phase == 1 && !own[g])
+			own[g] = true, wsum[g] = ysum[g] = 0;
+		double w = 1 / (o->var > 1e-12 ? o->var : 1e-12);
+		wsum[g] += w;
+		ysum[g] += w * o->y;
+	}
+	for (int g = 0; g < s->k; g++)
+		md->u[g] = wsum[g] > 0 ? 1 - exp(-ysum[g] / wsum[g]) : 0;
+	md->t = fit_saturation(md, obs, nobs);
+
+	/* the residuals, and how large they are where singles do not fix them */
+	double top = 0, excess = 0;
+	int extra = 0;
+	for (unsigned m = 0; m < 1u << s->k; m++) {
+		double v = mean_at(md, md->t, m);
+		top = v > top ? v : top;
+	}
+	for (int i = 0; i < nobs && md->n < MAX_POINTS; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->failed)
+			continue;
+		double r = o->mask ? o->y - mean_at(md, md->t, o->mask) : o->y;
+		md->x[md->n] = o->mask;
+		md->r[md->n] = r;
+		md->v[md->n++] = o->var > 1e-8 ? o->var : 1e-8;
+		if (__builtin_popcount(o->mask) > 1) {
+			excess += r * r - o->var;
+			extra++;
+		}
+	}
+	double sd = prior_sd_floor > prior_sd_share * top ? prior_sd_floor : prior_sd_share * top;
+	md->sf2 = sd * sd;
+	if (extra && excess / extra > md->sf2)
+		md->sf2 = excess / extra;
+	md->ell = 2;
+	double usum = 0;
+	for (int g = 0; g < s->k; g++)
+		usum += fabs(md->u[g]);
+	for (int g = 0; g < s->k; g++) {
+		double w = usum > 0 ? s->k * fabs(md->u[g]) / usum : 1;
+		md->dist[g] = w > 0.2 ? w : 0.2;
+	}
+	int n = md->n;
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j <= i; j++)
+			md->chol[i * n + j] = md->chol[j * n + i] =
+			    kernel(md, md->x[i], md->x[j]) + (i == j ? md->v[i] : 0);
+	md->ok = n > 0 && cholesky(md->chol, n);
+	if (md->ok) {
+		memcpy(md->w, md->r, (size_t)n * sizeof(double));
+		solve_lower(md->chol, n, md->w, true);
+	}
+}
+
+static void model_predict(const model_t *md, unsigned m, double *mean, double *sd)
+{
+	double kx[MAX_POINTS], base = mean_at(md, md->t, m), var = md->sf2, mu = 0;
+
+	if (isnan(base))
+		base = 0;
+	if (!md->ok) {
+		*mean = base;
+		*sd = sqrt(var);
+		return;
+	}
+	for (int i = 0; i < md->n; i++) {
+		kx[i] = kernel(md, m, md->x[i]);
+		mu += kx[i] * md->w[i];
+	}
+	solve_lower(md->chol, md->n, kx, false);
+	for (int i = 0; i < md->n; i++)
+		var -= kx[i] * kx[i];
+	*mean = base + mu;
+	*sd = sqrt(var > 1e-12 ? var : 1e-12);
+}
+
+void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                         double *mean, double *sd)
+{
+	static model_t md; /* large: not on the stack */
+
+	model_build(&md, s, obs, nobs);
+	for (unsigned m = 0; m < 1u << s->k; m++)
+		model_predict(&md, m, &mean[m], &sd[m]);
+}
+
+int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs)
+{
+	int n = 0;
+	for (int i = 0; i < nobs; i++) {
+		bool seen = false;
+		for (int j = 0; j < i && !seen; j++)
+			seen = obs[j].mask == obs[i].mask;
+		n += !seen;
+	}
+	return n;
+}
+
+static double footprint(const hmpt_search_setup_t *s, unsigned m)
+{
+	double b = 0;
+	for (int g = 0; g < s->k; g++)
+		if (m >> g & 1)
+			b += s->bytes[g];
+	return b;
+}
+
+static bool failed_mask(const hmpt_search_obs_t *obs, int nobs, unsigned m)
+{
+	for (int i = 0; i < nobs; i++)
+		if (obs[i].failed && obs[i].mask == m)
+			return true;
+	return false;
+}
+
+/* Another round for measured masks whose comparison the noise still hides:
+ * the fastest and a smaller one not clearly slower (the best), and smaller
+ * ones near 90 % of the fastest (the 90 % plan). */
+static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                   unsigned *out, int max)
+{
+	int top = -1, n = 0, rounds = s->max_rounds > 0 ? s->max_rounds : 4;
+	const double z = 2;
+
+	for (int i = 0; i < nobs; i++)
+		if (obs[i].phase == 1 && !obs[i].failed && obs[i].mask &&
+		    (top < 0 || obs[i].y > obs[top].y))
+			top = i;
+	/* never more rounds than the exhaustive search would run */
+	int spent = 0;
+	for (int i = 0; i < nobs; i++)
+		spent += obs[i].phase == 1 && obs[i].mask ? obs[i].rounds : 0;
+	if (top < 0 || spent >= (1 << s->k) - 1)
+		return 0;
+	const hmpt_search_obs_t *f = &obs[top];
+	double floor90 = f->y + log(0.9);
+	for (int pass = 0; pass < 2 && n < max; pass++)
+		for (int i = 0; i < nobs && n < max; i++) {
+			const hmpt_search_obs_t *o = &obs[i];
+			if (o->phase != 1 || o->failed || !o->mask || i == top ||
+			    footprint(s, o->mask) >= footprint(s, f->mask))
+				continue;
+			double se = sqrt(o->var + f->var);
+			bool unsure = pass ? fabs(o->y - floor90) < z * se : f->y - o->y < z * se;
+			if (!unsure)
+				continue;
+			for (int w = 0; w < 2 && n < max; w++) {
+				const hmpt_search_obs_t *c = w ? o : f;
+				bool dup = false;
+				for (int j = 0; j < n; j++)
+					dup |= out[j] == c->mask;
+				if (!dup && c->rounds < rounds)
+					out[n++] = c->mask;
+			}
+		}
+	return n;
+}
+
+int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                     unsigned *out, int max)
+{
+	unsigned full = (1u << s->k) - 1, nm = 1u << s->k;
+	static unsigned char state[MAX_MASKS]; /* 1: known (phase 1 or failed), 2: phase 0 */
+	int limit = s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
+	int n = 0, room = limit - hmpt_search_count(obs, nobs);
+
+	memset(state, 0, nm);
+	for (int i = 0; i < nobs; i++)
+		if (obs[i].mask < nm && state[obs[i].mask] != 1)
+			state[obs[i].mask] = obs[i].phase == 1 || obs[i].failed ? 1 : 2;
+	/* the first design: all-fast, and the singles phase 0 did not give */
+	for (int g = -1; g < s->k && n < max; g++) {
+		unsigned m = g < 0 ? full : 1u << g;
+		if (!state[m] && !(g >= 0 && m == full))
+			out[n++] = m;
+		if (!state[m])
+			state[m] = 1;
+	}
+	if (n) /* the first design is measured whatever the budget */
+		return n;
+	if (room <= 0)
+		return confirm(s, obs, nobs, out, max);
+
+	static double mean[MAX_MASKS], sd[MAX_MASKS];
+	hmpt_search_predict(s, obs, nobs, mean, sd);
+	/* the best measured (by the model's mean: it shrinks the noise) */
+	unsigned best = 0;
+	for (unsigned m = 1; m < nm; m++)
+		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] > mean[best])
+			best = m;
+	/* the smallest measured reaching 90 % of it */
+	double zbest = mean[best], floor90 = zbest + log(0.9), f90 = footprint(s, best);
+	for (unsigned m = 0; m < nm; m++)
+		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] >= floor90 &&
+		    footprint(s, m) < f90)
+			f90 = footprint(s, m);
+	double p_min = 1 - s->confidence, eps = log(1.01);
+	while (n < max && n < room) {
+		/* a mask that may beat the best: most expected improvement */
+		unsigned pick = 0;
+		double score = 0;
+		for (unsigned m = 1; m < nm; m++) {
+			if (state[m] == 1)
+				continue;
+			double z = (mean[m] - zbest - eps) / sd[m];
+			if (normal_cdf(z) <= p_min)
+				continue;
+			double ei = sd[m] * (z * normal_cdf(z) + exp(-z * z / 2) / sqrt(2 * M_PI));
+			if (ei > score)
+				score = ei, pick = m;
+		}
+		/* a smaller mask that may reach 90 %: most expected saving */
+		unsigned pick90 = 0;
+		double score90 = 0;
+		for (unsigned m = 1; m < nm; m++) {
+			if (state[m] == 1 || footprint(s, m) >= f90)
+				continue;
+			double p = normal_cdf((mean[m] - floor90) / sd[m]);
+			if (p <= p_min)
+				continue;
+			double gain = p * (f90 - footprint(s, m));
+			if (gain > score90)
+				score90 = gain, pick90 = m;
+		}
+		if (!pick && !pick90)
+			break;
+		if (pick) {
+			out[n++] = pick;
+			state[pick] = 1;
+		}
+		if (pick90 && state[pick90] != 1 && n < max && n < room) {
+			out[n++] = pick90;
+			state[pick90] = 1;
+		}
+	}
+	if (n)
+		return n;
+	return confirm(s, obs, nobs, out, max);
+	return n;
+}
+
+void hmpt_search_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *pool, double alpha,
+                        double min_gain, bool higher_is_better, double capacity, hmpt_choice_t *out)
+{
+	out->fastest = out->best = out->best90 = out->fit = -1;
+	int fastest_fit = -1;
+	for (int i = 0; i < n; i++) {
+		if (!c[i].eligible || !c[i].sp.faster)
+			continue;
+		if (out->fastest < 0 || c[i].sp.speedup > c[out->fastest].sp.speedup)
+			out->fastest = i;
+		if (capacity > 0 && c[i].bytes <= capacity &&
+		    (fastest_fit < 0 || c[i].sp.speedup > c[fastest_fit].sp.speedup))
+			fastest_fit = i;
+	}
+	/* the smallest footprint not measurably slower than the fastest: a
+	 * user pays for every byte of the fast pool */
+	for (int pass = 0; pass < 2; pass++) {
+		int top = pass ? fastest_fit : out->fastest, *pick = pass ? &out->fit : &out->best;
+		for (int i = 0; top >= 0 && i < n; i++) {
+			if (!c[i].eligible || !c[i].sp.faster || (pass && c[i].bytes > capacity))
+				continue;
+			hmpt_speedup_t vs;
+			if (i == top)
+				vs.slower = false;
+			else
+				hmpt_stats_speedup(&c[top].sum, &c[i].sum, pool, alpha, min_gain,
+				                   higher_is_better, &vs);
+			if (vs.slower)
+				continue;
+			if (*pick < 0 || c[i].bytes < c[*pick].bytes ||
+			    (c[i].bytes == c[*pick].bytes && c[i].sp.speedup > c[*pick].sp.speedup))
+				*pick = i;
+		}
+	}
+	/* 90 % of the best speedup measured, at the smallest footprint */
+	for (int i = 0; out->fastest >= 0 && i < n; i++) {
+		if (!c[i].eligible || !c[i].sp.faster ||
+		    c[i].sp.speedup < 0.9 * c[out->fastest].sp.speedup)
+			continue;
+		if (out->best90 < 0 || c[i].bytes < c[out->best90].bytes ||
+		    (c[i].bytes == c[out->best90].bytes &&
+		     c[i].sp.speedup > c[out->best90].sp.speedup))
+			out->best90 = i;
+	}
+}

@@ -1,0 +1,89 @@
+/* search.h — which combinations of groups to measure, and which to choose.
+ *
+ * Contract: pure functions over measurements; no processes, no files, no
+ * I/O.  A configuration is a mask of K groups (bit g: group g in the fast
+ * pool); mask 0 is the all-slow reference of its phase.
+ *
+ * The model search (hmpt_search_next) fits the log speedup of every mask
+ * from what was measured: a mean function in which the time each group
+ * saves alone adds up and then saturates (one fitted parameter: the memory
+ * bandwidth a program can use is bounded), plus a Gaussian process over the
+ * residuals, so that interactions the mean function misses are learnt from
+ * the masks measured near them.  It asks for the masks where a measurement
+ * can still change a decision: one that may beat the best measured, or one
+ * with a smaller fast footprint that may reach 90 % of it.  It stops when no
+ * such mask is left at the confidence asked for, or at max_configs.
+ *
+ * hmpt_search_choose applies the choice rules to measured configurations,
+ * for the model search and the exhaustive one alike.
+ */
+#ifndef HMPT_TUNER_SEARCH_H
+#define HMPT_TUNER_SEARCH_H
+
+#include <stdbool.h>
+
+#include "stats.h"
+
+#define HMPT_SEARCH_MAX_K 10
+
+typedef struct {
+	int k;                           /* groups, 1..HMPT_SEARCH_MAX_K */
+	double bytes[HMPT_SEARCH_MAX_K]; /* each group's footprint */
+	double confidence;               /* a mask stays a candidate while the chance
+	                                    that it changes a decision is above
+	                                    1 - confidence (e.g. 0.95) */
+	int max_configs;                 /* masks with data, all-slow included; 0: 2K+4 */
+	int max_rounds;                  /* a mask is measured again (another round of
+	                                    runs) at most this many times; 0: 2 */
+} hmpt_search_setup_t;
+
+/* What is known of one mask: its log speedup over its phase's all-slow
+ * reference (log(ref/time) for times), the variance of that estimate, and
+ * the phase: 0 = the ranking phase (single sites alone, before grouping),
+ * 1 = this search's own runs.  Only phase-1 masks can be chosen. */
+typedef struct {
+	unsigned mask;
+	int phase;
+	double y, var;
+	int rounds;  /* rounds of runs it had (phase 1) */
+	bool failed; /* a run failed: never chosen, never asked for again */
+} hmpt_search_obs_t;
+
+/* The masks to measure next (at most `max`, never 0) in out[]; returns how
+ * many: 0 when the search is done.  With no phase-1 data it returns the
+ * first design: all-fast and every single group not known from phase 0.
+ * A mask measured in phase 1 before is asked for again (one more round of
+ * runs) when the noise still hides which way a decision goes. */
+int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                     unsigned *out, int max);
+
+/* The model's log speedup of every mask (mean[m], sd[m], m < 2^K). */
+void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                         double *mean, double *sd);
+
+/* Masks with data (any phase), all-slow included. */
+int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs);
+
+/* One measured configuration as the choice rules see it. */
+typedef struct {
+	hmpt_summary_t sum; /* its runs */
+	hmpt_speedup_t sp;  /* over its reference, as analysed */
+	double bytes;       /* fast footprint */
+	bool eligible;      /* measured cleanly in the phase chosen from */
+} hmpt_choice_in_t;
+
+typedef struct {
+	int fastest; /* highest point estimate among the measurably faster */
+	int best;    /* the smallest footprint not measurably slower than fastest */
+	int best90;  /* the smallest footprint reaching 90 % of best */
+	int fit;     /* the best by the same rule within capacity */
+} hmpt_choice_t;
+
+/* The choices among c[0..n-1] (-1: none).  "Not measurably slower" is the
+ * speedup interval of a configuration over the fastest, from `pool` at
+ * `alpha` (already corrected for the comparisons made). */
+void hmpt_search_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *pool, double alpha,
+                        double min_gain, bool higher_is_better, double capacity,
+                        hmpt_choice_t *out);
+
+#endif
