@@ -570,6 +570,8 @@ int main(int argc, char **argv)
 	CHECK(bynoise[0].f90_ok >= 0.9 * bynoise[0].n);
 	for (int a = 0; a < 7; a++)
 		tally_free(&app[a]);
+	for (int a = 0; a < 3; a++)
+		tally_free(&bynoise[a]);
 	/* recorded tunings */
 	const char *top = getenv("HMPT_TEST_TOP");
 	char dirpath[4096];
@@ -580,15 +582,16 @@ int main(int argc, char **argv)
 	while (d && (e = readdir(d))) {
 		char path[8192];
 		outcome_t o;
-		tally_t one = tally_new(20);
 		size_t len = strlen(e->d_name);
 		if (len < 6 || strcmp(e->d_name + len - 5, ".json"))
 			continue;
+		tally_t one = tally_new(20);
 		snprintf(path, sizeof(path), "%s/%s", dirpath, e->d_name);
 		if (load_recorded(&l, path) != 0) {
 			fprintf(stderr, "%s: not an exhaustive tuning's results.json\n", path);
 			failures++;
 			land_free(&l);
+			tally_free(&one);
 			continue;
 		}
 		for (int rep = 0; rep < 20; rep++) { /* 20 replays, each with its own draws */
