@@ -373,7 +373,8 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			if (ei > score)
 				score = ei, pick = m;
 		}
-		/* a smaller mask that may reach 90 %: most expected saving */
+		/* a smaller mask that may reach 90 %: the saving weighted by the
+		 * square of its chance (a likely saving before an unlikely one) */
 		unsigned pick90 = 0;
 		double score90 = 0;
 		for (unsigned m = 1; m < nm; m++) {
@@ -382,7 +383,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			double p = normal_cdf((mean[m] - floor90) / sd[m]);
 			if (p <= p_min)
 				continue;
-			double gain = p * (f90 - footprint(s, m));
+			double gain = p * p * (f90 - footprint(s, m));
 			if (gain > score90)
 				score90 = gain, pick90 = m;
 		}

@@ -375,7 +375,7 @@ static int observe(const meas_t *me, int k, int phase, hmpt_search_obs_t *obs, i
 typedef struct {
 	int configs, runs, exh_runs;
 	double frac_best; /* model best's true speedup over exhaustive best's */
-	bool f90_ok, f90_same, exh_true[1], model_true[1];
+	bool f90_ok, exh_true[1], model_true[1];
 	double model_f90, exh_f90;
 } outcome_t;
 
@@ -435,7 +435,6 @@ static void evaluate(const land_t *l, outcome_t *o)
 		if (diff >> g & 1)
 			widest = l->bytes[g] > widest ? l->bytes[g] : widest;
 	o->f90_ok = fabs(o->model_f90 - o->exh_f90) <= widest + 1e-12;
-	o->f90_same = __builtin_popcount(diff) <= 1;
 	/* against the truth: the smallest mask truly reaching 90 % */
 	{
 		double top = max_speedup(l), f = 2;
@@ -477,7 +476,7 @@ static double quantile(double *v, int n, double p)
 }
 
 typedef struct {
-	int n, best_ok, f90_ok, f90_same, over_budget, exh_true, model_true;
+	int n, best_ok, f90_ok, over_budget, exh_true, model_true;
 	double *configs, *runs, *frac, *saved;
 } tally_t;
 
@@ -490,7 +489,6 @@ static void tally_add(tally_t *t, const outcome_t *o, int k)
 	t->n++;
 	t->best_ok += o->frac_best >= 0.98;
 	t->f90_ok += o->f90_ok;
-	t->f90_same += o->f90_same;
 	t->exh_true += o->exh_true[0];
 	t->model_true += o->model_true[0];
 	t->over_budget += o->configs > 2 * k + 4;
@@ -500,15 +498,13 @@ static void tally_print(const char *what, tally_t *t)
 {
 	if (!t->n)
 		return;
-	printf(
-	    "| %-22s | %5d | %4.0f / %4.0f / %4.0f | %4.0f %% | %6.3f / %6.3f | %5.1f %% | %5.1f "
-	    "%% | %5.1f %% |\n",
-	    what, t->n, quantile(t->configs, t->n, 0.5), quantile(t->configs, t->n, 0.95),
-	    quantile(t->configs, t->n, 1), 100 * quantile(t->saved, t->n, 0.5),
-	    quantile(t->frac, t->n, 0.05), quantile(t->frac, t->n, 0), 100.0 * t->best_ok / t->n,
-	    100.0 * t->f90_ok / t->n, 100.0 * t->f90_same / t->n);
-	printf("    vs truth: model %5.1f %%, exhaustive %5.1f %%\n", 100.0 * t->model_true / t->n,
-	       100.0 * t->exh_true / t->n);
+	printf("| %-26s | %4d | %2.0f / %2.0f | %3.0f %% | %5.3f / %5.3f | %5.1f %% | %5.1f %% | "
+	       "%5.1f %% "
+	       "/ %5.1f %% |\n",
+	       what, t->n, quantile(t->configs, t->n, 0.5), quantile(t->configs, t->n, 1),
+	       100 * quantile(t->saved, t->n, 0.5), quantile(t->frac, t->n, 0.05),
+	       quantile(t->frac, t->n, 0), 100.0 * t->best_ok / t->n, 100.0 * t->f90_ok / t->n,
+	       100.0 * t->model_true / t->n, 100.0 * t->exh_true / t->n);
 }
 
 static tally_t tally_new(int cap)
@@ -549,25 +545,27 @@ int main(int argc, char **argv)
 		tally_add(&app[i % 7], &o, l.k);
 		tally_add(&bynoise[l.noise < 0.04 ? 0 : l.noise < 0.07 ? 1 : 2], &o, l.k);
 	}
-	printf("| landscapes             |     n | configs median / p95 / max | runs "
-	       "(of exhaustive's) | best reached p5 / min | best >= 98 %% | 90 %% plan within a "
-	       "group | same 90 %% plan +-1 group |\n");
+	printf(
+	    "| landscapes | n | configurations (median / max) | runs (of exhaustive's, median) | "
+	    "best reached (5th percentile / min) | best >= 98 %% | 90 %% plan within a group of "
+	    "exhaustive's | 90 %% plan within a group of the true one (model / exhaustive) |\n"
+	    "| --- | --: | --: | --: | --: | --: | --: | --: |\n");
 	for (int a = 0; a < 7; a++) {
 		char what[64];
 		snprintf(what, sizeof(what), "synthetic %s", table2[a].app);
 		tally_print(what, &app[a]);
 	}
 	tally_print("synthetic, all", &all);
-	tally_print("noise 1-4 %", &bynoise[0]);
-	tally_print("noise 4-7 %", &bynoise[1]);
-	tally_print("noise 7-10 %", &bynoise[2]);
+	tally_print("synthetic, noise 1-4 %", &bynoise[0]);
+	tally_print("synthetic, noise 4-7 %", &bynoise[1]);
+	tally_print("synthetic, noise 7-10 %", &bynoise[2]);
 	CHECK(all.over_budget == 0);
 	CHECK(all.best_ok >= 0.95 * all.n);
 	/* the 90 % plan: exhaustive search itself misses the true one more often
 	 * as the noise grows (printed above): demand agreement where the
 	 * noise allows it */
-	CHECK(all.f90_ok >= 0.75 * all.n);
-	CHECK(bynoise[0].f90_ok >= 0.9 * bynoise[0].n);
+	CHECK(all.f90_ok >= 0.8 * all.n);
+	CHECK(bynoise[0].f90_ok >= 0.95 * bynoise[0].n);
 	for (int a = 0; a < 7; a++)
 		tally_free(&app[a]);
 	for (int a = 0; a < 3; a++)
@@ -601,7 +599,7 @@ int main(int argc, char **argv)
 			tally_add(&one, &o, l.k);
 		}
 		char what[80];
-		snprintf(what, sizeof(what), "%.60s (K=%d)", l.name, l.k);
+		snprintf(what, sizeof(what), "recorded %.50s (K=%d)", l.name, l.k);
 		tally_print(what, &one);
 		CHECK(one.over_budget == 0);
 		CHECK(one.best_ok >= 0.95 * one.n);
