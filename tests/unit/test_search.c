@@ -345,8 +345,7 @@ static void choose(const meas_t *me, const land_t *l, int *best, int *best90)
 		                           .sp = a.sp[m],
 		                           .bytes = mask_bytes(l, (unsigned)m),
 		                           .eligible = m && me->s[m].n > 0};
-	hmpt_search_choose(in, n, &a.pool, getenv("ALPHA_RAW") ? 0.05 : a.alpha, 0.01, false, 0,
-	                   &ch);
+	hmpt_search_choose(in, n, &a.pool, a.alpha, 0.01, false, 0, &ch);
 	*best = ch.best;
 	*best90 = ch.best90;
 }
