@@ -15,14 +15,26 @@
 
 extern char **environ;
 
-/* configurations with runs, best speedup first; failed ones last */
+/* Shown configurations in the order of every table: measured ones by
+ * speedup, best first, then failed ones, then those the search model only
+ * predicted, by predicted speedup. */
 static const hmpt_tune_t *sort_ctx;
+static int sort_rank(const hmpt_tconfig_t *c, double *key)
+{
+	*key = hmpt_tune_config_predicted(c) ? c->predicted : c->sp.speedup;
+	return hmpt_tune_config_predicted(c) ? 2 : c->nfailed ? 1 : 0;
+}
+
 static int cmp_speedup(const void *a, const void *b)
 {
-	const hmpt_tconfig_t *x = &sort_ctx->configs[*(const int *)a];
-	const hmpt_tconfig_t *y = &sort_ctx->configs[*(const int *)b];
-	double sx = x->nfailed ? -1 : x->sp.speedup, sy = y->nfailed ? -1 : y->sp.speedup;
-	return (sx < sy) - (sx > sy);
+	int i = *(const int *)a, j = *(const int *)b;
+	double sx, sy;
+	int rx = sort_rank(&sort_ctx->configs[i], &sx), ry = sort_rank(&sort_ctx->configs[j], &sy);
+	if (rx != ry)
+		return rx - ry;
+	/* ties by index: qsort is not stable, and reports should not change
+	 * from one run to the next */
+	return sx != sy ? (sx < sy) - (sx > sy) : i - j;
 }
 
 static int sorted_configs(const hmpt_tune_t *t, int *order)
@@ -36,18 +48,34 @@ static int sorted_configs(const hmpt_tune_t *t, int *order)
 	return n;
 }
 
-static const char *verdict(const hmpt_tune_t *t, int i)
+/* The verdicts. */
+enum { V_REFERENCE, V_FASTER, V_SAME, V_SLOWER, V_FAILED, V_PREDICTED, V_COUNT };
+static const struct {
+	const char *name;
+} kinds[V_COUNT] = {
+    [V_REFERENCE] = {"reference"}, [V_FASTER] = {"faster"}, [V_SAME] = {"same"},
+    [V_SLOWER] = {"slower"},       [V_FAILED] = {"failed"}, [V_PREDICTED] = {"predicted"},
+};
+
+static int verdict_kind(const hmpt_tune_t *t, int i)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
 	if (i == c->ref)
-		return "reference";
+		return V_REFERENCE;
+	if (hmpt_tune_config_predicted(c))
+		return V_PREDICTED;
 	if (c->nfailed)
-		return "failed";
+		return V_FAILED;
 	if (c->sp.faster)
-		return "faster";
+		return V_FASTER;
 	if (c->sp.slower)
-		return "slower";
-	return "same";
+		return V_SLOWER;
+	return V_SAME;
+}
+
+static const char *verdict(const hmpt_tune_t *t, int i)
+{
+	return kinds[verdict_kind(t, i)].name;
 }
 
 static json_t *num_or_null(double v, bool ok)
@@ -77,8 +105,8 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 			json_array_append_new(groups, json_string(t->groups[g].name));
 	bool have = c->sum.n > 0;
 	return json_pack(
-	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o}", "key",
-	    c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
+	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o,s:b,s:o}",
+	    "key", c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
 	    "reference", t->configs[c->ref].key, "groups", groups, "fast_sites", sites,
 	    "fast_bytes", (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction,
 	    "access_fraction", num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
@@ -86,7 +114,8 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 	    num_or_null(c->sp.speedup, have), "lo", num_or_null(c->sp.lo, c->sum.n > 1), "hi",
 	    num_or_null(c->sp.hi, c->sum.n > 1), "estimate",
 	    num_or_null(c->estimate, c->estimate > 0), "verdict", verdict(t, i), "failed_runs",
-	    c->nfailed, "runs", runs);
+	    c->nfailed, "runs", runs, "measured", c->nruns > 0, "predicted",
+	    num_or_null(c->predicted, c->predicted > 0));
 }
 
 static json_t *choice_json(const hmpt_tune_t *t, int i, const char *file)
@@ -148,13 +177,32 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* the columns after the run's: the configuration's own */
+static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i)
+{
+	const hmpt_tconfig_t *c = &t->configs[i];
+	fprintf(f, ",%llu,%.6f,", (unsigned long long)c->fast_bytes, c->fast_fraction);
+	if (c->access_fraction >= 0)
+		fprintf(f, "%.6f", c->access_fraction);
+	fputc(',', f);
+	if (c->sum.n > 0 || i == c->ref)
+		fprintf(f, "%.6f", c->sp.speedup);
+	fprintf(f, ",%s,%s,%s,", verdict(t, i), c->in_combos ? "combinations" : "ranking",
+	        c->nruns > 0 ? "true" : "false");
+	if (c->predicted > 0)
+		fprintf(f, "%.6f", c->predicted);
+	fputc('\n', f);
+}
+
+/* A row per run, and one per predicted configuration (no run: empty run
+ * fields, measured false), so that a spreadsheet shows both. */
 static int write_csv(const hmpt_tune_t *t, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
-	           "access_fraction,config_speedup,config_verdict,phase\n");
+	           "access_fraction,config_speedup,config_verdict,phase,measured,predicted\n");
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		for (int k = 0; k < c->nruns; k++) {
@@ -166,12 +214,13 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 			fprintf(f, ",%.6f,", r->wall);
 			if (!r->status)
 				fprintf(f, "%.9g", r->value);
-			fprintf(f, ",%llu,%.6f,", (unsigned long long)c->fast_bytes,
-			        c->fast_fraction);
-			if (c->access_fraction >= 0)
-				fprintf(f, "%.6f", c->access_fraction);
-			fprintf(f, ",%.6f,%s,%s\n", c->sp.speedup, verdict(t, i),
-			        c->in_combos ? "combinations" : "ranking");
+			csv_config_end(f, t, i);
+		}
+		if (hmpt_tune_config_predicted(c)) {
+			fprintf(f, "%s,", c->key);
+			csv_field(f, c->label);
+			fprintf(f, ",,,,,");
+			csv_config_end(f, t, i);
 		}
 	}
 	return fclose(f);
