@@ -78,6 +78,51 @@ static const char *verdict(const hmpt_tune_t *t, int i)
 	return kinds[verdict_kind(t, i)].name;
 }
 
+/* by footprint, then speedup, best first */
+static int cmp_footprint(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	const hmpt_tconfig_t *x = &sort_ctx->configs[i], *y = &sort_ctx->configs[j];
+	if (x->fast_bytes != y->fast_bytes)
+		return x->fast_bytes < y->fast_bytes ? -1 : 1;
+	if (x->sp.speedup != y->sp.speedup)
+		return x->sp.speedup > y->sp.speedup ? -1 : 1;
+	return i - j;
+}
+
+/* The front: the configurations measured with no failed run that no other
+ * beats with less or equal fast footprint, by footprint (so by speedup too).
+ * Returns how many, in out[]. */
+static int front(const hmpt_tune_t *t, int *out)
+{
+	int n = 0, m = 0;
+	for (int i = 0; i < t->nconfigs; i++)
+		if (hmpt_tune_config_shown(t, i) && t->configs[i].sum.n > 0 &&
+		    !t->configs[i].nfailed)
+			out[n++] = i;
+	sort_ctx = t;
+	qsort(out, (size_t)n, sizeof(int), cmp_footprint);
+	for (int k = 0; k < n; k++)
+		if (m == 0 || t->configs[out[k]].sp.speedup > t->configs[out[m - 1]].sp.speedup)
+			out[m++] = out[k];
+	return m;
+}
+
+/* The predictions worth naming: above the front (the best measured with as
+ * little in the fast pool, so the next to measure), the first 3 in sorted
+ * order; counted in *named. */
+static bool prediction_named(const hmpt_tune_t *t, const hmpt_tconfig_t *c, const int *fr, int nf,
+                             int *named)
+{
+	double front_there = 0;
+	for (int k = 0; k < nf && t->configs[fr[k]].fast_bytes <= c->fast_bytes; k++)
+		front_there = t->configs[fr[k]].sp.speedup;
+	if (!hmpt_tune_config_predicted(c) || *named == 3 || c->predicted <= front_there)
+		return false;
+	++*named;
+	return true;
+}
+
 static json_t *num_or_null(double v, bool ok)
 {
 	return ok && isfinite(v) ? json_real(v) : json_null();
@@ -508,26 +553,36 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,
 		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes), acc, alone, first);
 	}
-	int rows = n < 12 ? n : 12;
+	/* measured rows come first in order[]; predicted ones after them */
+	int nm = 0;
+	while (nm < n && !hmpt_tune_config_predicted(&t->configs[order[nm]]))
+		nm++;
+	int rows = nm < 12 ? nm : 12, fr[n + 1], nf = front(t, fr), npred = 0;
 	fprintf(out, "\n%-24s %7s %7s %9s %15s %9s %5s  %s\n", "configuration", "fast", "access",
 	        "speedup", "interval", "estimate", "runs", "verdict");
 	for (int k = 0; k < n; k++) {
 		int i = order[k];
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (k >= rows && i != t->best && i != t->best90 && i != t->fit && i != c->ref &&
-		    !c->nfailed)
+		bool predicted = k >= nm;
+		if (!predicted && k >= rows && i != t->best && i != t->best90 && i != t->fit &&
+		    i != c->ref && !c->nfailed)
 			continue;
-		char acc[16] = "-", est[16] = "-", iv[32] = "-", runs[24];
+		if (predicted && !prediction_named(t, c, fr, nf, &npred))
+			continue;
+		char acc[16] = "-", sp[16], est[16] = "-", iv[32] = "-", runs[24] = "-";
 		if (c->access_fraction >= 0)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * c->access_fraction);
+		snprintf(sp, sizeof(sp), predicted ? "~%.3fx" : "%.3fx",
+		         predicted ? c->predicted : c->sp.speedup);
 		if (c->estimate > 0)
 			snprintf(est, sizeof(est), "%.3fx", c->estimate);
 		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		/* the reference has more runs than the others: "12/12" */
-		snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
-		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %5s  %s", c->label,
-		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, runs, verdict(t, i));
+		if (!predicted)
+			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
+		fprintf(out, "%-24.24s %6.1f%% %7s %9s %15s %9s %5s  %s", c->label,
+		        100 * c->fast_fraction, acc, sp, iv, est, runs, verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
 			if (c->runs[r].status) {
 				fprintf(out, ": %s (run %d: %s/runs/%s.%d.log)", c->runs[r].why,
@@ -536,13 +591,20 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 			}
 		fputc('\n', out);
 	}
-	if (n > rows)
-		fprintf(out, "(%d configurations in all: %s/results.csv)\n", n, t->dir);
+	if (nm > rows)
+		fprintf(out, "(%d configurations in all: %s/results.csv)\n", nm, t->dir);
+	if (n > nm)
+		fprintf(
+		    out,
+		    "(~: predicted by the search model, not measured; %d of %d predicted shown: "
+		    "those above the best measured with as little in the fast pool)\n",
+		    npred, n - nm);
 	fputc('\n', out);
 	if (t->best < 0) {
 		double top = 0, lo = 0, hi = 0;
 		for (int k = 0; k < n; k++)
-			if (order[k] != t->ref && !t->configs[order[k]].nfailed) {
+			if (order[k] != t->ref && !t->configs[order[k]].nfailed &&
+			    !hmpt_tune_config_predicted(&t->configs[order[k]])) {
 				top = t->configs[order[k]].sp.speedup;
 				lo = t->configs[order[k]].sp.lo;
 				hi = t->configs[order[k]].sp.hi;
