@@ -806,6 +806,9 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	fprintf(f, "</title><style>body{font-family:sans-serif;margin:2em}"
 	           "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
 	           "#ddd;text-align:right}td.l,th.l{text-align:left}img{max-width:100%%}"
+	           ".row{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}"
+	           ".plot{flex:3 1 640px}.plot object{width:100%%}"
+	           "td.s{font-size:smaller}tr.p{font-style:italic}"
 	           "</style></head><body>\n<h1>hmpt-tune: ");
 	for (char *const *a = t->cmd; *a; a++) {
 		html_text(f, *a);
@@ -820,25 +823,48 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	        "intervals at %.2f %% (%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
 	        t->metric ? "a figure the program prints" : "wall-clock time", t->reps,
 	        t->configs[t->ref].sum.n, 100 * (1 - t->alpha_used), 100 * (1 - t->alpha),
-	        t->nconfigs - 1);
+	        /* as the analysis counted them: not the ranking phase's, not
+	         * the predictions */
+	        (int)lround(t->alpha / t->alpha_used));
 	choice_line(f, t, t->best, "Best", "plan-best.json", true);
 	choice_line(f, t, t->best90, "90 % of best", "plan-90.json", true);
 	if (t->capacity)
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
+	/* the plot, hoverable (an <img> would run none of its script), with the
+	 * groups beside it */
+	fprintf(f, "<h2>Speedup against fast-pool footprint</h2>\n<div class=row>");
+	bool have[V_COUNT] = {0};
+	frame_t fm = summary_frame(summary_key(t, order, n, have));
 	if (plots == 0)
-		fprintf(f, "<h2>Speedup against fast-pool footprint</h2><img src=\"summary.svg\">\n"
-		           "<h2>Each configuration</h2><img src=\"detail.svg\">\n");
+		fprintf(f,
+		        "<div class=plot><object data=\"summary.svg\" type=\"image/svg+xml\" "
+		        "style=\"aspect-ratio:%.0f/%.0f\"><img src=\"summary.png\" alt=\"speedup "
+		        "against fast-pool footprint\"></object><p>Hover over a point: its "
+		        "configuration, speedup, interval and footprint.</p></div>\n",
+		        fm.w, fm.h);
 	fprintf(f,
-	        "<h2>Groups</h2><table><tr><th class=l>group</th><th>sites</th><th>bytes</th>"
+	        "<div><table><tr><th class=l>group</th><th>sites</th><th>bytes</th>"
 	        "<th>%s</th><th>alone</th><th class=l>sites</th></tr>\n",
 	        t->access_kind ? t->access_kind : "accesses");
+	double most = 1;
+	for (int g = 0; g < t->ngroups; g++)
+		most = fmax(most, t->groups[g].alone);
 	for (int g = 0; g < t->ngroups; g++) {
-		fprintf(f, "<tr><td class=l>%s</td><td>%d</td><td>%s</td><td>", t->groups[g].name,
-		        t->groups[g].nsites, hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes));
+		/* white for no gain, to the green of "faster" for the most */
+		double x = most > 1 ? fmax(0, t->groups[g].alone - 1) / (most - 1) : 0;
+		fprintf(f,
+		        "<tr style=\"background:#%02x%02x%02x\"><td "
+		        "class=l>%s</td><td>%d</td><td>%s</td><td>",
+		        (int)lround(255 - x * (255 - 0x66)), (int)lround(255 - x * (255 - 0xbd)),
+		        (int)lround(255 - x * (255 - 0x63)), t->groups[g].name, t->groups[g].nsites,
+		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes));
 		if (t->access_kind)
 			fprintf(f, "%.1f %%", 100 * t->groups[g].access);
-		fprintf(f, "</td><td>%.3f</td><td class=l>", t->groups[g].alone);
+		fprintf(f, "</td><td>");
+		if (t->groups[g].alone > 0)
+			fprintf(f, "%.3fx", t->groups[g].alone);
+		fprintf(f, "</td><td class=\"l s\">");
 		for (int i = 0; i < t->nsites; i++)
 			if (t->sites[i].group == g) {
 				html_text(f, t->sites[i].label);
@@ -847,23 +873,40 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f,
-	        "</table>\n<h2>Configurations</h2><table><tr><th class=l>configuration</th>"
+	        "</table><p>Groups coloured by the speedup of each alone in the fast pool: "
+	        "white none, green the most (%.3fx).</p></div></div>\n",
+	        most);
+	if (plots == 0)
+		fprintf(f, "<h2>Each configuration</h2><img src=\"detail.svg\">\n");
+	fprintf(f,
+	        "<h2>Configurations</h2><table><tr><th class=l>configuration</th>"
 	        "<th>fast footprint</th><th>%s in fast</th><th>speedup</th><th>interval</th>"
 	        "<th>estimate</th><th>runs</th><th class=l>verdict</th></tr>\n",
 	        t->access_kind ? t->access_kind : "accesses");
 	for (int k = 0; k < n; k++) {
-		const hmpt_tconfig_t *c = &t->configs[order[k]];
-		fprintf(f, "<tr><td class=l>");
+		int i = order[k];
+		const hmpt_tconfig_t *c = &t->configs[i];
+		bool predicted = hmpt_tune_config_predicted(c);
+		fprintf(f, "<tr%s><td class=l>", predicted ? " class=p" : "");
 		html_text(f, c->label);
 		fprintf(f, "</td><td>%.1f %%</td><td>", 100 * c->fast_fraction);
 		if (c->access_fraction >= 0)
 			fprintf(f, "%.1f %%", 100 * c->access_fraction);
-		fprintf(f, "</td><td>%.3f</td><td>%.3f&ndash;%.3f</td><td>", c->sp.speedup,
-		        c->sp.lo, c->sp.hi);
+		if (predicted)
+			fprintf(f, "</td><td>~%.3f</td><td>", c->predicted);
+		else
+			fprintf(f, "</td><td>%.3f</td><td>", c->sp.speedup);
+		if (c->sum.n > 1 && i != c->ref)
+			fprintf(f, "%.3f&ndash;%.3f", c->sp.lo, c->sp.hi);
+		fprintf(f, "</td><td>");
 		if (c->estimate > 0)
 			fprintf(f, "%.3f", c->estimate);
-		fprintf(f, "</td><td>%d/%d</td><td class=l>%s</td></tr>\n", c->sum.n, c->nruns,
-		        verdict(t, order[k]));
+		fprintf(f, "</td><td>");
+		if (!predicted)
+			fprintf(f, "%d/%d", c->sum.n, c->nruns);
+		/* the verdict in the plot's colour for it */
+		fprintf(f, "</td><td class=l style=\"color:%s\">%s</td></tr>\n",
+		        kinds[verdict_kind(t, i)].colour, verdict(t, i));
 	}
 	fprintf(f, "</table>\n<p>Every run: <a href=\"results.csv\">results.csv</a>, "
 	           "<a href=\"results.json\">results.json</a>.</p></body></html>\n");
