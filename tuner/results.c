@@ -340,9 +340,18 @@ static const struct {
     {"capacity", "best plan within the capacity", "plan-capacity.json", 12, 3.8},
 };
 
+/* the configuration of plan_marks[m], or -1 */
+static int plan_config(const hmpt_tune_t *t, int m)
+{
+	return m == 0 ? t->best : m == 1 ? t->best90 : t->capacity ? t->fit : -1;
+}
+
 static int plan_bits(const hmpt_tune_t *t, int i)
 {
-	return (i == t->best) | (i == t->best90) << 1 | (t->capacity && i == t->fit) << 2;
+	int bits = 0;
+	for (int m = 0; m < 3; m++)
+		bits |= (plan_config(t, m) == i) << m;
+	return bits;
 }
 
 /* Where the summary plot draws configuration i: its speedup and interval,
@@ -704,8 +713,7 @@ static void summary_script(FILE *f, const hmpt_tune_t *t, const char *term, cons
 			    v, kinds[v].pt, v == V_PREDICTED ? "1.5 lw 2" : "1", kinds[v].colour);
 	}
 	for (int m = 0; m < 3; m++)
-		if ((m == 0 && t->best >= 0) || (m == 1 && t->best90 >= 0) ||
-		    (m == 2 && t->capacity && t->fit >= 0))
+		if (plan_config(t, m) >= 0)
 			/* the rings are too big for the key: it gets its own */
 			fprintf(
 			    f,
@@ -729,7 +737,9 @@ static void summary_script(FILE *f, const hmpt_tune_t *t, const char *term, cons
 static int summary_key(const hmpt_tune_t *t, const int *order, int n, bool *have)
 {
 	/* the front; the plans' rings, and the 90 % line with the best */
-	int entries = 1 + 2 * (t->best >= 0) + (t->best90 >= 0) + (t->capacity && t->fit >= 0);
+	int entries = 1 + (t->best >= 0);
+	for (int m = 0; m < 3; m++)
+		entries += plan_config(t, m) >= 0;
 	for (int k = 0; k < n; k++) {
 		int v = verdict_kind(t, order[k]);
 		if ((t->configs[order[k]].nruns || v == V_PREDICTED) && !have[v]) {
