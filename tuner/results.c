@@ -15,14 +15,26 @@
 
 extern char **environ;
 
-/* configurations with runs, best speedup first; failed ones last */
+/* Shown configurations in the order of every table: measured ones by
+ * speedup, best first, then failed ones, then those the search model only
+ * predicted, by predicted speedup. */
 static const hmpt_tune_t *sort_ctx;
+static int sort_rank(const hmpt_tconfig_t *c, double *key)
+{
+	*key = hmpt_tune_config_predicted(c) ? c->predicted : c->sp.speedup;
+	return hmpt_tune_config_predicted(c) ? 2 : c->nfailed ? 1 : 0;
+}
+
 static int cmp_speedup(const void *a, const void *b)
 {
-	const hmpt_tconfig_t *x = &sort_ctx->configs[*(const int *)a];
-	const hmpt_tconfig_t *y = &sort_ctx->configs[*(const int *)b];
-	double sx = x->nfailed ? -1 : x->sp.speedup, sy = y->nfailed ? -1 : y->sp.speedup;
-	return (sx < sy) - (sx > sy);
+	int i = *(const int *)a, j = *(const int *)b;
+	double sx, sy;
+	int rx = sort_rank(&sort_ctx->configs[i], &sx), ry = sort_rank(&sort_ctx->configs[j], &sy);
+	if (rx != ry)
+		return rx - ry;
+	/* ties by index: qsort is not stable, and reports should not change
+	 * from one run to the next */
+	return sx != sy ? (sx < sy) - (sx > sy) : i - j;
 }
 
 static int sorted_configs(const hmpt_tune_t *t, int *order)
@@ -36,18 +48,85 @@ static int sorted_configs(const hmpt_tune_t *t, int *order)
 	return n;
 }
 
-static const char *verdict(const hmpt_tune_t *t, int i)
+/* The verdicts, with how the summary plot draws each (point type and
+ * colour: green gains, grey is noise, red loses). */
+enum { V_REFERENCE, V_FASTER, V_SAME, V_SLOWER, V_FAILED, V_PREDICTED, V_COUNT };
+static const struct {
+	const char *name, *colour, *title;
+	int pt;
+} kinds[V_COUNT] = {
+    [V_REFERENCE] = {"reference", "#000000", "all-slow (reference)", 5},
+    [V_FASTER] = {"faster", "#1a9850", "faster", 7},
+    [V_SAME] = {"same", "#8c8c8c", "same (within the noise)", 7},
+    [V_SLOWER] = {"slower", "#d73027", "slower", 7},
+    [V_FAILED] = {"failed", "#7b3294", "failed runs", 2},
+    [V_PREDICTED] = {"predicted", "#4575b4", "predicted by the model, not measured", 6},
+};
+
+static int verdict_kind(const hmpt_tune_t *t, int i)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
 	if (i == c->ref)
-		return "reference";
+		return V_REFERENCE;
+	if (hmpt_tune_config_predicted(c))
+		return V_PREDICTED;
 	if (c->nfailed)
-		return "failed";
+		return V_FAILED;
 	if (c->sp.faster)
-		return "faster";
+		return V_FASTER;
 	if (c->sp.slower)
-		return "slower";
-	return "same";
+		return V_SLOWER;
+	return V_SAME;
+}
+
+static const char *verdict(const hmpt_tune_t *t, int i)
+{
+	return kinds[verdict_kind(t, i)].name;
+}
+
+/* by footprint, then speedup, best first */
+static int cmp_footprint(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	const hmpt_tconfig_t *x = &sort_ctx->configs[i], *y = &sort_ctx->configs[j];
+	if (x->fast_bytes != y->fast_bytes)
+		return x->fast_bytes < y->fast_bytes ? -1 : 1;
+	if (x->sp.speedup != y->sp.speedup)
+		return x->sp.speedup > y->sp.speedup ? -1 : 1;
+	return i - j;
+}
+
+/* The front: the configurations measured with no failed run that no other
+ * beats with less or equal fast footprint, by footprint (so by speedup too).
+ * Returns how many, in out[]. */
+static int front(const hmpt_tune_t *t, int *out)
+{
+	int n = 0, m = 0;
+	for (int i = 0; i < t->nconfigs; i++)
+		if (hmpt_tune_config_shown(t, i) && t->configs[i].sum.n > 0 &&
+		    !t->configs[i].nfailed)
+			out[n++] = i;
+	sort_ctx = t;
+	qsort(out, (size_t)n, sizeof(int), cmp_footprint);
+	for (int k = 0; k < n; k++)
+		if (m == 0 || t->configs[out[k]].sp.speedup > t->configs[out[m - 1]].sp.speedup)
+			out[m++] = out[k];
+	return m;
+}
+
+/* The predictions worth naming: above the front (the best measured with as
+ * little in the fast pool, so the next to measure), the first 3 in sorted
+ * order; counted in *named. */
+static bool prediction_named(const hmpt_tune_t *t, const hmpt_tconfig_t *c, const int *fr, int nf,
+                             int *named)
+{
+	double front_there = 0;
+	for (int k = 0; k < nf && t->configs[fr[k]].fast_bytes <= c->fast_bytes; k++)
+		front_there = t->configs[fr[k]].sp.speedup;
+	if (!hmpt_tune_config_predicted(c) || *named == 3 || c->predicted <= front_there)
+		return false;
+	++*named;
+	return true;
 }
 
 static json_t *num_or_null(double v, bool ok)
@@ -77,8 +156,8 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 			json_array_append_new(groups, json_string(t->groups[g].name));
 	bool have = c->sum.n > 0;
 	return json_pack(
-	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o}", "key",
-	    c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
+	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o,s:b,s:o}",
+	    "key", c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
 	    "reference", t->configs[c->ref].key, "groups", groups, "fast_sites", sites,
 	    "fast_bytes", (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction,
 	    "access_fraction", num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
@@ -86,7 +165,8 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 	    num_or_null(c->sp.speedup, have), "lo", num_or_null(c->sp.lo, c->sum.n > 1), "hi",
 	    num_or_null(c->sp.hi, c->sum.n > 1), "estimate",
 	    num_or_null(c->estimate, c->estimate > 0), "verdict", verdict(t, i), "failed_runs",
-	    c->nfailed, "runs", runs);
+	    c->nfailed, "runs", runs, "measured", c->nruns > 0, "predicted",
+	    num_or_null(c->predicted, c->predicted > 0));
 }
 
 static json_t *choice_json(const hmpt_tune_t *t, int i, const char *file)
@@ -148,13 +228,32 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* the columns after the run's: the configuration's own */
+static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i)
+{
+	const hmpt_tconfig_t *c = &t->configs[i];
+	fprintf(f, ",%llu,%.6f,", (unsigned long long)c->fast_bytes, c->fast_fraction);
+	if (c->access_fraction >= 0)
+		fprintf(f, "%.6f", c->access_fraction);
+	fputc(',', f);
+	if (c->sum.n > 0 || i == c->ref)
+		fprintf(f, "%.6f", c->sp.speedup);
+	fprintf(f, ",%s,%s,%s,", verdict(t, i), c->in_combos ? "combinations" : "ranking",
+	        c->nruns > 0 ? "true" : "false");
+	if (c->predicted > 0)
+		fprintf(f, "%.6f", c->predicted);
+	fputc('\n', f);
+}
+
+/* A row per run, and one per predicted configuration (no run: empty run
+ * fields, measured false), so that a spreadsheet shows both. */
 static int write_csv(const hmpt_tune_t *t, const char *path)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
-	           "access_fraction,config_speedup,config_verdict,phase\n");
+	           "access_fraction,config_speedup,config_verdict,phase,measured,predicted\n");
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		for (int k = 0; k < c->nruns; k++) {
@@ -166,18 +265,37 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 			fprintf(f, ",%.6f,", r->wall);
 			if (!r->status)
 				fprintf(f, "%.9g", r->value);
-			fprintf(f, ",%llu,%.6f,", (unsigned long long)c->fast_bytes,
-			        c->fast_fraction);
-			if (c->access_fraction >= 0)
-				fprintf(f, "%.6f", c->access_fraction);
-			fprintf(f, ",%.6f,%s,%s\n", c->sp.speedup, verdict(t, i),
-			        c->in_combos ? "combinations" : "ranking");
+			csv_config_end(f, t, i);
+		}
+		if (hmpt_tune_config_predicted(c)) {
+			fprintf(f, "%s,", c->key);
+			csv_field(f, c->label);
+			fprintf(f, ",,,,,");
+			csv_config_end(f, t, i);
 		}
 	}
 	return fclose(f);
 }
 
 /* ---------------------------------------------------------------- plots */
+
+/* A quoted text field for gnuplot's data files: it ends at a double quote,
+ * and the svg terminal puts hover text in a JavaScript string, split into
+ * lines at "\n" (written for the newlines in s). */
+static void gp_quoted(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++)
+		if (*s == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*s == '"' || *s == '\'' ? '`'
+			      : *s == '\\'            ? '/'
+			      : *s == '\t'            ? ' '
+			                              : *s,
+			      f);
+	fputc('"', f);
+}
 
 static int write_plot_data(const hmpt_tune_t *t, const char *dir, const int *order, int n)
 {
@@ -192,7 +310,9 @@ static int write_plot_data(const hmpt_tune_t *t, const char *dir, const int *ord
 		if (c->nfailed || c->sum.n == 0)
 			continue;
 		int chosen = order[k] == t->best ? 1 : order[k] == t->best90 ? 2 : 0;
-		fprintf(f, "%d\t\"%s\"\t%.6f\t%.6f\t%.6f\t", idx++, c->label, c->sp.speedup,
+		fprintf(f, "%d\t", idx++);
+		gp_quoted(f, c->label);
+		fprintf(f, "\t%.6f\t%.6f\t%.6f\t", c->sp.speedup,
 		        c->sum.n > 1 ? c->sp.lo : c->sp.speedup,
 		        c->sum.n > 1 ? c->sp.hi : c->sp.speedup);
 		if (c->estimate > 0)
@@ -209,12 +329,310 @@ static int write_plot_data(const hmpt_tune_t *t, const char *dir, const int *ord
 	return fclose(f);
 }
 
-static void plot_script(FILE *f, const hmpt_tune_t *t, const char *term, const char *ext)
+/* The plans, as the summary plot marks them (bits of its "plans" column). */
+static const struct {
+	const char *tag, *title, *file;
+	int pt;
+	double ps;
+} plan_marks[] = {
+    {"best", "best plan", "plan-best.json", 6, 3.2},
+    {"90 %", "smallest plan with 90 % of best", "plan-90.json", 4, 3.2},
+    {"capacity", "best plan within the capacity", "plan-capacity.json", 12, 3.8},
+};
+
+/* the configuration of plan_marks[m], or -1 */
+static int plan_config(const hmpt_tune_t *t, int m)
 {
-	double best = t->best >= 0 ? t->configs[t->best].sp.speedup : 1;
+	return m == 0 ? t->best : m == 1 ? t->best90 : t->capacity ? t->fit : -1;
+}
+
+static int plan_bits(const hmpt_tune_t *t, int i)
+{
+	int bits = 0;
+	for (int m = 0; m < 3; m++)
+		bits |= (plan_config(t, m) == i) << m;
+	return bits;
+}
+
+/* Where the summary plot draws configuration i: its speedup and interval,
+ * or the prediction alone; false: no figure (every run failed, or none). */
+static bool summary_point(const hmpt_tconfig_t *c, double *y, double *lo, double *hi)
+{
+	if (hmpt_tune_config_predicted(c)) {
+		*y = *lo = *hi = c->predicted;
+		return true;
+	}
+	if (c->sum.n == 0)
+		return false;
+	*y = c->sp.speedup;
+	*lo = c->sum.n > 1 ? c->sp.lo : *y;
+	*hi = c->sum.n > 1 ? c->sp.hi : *y;
+	return true;
+}
+
+/* What hovering over a point in summary.svg says of configuration i. */
+static void hover_text(const hmpt_tune_t *t, int i, char *buf, size_t cap)
+{
+	const hmpt_tconfig_t *c = &t->configs[i];
+	char b[32];
+	size_t n = (size_t)snprintf(buf, cap, "%s\n", c->label);
+#define ADD(...) (n += n < cap ? (size_t)snprintf(buf + n, cap - n, __VA_ARGS__) : 0)
+	if (i == c->ref)
+		ADD("all-slow: the reference, %d runs", c->sum.n);
+	else if (hmpt_tune_config_predicted(c))
+		ADD("~%.3fx predicted by the search model, not measured", c->predicted);
+	else if (c->nfailed)
+		ADD("failed: %d of %d runs", c->nfailed, c->nruns);
+	else if (c->sum.n > 1)
+		ADD("%.3fx (interval %.3f-%.3f): %s", c->sp.speedup, c->sp.lo, c->sp.hi,
+		    verdict(t, i));
+	else
+		ADD("%.3fx (one run): %s", c->sp.speedup, verdict(t, i));
+	ADD("\n%.1f %% of the footprint (%s) in the fast pool", 100 * c->fast_fraction,
+	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes));
+	if (c->access_fraction >= 0 && t->access_kind)
+		ADD("\n%.1f %% of the %s", 100 * c->access_fraction, t->access_kind);
+	for (int m = 0; m < 3; m++)
+		if (plan_bits(t, i) >> m & 1)
+			ADD("\n%s: %s", plan_marks[m].file, plan_marks[m].title);
+#undef ADD
+}
+
+/* The summary plot's frame, in pixels: the plot area is fixed, so that
+ * labels can be placed here where they cover no other label and no point;
+ * below it the key, two entries a row, as many rows as it needs. */
+typedef struct {
+	double w, h;       /* the picture */
+	double l, r, b, t; /* the plot area's edges, from the bottom left */
+	double ylo, yhi;   /* its y range; x is [SUM_X0, SUM_X1] */
+} frame_t;
+#define SUM_X0 -3.0
+#define SUM_X1 103.0
+
+static frame_t summary_frame(int key_entries)
+{
+	frame_t f = {.w = 1100, .l = 77, .r = 1078, .b = 62 + 14 * ((key_entries + 1) / 2)};
+	f.t = f.b + 432;
+	f.h = f.t + 42;
+	return f;
+}
+
+typedef struct {
+	double x0, y0, x1, y1; /* pixels, from the bottom left */
+	int cost;              /* of a label over it */
+} box_t;
+
+/* a configuration drawn, and its label if it gets one */
+typedef struct {
+	int i;
+	double x, y, lo, hi; /* data */
+	char tag[160];
+	int align; /* -1: no label; 0: left-aligned at (tx, ty), 1: right-aligned */
+	double tx, ty;
+} srow_t;
+
+static double px_x(const frame_t *f, double x)
+{
+	return f->l + (f->r - f->l) * (x - SUM_X0) / (SUM_X1 - SUM_X0);
+}
+
+static double px_y(const frame_t *f, double y)
+{
+	return f->b + (f->t - f->b) * (y - f->ylo) / (f->yhi - f->ylo);
+}
+
+static box_t box_around(double px, double py, double rx, double ry, int cost)
+{
+	return (box_t){px - rx, py - ry, px + rx, py + ry, cost};
+}
+
+/* A label w pixels wide for a point at (px, py) with a marker of radius r:
+ * above, beside or below it, left or right, wherever it covers least inside
+ * the plot (the left first: nothing measured lies up and to the left of a
+ * point on the front).  Returns the cost (INT_MAX: no room), the box in *at. */
+static int place_label(const frame_t *f, const box_t *obst, int nobst, double px, double py,
+                       double r, double w, box_t *at)
+{
+	static const int side[][2] = {{-1, 1}, {-1, 0}, {1, 1}, {1, 0}, {-1, -1}, {1, -1}};
+	const double h = 14;
+	int best = INT_MAX;
+	for (int c = 0; c < 6; c++) {
+		int sx = side[c][0], sy = side[c][1];
+		double gap = sy ? 3 : r + 4, yc = py + sy * (r + 2 + h / 2);
+		box_t b = {sx < 0 ? px - gap - w : px + gap, yc - h / 2, 0, yc + h / 2, 0};
+		b.x1 = b.x0 + w;
+		if (b.x0 < f->l || b.x1 > f->r || b.y0 < f->b || b.y1 > f->t)
+			continue;
+		int cost = 0;
+		for (int k = 0; k < nobst; k++)
+			if (b.x0 < obst[k].x1 && obst[k].x0 < b.x1 && b.y0 < obst[k].y1 &&
+			    obst[k].y0 < b.y1)
+				cost += obst[k].cost;
+		if (cost < best) {
+			best = cost;
+			*at = b;
+		}
+	}
+	return best;
+}
+
+/* Labels for the rows with a tag: the plans first, always; then the others,
+ * highest first, where they cover no label and no point (a label 1000, a
+ * point 20, an interval or a step of the front 1); the rest only hover. */
+static void place_labels(const hmpt_tune_t *t, const frame_t *f, srow_t *rows, int nrows,
+                         const int *fr, int nf)
+{
+	/* per row a point, a ring, an interval and a label; the front's steps;
+	 * the capacity's label */
+	box_t *obst = malloc(sizeof(box_t) * (size_t)(4 * nrows + nf + 1));
+	int nobst = 0;
+	if (!obst)
+		return;
+	for (int k = 0; k < nrows; k++) {
+		double px = px_x(f, rows[k].x), py = px_y(f, rows[k].y);
+		obst[nobst++] = box_around(px, py, 5, 5, 20);
+		if (plan_bits(t, rows[k].i))
+			obst[nobst++] = box_around(px, py, 17, 17, 20);
+		if (rows[k].hi > rows[k].lo)
+			obst[nobst++] =
+			    (box_t){px - 2, px_y(f, rows[k].lo), px + 2, px_y(f, rows[k].hi), 1};
+	}
+	for (int k = 0; k + 1 < nf; k++) {
+		double py = px_y(f, t->configs[fr[k]].sp.speedup);
+		obst[nobst++] =
+		    (box_t){px_x(f, 100 * t->configs[fr[k]].fast_fraction), py - 1,
+		            px_x(f, 100 * t->configs[fr[k + 1]].fast_fraction), py + 1, 1};
+	}
+	if (t->capacity && t->total_bytes) { /* its rotated label, bottom up */
+		double px = px_x(f, 100.0 * (double)t->capacity / (double)t->total_bytes);
+		obst[nobst++] =
+		    (box_t){px - 16, f->b, px, f->b + 0.02 * (f->t - f->b) + 7 * 20, 20};
+	}
+	for (int pass = 0; pass < 2; pass++)
+		for (int k = 0; k < nrows; k++) {
+			srow_t *r = &rows[k];
+			bool plan = plan_bits(t, r->i) != 0;
+			if (!r->tag[0] || plan != (pass == 0))
+				continue;
+			box_t at;
+			int cost =
+			    place_label(f, obst, nobst, px_x(f, r->x), px_y(f, r->y), plan ? 17 : 5,
+			                7.0 * (double)strlen(r->tag) + 4, &at);
+			if (cost == INT_MAX || (!plan && cost >= 20))
+				continue;
+			/* where gnuplot anchors it: the near end, centred in height */
+			r->align = at.x1 <= px_x(f, r->x); /* left of it: right-aligned */
+			double ax = r->align ? at.x1 : at.x0, ay = (at.y0 + at.y1) / 2;
+			r->tx = SUM_X0 + (ax - f->l) / (f->r - f->l) * (SUM_X1 - SUM_X0);
+			r->ty = f->ylo + (ay - f->b) / (f->t - f->b) * (f->yhi - f->ylo);
+			at.cost = 1000;
+			obst[nobst++] = at;
+		}
+	free(obst);
+}
+
+/* summary-data.tsv: block 0 a row per configuration drawn, block 1 the
+ * front as steps.  Sets the frame's y range: every point and interval, with
+ * room for the labels above; configurations whose runs all failed lie on its
+ * floor. */
+static int write_summary_data(const hmpt_tune_t *t, const char *dir, const int *order, int n,
+                              frame_t *fm)
+{
+	char path[PATH_MAX], hover[1024];
+	int fr[n + 1], nf = front(t, fr), named = 0, nrows = 0;
+	bool on_front[t->nconfigs + 1];
+	double min = 1, max = 1;
+	srow_t *rows = calloc((size_t)n + 1, sizeof(*rows));
+
+	if (!rows)
+		return -1;
+	memset(on_front, 0, sizeof(on_front));
+	for (int k = 0; k < nf; k++)
+		on_front[fr[k]] = true;
+	for (int k = 0; k < n; k++) {
+		srow_t *r = &rows[nrows];
+		const hmpt_tconfig_t *c = &t->configs[order[k]];
+		if (!c->nruns && !hmpt_tune_config_predicted(c))
+			continue;
+		r->i = order[k];
+		r->align = -1;
+		if (summary_point(c, &r->y, &r->lo, &r->hi)) {
+			min = fmin(min, r->lo);
+			max = fmax(max, r->hi);
+		} else {
+			r->y = r->lo = r->hi = NAN;
+		}
+		r->x = 100 * c->fast_fraction;
+		nrows++;
+	}
+	double span = fmax(max - min, 0.05);
+	fm->ylo = min - 0.08 * span;
+	fm->yhi = max + 0.12 * span;
+	for (int k = 0; k < nrows; k++) {
+		srow_t *r = &rows[k];
+		const hmpt_tconfig_t *c = &t->configs[r->i];
+		int plans = plan_bits(t, r->i);
+		if (isnan(r->y))
+			r->y = r->lo = r->hi = min - 0.04 * span;
+		/* names for the front, the plans and the predictions the summary
+		 * table shows */
+		if (prediction_named(t, c, fr, nf, &named))
+			snprintf(r->tag, sizeof(r->tag), "%s ~%.3fx", c->label, r->y);
+		if ((on_front[r->i] && r->i != c->ref) || plans) {
+			size_t m =
+			    (size_t)snprintf(r->tag, sizeof(r->tag), "%s %.3fx", c->label, r->y);
+			for (int p = 0; p < 3; p++)
+				if (plans >> p & 1 && m < sizeof(r->tag))
+					m +=
+					    (size_t)snprintf(r->tag + m, sizeof(r->tag) - m, "%s%s",
+					                     plans & ((1 << p) - 1) ? ", " : " (",
+					                     plan_marks[p].tag);
+			if (plans && m < sizeof(r->tag))
+				snprintf(r->tag + m, sizeof(r->tag) - m, ")");
+		}
+	}
+	place_labels(t, fm, rows, nrows, fr, nf);
+
+	snprintf(path, sizeof(path), "%s/summary-data.tsv", dir);
+	FILE *f = fopen(path, "w");
+	if (!f) {
+		free(rows);
+		return -1;
+	}
+	fprintf(f, "# fast_pct\tspeedup\tlo\thi\tverdict\tplans\tfront\ttag\thover\ttag_x\ttag_y\t"
+	           "tag_align\n# verdict: 0 reference, 1 faster, 2 same, 3 slower, 4 failed, "
+	           "5 predicted; plans: bits 1 best, 2 90 %%, 4 capacity; tag_align: 0 left, 1 "
+	           "right, -1 no label\n");
+	for (int k = 0; k < nrows; k++) {
+		const srow_t *r = &rows[k];
+		hover_text(t, r->i, hover, sizeof(hover));
+		fprintf(f, "%.3f\t%.6f\t%.6f\t%.6f\t%d\t%d\t%d\t", r->x, r->y, r->lo, r->hi,
+		        verdict_kind(t, r->i), plan_bits(t, r->i), on_front[r->i]);
+		gp_quoted(f, r->align >= 0 ? r->tag : "");
+		fputc('\t', f);
+		gp_quoted(f, hover);
+		if (r->align >= 0)
+			fprintf(f, "\t%.3f\t%.6f\t%d\n", r->tx, r->ty, r->align);
+		else
+			fprintf(f, "\tNaN\tNaN\t-1\n");
+	}
+	free(rows);
+	/* the front: what the best measured gives with at most this footprint,
+	 * to the whole footprint */
+	fprintf(f, "\n\n# front: fast_pct\tspeedup\n");
+	for (int k = 0; k < nf; k++)
+		fprintf(f, "%.3f\t%.6f\n", 100 * t->configs[fr[k]].fast_fraction,
+		        t->configs[fr[k]].sp.speedup);
+	if (nf)
+		fprintf(f, "100\t%.6f\n", t->configs[fr[nf - 1]].sp.speedup);
+	return fclose(f);
+}
+
+static void detail_script(FILE *f, const hmpt_tune_t *t, const char *term, const char *ext)
+{
 	fprintf(
 	    f,
-	    "set terminal %s size 1100,520 font 'sans,10'\n"
+	    "set terminal %s size 1100,520 font 'sans,10' noenhanced\n"
 	    "set output 'detail.%s'\n"
 	    "set title 'Each configuration: measured speedup over all-slow (with interval), "
 	    "linear estimate, share in the fast pool'\n"
@@ -230,42 +648,126 @@ static void plot_script(FILE *f, const hmpt_tune_t *t, const char *term, const c
 	    "     '' using 1:6 with points lc rgb '#d95f02' pt 2 ps 1.2 title 'linear estimate', "
 	    "\\\n"
 	    "     '' using 1:3:4:5 with yerrorbars lc rgb '#7570b3' pt 7 title 'measured'\n"
-	    "unset arrow\nunset y2label\nunset y2tics\nset ytics mirror\nset xtics norotate "
-	    "font ',10'\n"
-	    "set output 'summary.%s'\nset title 'Speedup against fast-pool footprint'\n"
-	    "set xlabel 'footprint in the fast pool (%%)'\nset xrange [-2:102]\n"
-	    "set grid xtics ytics\nset key inside top left vertical\n",
+	    "reset\n",
 	    term, ext,
 	    t->access_kind ? (strcmp(t->access_kind, "accesses") ? "first touches in fast %%"
 	                                                         : "accesses in fast %%")
-	                   : "accesses (not sampled)",
-	    ext);
-	fprintf(
-	    f,
-	    "plot 'plot-data.tsv' using 7:3:4:5 with yerrorbars lc rgb '#7570b3' pt 7 title "
-	    "'configurations', \\\n"
-	    "     '' using ($9==1?$7:NaN):3 with points pt 6 ps 3 lc rgb '#d95f02' title 'best', "
-	    "\\\n"
-	    "     '' using ($9==2?$7:NaN):3 with points pt 4 ps 3 lc rgb '#1b9e77' title "
-	    "'smallest with 90 %% of best', \\\n"
-	    "     %.6f with lines dt 1 lc rgb '#d95f02' title 'best %.3fx', \\\n"
-	    "     %.6f with lines dt 2 lc rgb '#1b9e77' title '90 %% of best', \\\n"
-	    "     1 with lines dt 3 lc rgb '#000000' title 'all-slow'\n"
-	    "unset xrange\nunset xlabel\n",
-	    best, best, 0.9 * best);
+	                   : "accesses (not sampled)");
 }
 
-static int make_plots(const hmpt_tune_t *t, const char *dir)
+/* Speedup against footprint at a glance: colour is the verdict, filled
+ * points were measured (with their intervals, faint), hollow ones predicted;
+ * the front steps through the best measured for each footprint; the plans
+ * are ringed; labels name the plans, the front and the predictions worth
+ * measuring where they fit, and in the svg every point says what it is when
+ * hovered. */
+static void summary_script(FILE *f, const hmpt_tune_t *t, const char *term, const char *ext,
+                           const frame_t *fm, const bool *have)
+{
+	bool svg = !strcmp(ext, "svg");
+	char b[32];
+	fprintf(f,
+	        "set terminal %s%s size %.0f,%.0f font 'sans,10' noenhanced\n"
+	        "set output 'summary.%s'\n"
+	        "set title 'Speedup against fast-pool footprint'\n"
+	        "set xlabel 'footprint in the fast pool (%%)'\nset ylabel 'speedup over "
+	        "all-slow'\nset xrange [%g:%g]\nset yrange [%.4f:%.4f]\n"
+	        "set lmargin at screen %.4f\nset rmargin at screen %.4f\n"
+	        "set bmargin at screen %.4f\nset tmargin at screen %.4f\n"
+	        "set grid xtics ytics lc rgb '#e0e0e0'\nset datafile separator '\\t'\n"
+	        "set key outside below center horizontal maxcols 2 Left reverse samplen 2 width 2 "
+	        "font ',9'\n"
+	        "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3\n",
+	        term, svg ? " mouse standalone" : "", fm->w, fm->h, ext, SUM_X0, SUM_X1, fm->ylo,
+	        fm->yhi, fm->l / fm->w, fm->r / fm->w, fm->b / fm->h, fm->t / fm->h);
+	if (t->capacity && t->total_bytes) {
+		double x = 100.0 * (double)t->capacity / (double)t->total_bytes;
+		fprintf(f,
+		        "set arrow from first %.3f, graph 0 to first %.3f, graph 1 nohead dt 4 "
+		        "lc rgb '#5e3c99'\nset label 'capacity %s' at first %.3f, graph 0.02 "
+		        "left rotate by 90 offset -0.6,0 tc rgb '#5e3c99' font ',9'\n",
+		        x, x, hmpt_fmt_size_text(b, sizeof(b), t->capacity), x);
+	}
+	fprintf(f, "plot 'summary-data.tsv' index 1 using 1:2 with steps lw 2 lc rgb '#fdae61' "
+	           "title 'front: the best measured up to this footprint'");
+	for (int v = 0; v < V_COUNT; v++) {
+		if (!have[v])
+			continue;
+		/* the intervals faint (60 % transparent): many overlap */
+		if (v != V_PREDICTED)
+			fprintf(f,
+			        ", \\\n     '' index 0 using ($5==%d?$1:NaN):2:3:4 with yerrorbars "
+			        "pt 7 ps 0 lc rgb '#99%s' notitle",
+			        v, kinds[v].colour + 1);
+		fprintf(f,
+		        ", \\\n     '' index 0 using ($5==%d?$1:NaN):2 with points pt %d ps %s lc "
+		        "rgb '%s' title '%s'",
+		        v, kinds[v].pt, v == V_PREDICTED ? "1.5 lw 2" : "1", kinds[v].colour,
+		        kinds[v].title);
+		/* the same points again, hoverable */
+		if (svg)
+			fprintf(
+			    f,
+			    ", \\\n     '' index 0 using ($5==%d?$1:NaN):2:9 with labels hypertext "
+			    "point pt %d ps %s lc rgb '%s' notitle",
+			    v, kinds[v].pt, v == V_PREDICTED ? "1.5 lw 2" : "1", kinds[v].colour);
+	}
+	for (int m = 0; m < 3; m++)
+		if (plan_config(t, m) >= 0)
+			/* the rings are too big for the key: it gets its own */
+			fprintf(
+			    f,
+			    ", \\\n     '' index 0 using ((int($6) & %d) ? $1 : NaN):2 with points "
+			    "pt %d ps %.1f lw 2 lc rgb '#5e3c99' notitle, \\\n     keyentry with "
+			    "points pt %d ps 1.5 lw 2 lc rgb '#5e3c99' title '%s'",
+			    1 << m, plan_marks[m].pt, plan_marks[m].ps, plan_marks[m].pt,
+			    plan_marks[m].title);
+	if (t->best >= 0)
+		fprintf(f,
+		        ", \\\n     %.6f with lines dt 2 lc rgb '#5e3c99' title '90 %% of best "
+		        "(%.3fx)'",
+		        0.9 * t->configs[t->best].sp.speedup, 0.9 * t->configs[t->best].sp.speedup);
+	fprintf(f, ", \\\n     '' index 0 using ($12==0?$10:NaN):11:8 with labels left font ',9' "
+	           "notitle, \\\n     '' index 0 using ($12==1?$10:NaN):11:8 with labels right "
+	           "font ',9' notitle\nreset\n");
+}
+
+/* The verdicts among the configurations the summary plot draws, in have[];
+ * returns how many entries its key has. */
+static int summary_key(const hmpt_tune_t *t, const int *order, int n, bool *have)
+{
+	/* the front; the plans' rings, and the 90 % line with the best */
+	int entries = 1 + (t->best >= 0);
+	for (int m = 0; m < 3; m++)
+		entries += plan_config(t, m) >= 0;
+	for (int k = 0; k < n; k++) {
+		int v = verdict_kind(t, order[k]);
+		if ((t->configs[order[k]].nruns || v == V_PREDICTED) && !have[v]) {
+			have[v] = true;
+			entries++;
+		}
+	}
+	return entries;
+}
+
+static int make_plots(const hmpt_tune_t *t, const char *dir, const int *order, int n)
 {
 	char path[PATH_MAX], log[PATH_MAX];
+	bool have[V_COUNT] = {0};
+	frame_t fm = summary_frame(summary_key(t, order, n, have));
+	if (write_plot_data(t, dir, order, n) != 0 ||
+	    write_summary_data(t, dir, order, n, &fm) != 0)
+		return -1;
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -1;
 	fprintf(f, "# gnuplot script written by hmpt-tune: cd to this directory and run\n"
 	           "# 'gnuplot plots.gp' to draw the plots again\n");
-	plot_script(f, t, "svg dynamic", "svg");
-	plot_script(f, t, "pngcairo", "png");
+	detail_script(f, t, "svg dynamic", "svg");
+	summary_script(f, t, "svg dynamic", "svg", &fm, have);
+	detail_script(f, t, "pngcairo", "png");
+	summary_script(f, t, "pngcairo", "png", &fm, have);
 	if (fclose(f) != 0)
 		return -1;
 	char *argv[] = {"sh", "-c", "cd \"$0\" && exec gnuplot plots.gp", (char *)dir, NULL};
@@ -314,6 +816,9 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	fprintf(f, "</title><style>body{font-family:sans-serif;margin:2em}"
 	           "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
 	           "#ddd;text-align:right}td.l,th.l{text-align:left}img{max-width:100%%}"
+	           ".row{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}"
+	           ".plot{flex:3 1 640px}.plot object{width:100%%}"
+	           "td.s{font-size:smaller}tr.p{font-style:italic}"
 	           "</style></head><body>\n<h1>hmpt-tune: ");
 	for (char *const *a = t->cmd; *a; a++) {
 		html_text(f, *a);
@@ -328,25 +833,48 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	        "intervals at %.2f %% (%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
 	        t->metric ? "a figure the program prints" : "wall-clock time", t->reps,
 	        t->configs[t->ref].sum.n, 100 * (1 - t->alpha_used), 100 * (1 - t->alpha),
-	        t->nconfigs - 1);
+	        /* as the analysis counted them: not the ranking phase's, not
+	         * the predictions */
+	        (int)lround(t->alpha / t->alpha_used));
 	choice_line(f, t, t->best, "Best", "plan-best.json", true);
 	choice_line(f, t, t->best90, "90 % of best", "plan-90.json", true);
 	if (t->capacity)
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
+	/* the plot, hoverable (an <img> would run none of its script), with the
+	 * groups beside it */
+	fprintf(f, "<h2>Speedup against fast-pool footprint</h2>\n<div class=row>");
+	bool have[V_COUNT] = {0};
+	frame_t fm = summary_frame(summary_key(t, order, n, have));
 	if (plots == 0)
-		fprintf(f, "<h2>Speedup against fast-pool footprint</h2><img src=\"summary.svg\">\n"
-		           "<h2>Each configuration</h2><img src=\"detail.svg\">\n");
+		fprintf(f,
+		        "<div class=plot><object data=\"summary.svg\" type=\"image/svg+xml\" "
+		        "style=\"aspect-ratio:%.0f/%.0f\"><img src=\"summary.png\" alt=\"speedup "
+		        "against fast-pool footprint\"></object><p>Hover over a point: its "
+		        "configuration, speedup, interval and footprint.</p></div>\n",
+		        fm.w, fm.h);
 	fprintf(f,
-	        "<h2>Groups</h2><table><tr><th class=l>group</th><th>sites</th><th>bytes</th>"
+	        "<div><table><tr><th class=l>group</th><th>sites</th><th>bytes</th>"
 	        "<th>%s</th><th>alone</th><th class=l>sites</th></tr>\n",
 	        t->access_kind ? t->access_kind : "accesses");
+	double most = 1;
+	for (int g = 0; g < t->ngroups; g++)
+		most = fmax(most, t->groups[g].alone);
 	for (int g = 0; g < t->ngroups; g++) {
-		fprintf(f, "<tr><td class=l>%s</td><td>%d</td><td>%s</td><td>", t->groups[g].name,
-		        t->groups[g].nsites, hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes));
+		/* white for no gain, to the green of "faster" for the most */
+		double x = most > 1 ? fmax(0, t->groups[g].alone - 1) / (most - 1) : 0;
+		fprintf(f,
+		        "<tr style=\"background:#%02x%02x%02x\"><td "
+		        "class=l>%s</td><td>%d</td><td>%s</td><td>",
+		        (int)lround(255 - x * (255 - 0x66)), (int)lround(255 - x * (255 - 0xbd)),
+		        (int)lround(255 - x * (255 - 0x63)), t->groups[g].name, t->groups[g].nsites,
+		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes));
 		if (t->access_kind)
 			fprintf(f, "%.1f %%", 100 * t->groups[g].access);
-		fprintf(f, "</td><td>%.3f</td><td class=l>", t->groups[g].alone);
+		fprintf(f, "</td><td>");
+		if (t->groups[g].alone > 0)
+			fprintf(f, "%.3fx", t->groups[g].alone);
+		fprintf(f, "</td><td class=\"l s\">");
 		for (int i = 0; i < t->nsites; i++)
 			if (t->sites[i].group == g) {
 				html_text(f, t->sites[i].label);
@@ -355,23 +883,40 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f,
-	        "</table>\n<h2>Configurations</h2><table><tr><th class=l>configuration</th>"
+	        "</table><p>Groups coloured by the speedup of each alone in the fast pool: "
+	        "white none, green the most (%.3fx).</p></div></div>\n",
+	        most);
+	if (plots == 0)
+		fprintf(f, "<h2>Each configuration</h2><img src=\"detail.svg\">\n");
+	fprintf(f,
+	        "<h2>Configurations</h2><table><tr><th class=l>configuration</th>"
 	        "<th>fast footprint</th><th>%s in fast</th><th>speedup</th><th>interval</th>"
 	        "<th>estimate</th><th>runs</th><th class=l>verdict</th></tr>\n",
 	        t->access_kind ? t->access_kind : "accesses");
 	for (int k = 0; k < n; k++) {
-		const hmpt_tconfig_t *c = &t->configs[order[k]];
-		fprintf(f, "<tr><td class=l>");
+		int i = order[k];
+		const hmpt_tconfig_t *c = &t->configs[i];
+		bool predicted = hmpt_tune_config_predicted(c);
+		fprintf(f, "<tr%s><td class=l>", predicted ? " class=p" : "");
 		html_text(f, c->label);
 		fprintf(f, "</td><td>%.1f %%</td><td>", 100 * c->fast_fraction);
 		if (c->access_fraction >= 0)
 			fprintf(f, "%.1f %%", 100 * c->access_fraction);
-		fprintf(f, "</td><td>%.3f</td><td>%.3f&ndash;%.3f</td><td>", c->sp.speedup,
-		        c->sp.lo, c->sp.hi);
+		if (predicted)
+			fprintf(f, "</td><td>~%.3f</td><td>", c->predicted);
+		else
+			fprintf(f, "</td><td>%.3f</td><td>", c->sp.speedup);
+		if (c->sum.n > 1 && i != c->ref)
+			fprintf(f, "%.3f&ndash;%.3f", c->sp.lo, c->sp.hi);
+		fprintf(f, "</td><td>");
 		if (c->estimate > 0)
 			fprintf(f, "%.3f", c->estimate);
-		fprintf(f, "</td><td>%d/%d</td><td class=l>%s</td></tr>\n", c->sum.n, c->nruns,
-		        verdict(t, order[k]));
+		fprintf(f, "</td><td>");
+		if (!predicted)
+			fprintf(f, "%d/%d", c->sum.n, c->nruns);
+		/* the verdict in the plot's colour for it */
+		fprintf(f, "</td><td class=l style=\"color:%s\">%s</td></tr>\n",
+		        kinds[verdict_kind(t, i)].colour, verdict(t, i));
 	}
 	fprintf(f, "</table>\n<p>Every run: <a href=\"results.csv\">results.csv</a>, "
 	           "<a href=\"results.json\">results.json</a>.</p></body></html>\n");
@@ -390,9 +935,7 @@ int hmpt_tune_write_results(hmpt_tune_t *t)
 	snprintf(path, sizeof(path), "%s/results.csv", t->dir);
 	if (write_csv(t, path) != 0)
 		goto fail;
-	if (write_plot_data(t, t->dir, order, n) != 0)
-		goto fail;
-	int plots = make_plots(t, t->dir);
+	int plots = make_plots(t, t->dir, order, n);
 	if (plots < 0)
 		goto fail;
 	snprintf(path, sizeof(path), "%s/report.html", t->dir);
@@ -459,26 +1002,36 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,
 		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes), acc, alone, first);
 	}
-	int rows = n < 12 ? n : 12;
+	/* measured rows come first in order[]; predicted ones after them */
+	int nm = 0;
+	while (nm < n && !hmpt_tune_config_predicted(&t->configs[order[nm]]))
+		nm++;
+	int rows = nm < 12 ? nm : 12, fr[n + 1], nf = front(t, fr), npred = 0;
 	fprintf(out, "\n%-24s %7s %7s %9s %15s %9s %5s  %s\n", "configuration", "fast", "access",
 	        "speedup", "interval", "estimate", "runs", "verdict");
 	for (int k = 0; k < n; k++) {
 		int i = order[k];
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (k >= rows && i != t->best && i != t->best90 && i != t->fit && i != c->ref &&
-		    !c->nfailed)
+		bool predicted = k >= nm;
+		if (!predicted && k >= rows && i != t->best && i != t->best90 && i != t->fit &&
+		    i != c->ref && !c->nfailed)
 			continue;
-		char acc[16] = "-", est[16] = "-", iv[32] = "-", runs[24];
+		if (predicted && !prediction_named(t, c, fr, nf, &npred))
+			continue;
+		char acc[16] = "-", sp[16], est[16] = "-", iv[32] = "-", runs[24] = "-";
 		if (c->access_fraction >= 0)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * c->access_fraction);
+		snprintf(sp, sizeof(sp), predicted ? "~%.3fx" : "%.3fx",
+		         predicted ? c->predicted : c->sp.speedup);
 		if (c->estimate > 0)
 			snprintf(est, sizeof(est), "%.3fx", c->estimate);
 		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		/* the reference has more runs than the others: "12/12" */
-		snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
-		fprintf(out, "%-24.24s %6.1f%% %7s %8.3fx %15s %9s %5s  %s", c->label,
-		        100 * c->fast_fraction, acc, c->sp.speedup, iv, est, runs, verdict(t, i));
+		if (!predicted)
+			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
+		fprintf(out, "%-24.24s %6.1f%% %7s %9s %15s %9s %5s  %s", c->label,
+		        100 * c->fast_fraction, acc, sp, iv, est, runs, verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
 			if (c->runs[r].status) {
 				fprintf(out, ": %s (run %d: %s/runs/%s.%d.log)", c->runs[r].why,
@@ -487,13 +1040,20 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 			}
 		fputc('\n', out);
 	}
-	if (n > rows)
-		fprintf(out, "(%d configurations in all: %s/results.csv)\n", n, t->dir);
+	if (nm > rows)
+		fprintf(out, "(%d configurations in all: %s/results.csv)\n", nm, t->dir);
+	if (n > nm)
+		fprintf(
+		    out,
+		    "(~: predicted by the search model, not measured; %d of %d predicted shown: "
+		    "those above the best measured with as little in the fast pool)\n",
+		    npred, n - nm);
 	fputc('\n', out);
 	if (t->best < 0) {
 		double top = 0, lo = 0, hi = 0;
 		for (int k = 0; k < n; k++)
-			if (order[k] != t->ref && !t->configs[order[k]].nfailed) {
+			if (order[k] != t->ref && !t->configs[order[k]].nfailed &&
+			    !hmpt_tune_config_predicted(&t->configs[order[k]])) {
 				top = t->configs[order[k]].sp.speedup;
 				lo = t->configs[order[k]].sp.lo;
 				hi = t->configs[order[k]].sp.hi;

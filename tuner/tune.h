@@ -55,7 +55,8 @@ typedef struct {
 	int nruns, nfailed;
 	hmpt_summary_t sum;
 	hmpt_speedup_t sp;
-	double estimate; /* from single-group speedups; 0: none */
+	double estimate;  /* from single-group speedups; 0: none */
+	double predicted; /* the search model's speedup for it; 0: none */
 } hmpt_tconfig_t;
 
 typedef struct {
@@ -101,6 +102,13 @@ typedef struct {
 static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
 {
 	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
+}
+
+/* A configuration the search model predicted instead of measuring: shown
+ * apart (no interval, no runs, verdict "predicted"), never chosen. */
+static inline bool hmpt_tune_config_predicted(const hmpt_tconfig_t *c)
+{
+	return c->sum.n == 0 && c->nruns == 0 && c->predicted > 0;
 }
 
 /* results.c: results.json, results.csv, plots, report.html, the summary

@@ -1,0 +1,319 @@
+/* test_results.c — what hmpt-tune writes for a tuning built by hand: three
+ * groups, measured configurations (faster, same, slower, one with a failed
+ * run), two the search model only predicted (one above the measured front,
+ * one below it); results.json and .csv say which were measured, report.html
+ * and summary.svg name every configuration, the summary table marks the
+ * prediction that matters and leaves out the other.
+ * TEST_RESULTS_KEEP=1 keeps the directory, to look at, and prints the table. */
+#include <ftw.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#include "tune.h"
+
+static char dir[] = "/tmp/hmpt-test-results.XXXXXX";
+
+/* mask: its groups; runs: its figures (seconds), 0 for a failed run;
+ * predicted: the model's speedup, for one with no runs */
+static const struct {
+	const char *label;
+	unsigned mask;
+	int nruns;
+	double runs[4], predicted;
+} spec[] = {
+    {"slow", 0, 4, {2.00, 2.02, 1.98, 2.01}, 0}, /* the reference */
+    {"G1", 1, 3, {1.60, 1.62, 1.59}, 0},         /* faster, 1.249x: the 90 % plan */
+    {"G2", 2, 3, {2.03, 1.975, 2.0025}, 0},      /* same */
+    {"G1+G2", 3, 3, {1.50, 1.51, 1.49}, 0},      /* faster, 1.335x: the best */
+    {"rest", 4, 3, {1.90, 0, 1.91}, 0},          /* failed */
+    {"G1+rest", 5, 0, {0}, 1.30},                /* predicted under G1+G2 (as big) */
+    {"G2+rest", 6, 3, {2.30, 2.32, 2.28}, 0},    /* slower */
+    {"fast", 7, 0, {0}, 1.90},                   /* predicted above everything */
+};
+enum { NCONF = sizeof(spec) / sizeof(spec[0]) };
+
+static hmpt_tsite_t sites[] = {
+    {.id = "aaaa", .bytes = 16 << 20, .access = 0.5, .group = 0, .label = "alloc_a (a.c:10)"},
+    {.id = "bbbb", .bytes = 8 << 20, .access = 0.3, .group = 1, .label = "alloc_b (a.c:20)"},
+    {.id = "cccc", .bytes = 4 << 20, .access = 0.1, .group = 2, .label = "alloc_c (a.c:30)"},
+    {.id = "dddd", .bytes = 4 << 20, .access = 0.1, .group = 2, .label = "s0 (static, .bss)"},
+};
+
+static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
+{
+	static char *const cmd[] = {"./app", "--size", "3", NULL};
+	hmpt_pooled_t pool = {0};
+
+	t->cmd = cmd;
+	t->program = "./app";
+	t->dir = dir;
+	t->metric = "Time in seconds";
+	t->reps = 3;
+	t->alpha = 0.05;
+	t->alpha_used = 0.05 / 5;
+	t->min_gain = 0.01;
+	t->capacity = 24 << 20;
+	t->fast_pool = json_string("thp");
+	t->slow_pool = json_string("4k");
+	t->fast_name = "thp";
+	t->slow_name = "4k";
+	t->access_kind = "accesses";
+	t->sites = sites;
+	t->nsites = 4;
+	t->total_bytes = 32 << 20;
+	t->ngroups = 3;
+	for (int g = 0; g < 3; g++) {
+		snprintf(t->groups[g].name, sizeof(t->groups[g].name), "%s",
+		         (const char *[]){"G1", "G2", "rest"}[g]);
+		for (int s = 0; s < 4; s++)
+			if (sites[s].group == g) {
+				t->groups[g].nsites++;
+				t->groups[g].bytes += sites[s].bytes;
+				t->groups[g].access += sites[s].access;
+			}
+	}
+	t->configs = configs;
+	t->nconfigs = t->ncombos = NCONF;
+	for (int i = 0; i < NCONF; i++) {
+		hmpt_tconfig_t *c = &configs[i];
+		double v[4];
+		int n = 0;
+		snprintf(c->key, sizeof(c->key), "%016x", 0xc0ffee00 + i);
+		snprintf(c->label, sizeof(c->label), "%s", spec[i].label);
+		c->mask = spec[i].mask;
+		c->in_combos = true;
+		c->fast = calloc(4, 1);
+		c->access_fraction = 0;
+		for (int s = 0; s < 4; s++)
+			if (c->mask >> sites[s].group & 1) {
+				c->fast[s] = 1;
+				c->nfast++;
+				c->fast_bytes += sites[s].bytes;
+				c->access_fraction += sites[s].access;
+			}
+		c->fast_fraction = (double)c->fast_bytes / (double)t->total_bytes;
+		c->predicted = spec[i].predicted;
+		c->runs = calloc(4, sizeof(*c->runs));
+		for (int r = 0; r < spec[i].nruns; r++) {
+			hmpt_trun_t *run = &c->runs[c->nruns++];
+			run->rep = r;
+			run->value = run->wall = spec[i].runs[r];
+			if (spec[i].runs[r] == 0) {
+				run->status = 134;
+				snprintf(run->why, sizeof(run->why),
+				         "killed by signal 6 (SIGABRT)");
+				c->nfailed++;
+			} else {
+				v[n++] = spec[i].runs[r];
+			}
+		}
+		if (n)
+			hmpt_stats_summary(v, n, &c->sum);
+		hmpt_stats_pool(&pool, &c->sum);
+	}
+	t->ref = 0;
+	for (int i = 0; i < NCONF; i++)
+		if (i == 0)
+			configs[i].sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
+		else
+			hmpt_stats_speedup(&configs[0].sum, &configs[i].sum, &pool, t->alpha_used,
+			                   t->min_gain, false, &configs[i].sp);
+	for (int g = 0; g < 3; g++)
+		t->groups[g].alone = configs[1 << g].sp.speedup;
+	configs[3].estimate = 1.4;
+	t->best = 3;   /* G1+G2, 1.335x */
+	t->best90 = 1; /* G1, 1.249x */
+	t->fit = 3;    /* 24 MiB */
+}
+
+static char *slurp(const char *name)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	char *buf = NULL;
+	size_t cap = 0;
+	ssize_t n = getdelim(&buf, &cap, '\0', f);
+	fclose(f);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+static int count(const char *text, const char *what)
+{
+	int n = 0;
+	for (const char *p = text; (p = strstr(p, what)); p += strlen(what))
+		n++;
+	return n;
+}
+
+static void check_json(void)
+{
+	char path[256];
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	json_t *r = json_load_file(path, 0, NULL);
+	CHECK(r != NULL);
+	json_t *configs = json_object_get(r, "configs");
+	CHECK(json_array_size(configs) == NCONF);
+	for (size_t i = 0; i < json_array_size(configs) && i < NCONF; i++) {
+		json_t *c = json_array_get(configs, i);
+		json_t *m = json_object_get(c, "measured"), *p = json_object_get(c, "predicted");
+		CHECK(!strcmp(json_string_value(json_object_get(c, "label")), spec[i].label));
+		if (spec[i].predicted) {
+			CHECK(json_is_false(m));
+			CHECK(json_is_real(p) && json_real_value(p) == spec[i].predicted);
+			CHECK(json_is_null(json_object_get(c, "speedup")));
+			CHECK(
+			    !strcmp(json_string_value(json_object_get(c, "verdict")), "predicted"));
+		} else {
+			CHECK(json_is_true(m) && json_is_null(p));
+			CHECK(json_is_real(json_object_get(c, "speedup")));
+		}
+	}
+	const char *want[NCONF] = {"reference", "faster",    "same",   "faster",
+	                           "failed",    "predicted", "slower", "predicted"};
+	for (int i = 0; i < NCONF; i++)
+		CHECK(!strcmp(json_string_value(
+		                  json_object_get(json_array_get(configs, (size_t)i), "verdict")),
+		              want[i]));
+	json_decref(r);
+}
+
+static void check_csv(void)
+{
+	char *csv = slurp("results.csv");
+	CHECK(csv != NULL);
+	if (!csv)
+		return;
+	/* a row per run (4 + 5 x 3) and per prediction (2), and the header */
+	CHECK(count(csv, "\n") == 1 + 4 + 5 * 3 + 2);
+	CHECK(!strncmp(csv,
+	               "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
+	               "access_fraction,config_speedup,config_verdict,phase,measured,"
+	               "predicted\n",
+	               strlen("config,label,rep,status,why,wall_s,value,fast_bytes,"
+	                      "fast_fraction,access_fraction,config_speedup,config_verdict,"
+	                      "phase,measured,predicted\n")));
+	CHECK(count(csv, ",true,\n") == 4 + 5 * 3);
+	CHECK(count(csv, ",false,") == 2);
+	/* the prediction: no run fields, no measured speedup */
+	CHECK(strstr(csv, "00000000c0ffee07,\"fast\",,,,,,33554432,1.000000,1.000000,,predicted,"
+	                  "combinations,false,1.900000\n") != NULL);
+	CHECK(strstr(csv, ",134,\"killed by signal 6 (SIGABRT)\",") != NULL);
+	free(csv);
+}
+
+static void check_html(void)
+{
+	char *html = slurp("report.html");
+	char cell[64];
+	CHECK(html != NULL);
+	if (!html)
+		return;
+	/* the groups, coloured by their gain alone: G1 the most, G2 nothing */
+	CHECK(strstr(html, "<tr style=\"background:#66bd63\"><td class=l>G1</td>") != NULL);
+	CHECK(strstr(html, "<tr style=\"background:#ffffff\"><td class=l>G2</td>") != NULL);
+	CHECK(strstr(html, "display:flex") != NULL);
+	CHECK(strstr(html, "alloc_c (a.c:30)<br>s0 (static, .bss)") != NULL);
+	for (int i = 0; i < NCONF; i++) {
+		snprintf(cell, sizeof(cell), "<td class=l>%s</td>", spec[i].label);
+		CHECK(strstr(html, cell) != NULL);
+	}
+	CHECK(strstr(html, "<tr class=p><td class=l>fast</td>") != NULL);
+	CHECK(strstr(html, "<td>~1.900</td>") != NULL);
+	/* offline: nothing fetched from elsewhere */
+	CHECK(!strstr(html, "http://") && !strstr(html, "https://"));
+	free(html);
+}
+
+static void check_svg(void)
+{
+	char hover[128];
+	if (access("/usr/bin/gnuplot", X_OK) != 0) {
+		fprintf(stderr, "test_results: no /usr/bin/gnuplot: summary.svg not checked\n");
+		return;
+	}
+	char *svg = slurp("summary.svg");
+	CHECK(svg != NULL);
+	if (!svg)
+		return;
+	for (int i = 0; i < NCONF; i++) {
+		snprintf(hover, sizeof(hover), "showHypertext(evt,'%s\\n", spec[i].label);
+		CHECK(count(svg, hover) == 1);
+	}
+	CHECK(strstr(svg, "G1+G2\\n1.335x (interval ") != NULL); /* its speedup, then interval */
+	CHECK(strstr(svg, "fast\\n~1.900x predicted by the search model") != NULL);
+	CHECK(strstr(svg, "rest\\nfailed: 1 of 3 runs") != NULL);
+	CHECK(strstr(svg, "\\nplan-best.json: best plan") != NULL);
+	/* named on the plot itself: the front, the plans, the prediction above
+	 * the front; not the one below it */
+	CHECK(strstr(svg, ">G1+G2 1.335x (best, capacity)<") != NULL);
+	CHECK(strstr(svg, ">G1 1.249x (90 %)<") != NULL);
+	CHECK(strstr(svg, ">fast ~1.900x<") != NULL);
+	CHECK(!strstr(svg, ">G1+rest ") && !strstr(svg, ">G2 "));
+	CHECK(strstr(svg, "<script") != NULL && !strstr(svg, "src=\"http"));
+	free(svg);
+}
+
+static void check_summary(const hmpt_tune_t *t)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	hmpt_tune_print_summary(t, f);
+	fclose(f);
+	/* measured rows first, the prediction above the front after them,
+	 * marked; the one below the front left out */
+	char *g2rest = strstr(text, "\nG2+rest "), *fast = strstr(text, "\nfast ");
+	CHECK(g2rest && fast && g2rest < fast);
+	CHECK(fast && strstr(fast, "~1.900x") && strstr(fast, "predicted\n"));
+	CHECK(!strstr(text, "\nG1+rest "));
+	CHECK(strstr(text, "1 of 2 predicted shown") != NULL);
+	CHECK(strstr(text, "rest") && strstr(text, "failed: killed by signal 6 (SIGABRT)"));
+	if (failures || getenv("TEST_RESULTS_KEEP"))
+		fputs(text, stderr);
+	free(text);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+int main(void)
+{
+	hmpt_tune_t t = {0};
+	hmpt_tconfig_t configs[NCONF] = {0};
+
+	if (!mkdtemp(dir))
+		return 77;
+	build(&t, configs);
+	CHECK(hmpt_tune_write_results(&t) == 0);
+	check_json();
+	check_csv();
+	check_html();
+	check_svg();
+	check_summary(&t);
+
+	for (int i = 0; i < NCONF; i++) {
+		free(configs[i].fast);
+		free(configs[i].runs);
+	}
+	json_decref(t.fast_pool);
+	json_decref(t.slow_pool);
+	if (getenv("TEST_RESULTS_KEEP"))
+		fprintf(stderr, "test_results: kept %s\n", dir);
+	else
+		nftw(dir, rm_one, 8, FTW_DEPTH | FTW_PHYS);
+	return failures != 0;
+}
