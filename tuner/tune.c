@@ -38,9 +38,11 @@
 #include "profiles.h"
 #include "profrun.h"
 #include "report.h"
+#include "results.h"
 #include "runner.h"
 #include "runrec.h"
 #include "topo.h"
+#include "tuning.h"
 
 const char hmpt_tune_usage[] =
     "Usage: hmpt-tune [tune] [options] -- COMMAND [ARGS...]\n"
