@@ -30,6 +30,7 @@
 #include <wordexp.h>
 
 #include "cli.h"
+#include "method.h"
 #include "options.h"
 #include "plan.h"
 #include "pmu.h"
@@ -803,90 +804,6 @@ static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 	return rc;
 }
 
-/* ------------------------------------------------------------ analysis */
-
-static void summarize(hmpt_tune_t *t, hmpt_tconfig_t *c)
-{
-	double v[c->nruns > 0 ? c->nruns : 1];
-	int n = 0;
-
-	c->nfailed = 0;
-	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].status == 0 &&
-		    c->runs[i].rep < t->reps * (c->share > 1 ? c->share : 1))
-			v[n++] = c->runs[i].value;
-		else if (c->runs[i].status != 0)
-			c->nfailed++;
-	}
-	hmpt_stats_summary(v, n, &c->sum);
-}
-
-static void analyze(hmpt_tune_t *t)
-{
-	int compared = 0;
-	hmpt_pooled_t pool = {0};
-	for (int i = 0; i < t->nconfigs; i++) {
-		summarize(t, &t->configs[i]);
-		compared += hmpt_tune_config_shown(t, i) && i != t->configs[i].ref &&
-		            t->configs[i].sum.n > 0;
-		/* runs are interleaved, so drift and load hit every configuration
-		 * alike: one variance serves all, with the df of all runs */
-		hmpt_stats_pool(&pool, &t->configs[i].sum);
-	}
-	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
-	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
-	for (int i = 0; i < t->nconfigs; i++) {
-		hmpt_tconfig_t *c = &t->configs[i];
-		if (i == c->ref)
-			c->sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
-		else
-			hmpt_stats_speedup(&t->configs[c->ref].sum, &c->sum, &pool, t->alpha_used,
-			                   t->min_gain, t->maximize, &c->sp);
-	}
-	/* the linear estimate: time savings of single groups add up */
-	double single[16] = {0};
-	for (int i = 0; i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (c->in_combos && c->mask && !(c->mask & (c->mask - 1)) && c->sp.speedup > 0)
-			single[__builtin_ctz(c->mask)] = c->sp.speedup;
-	}
-	for (int g = 0; g < t->ngroups; g++)
-		t->groups[g].alone = single[g];
-	for (int i = 0; i < t->nconfigs; i++) {
-		hmpt_tconfig_t *c = &t->configs[i];
-		double saved = 0;
-		bool ok = c->in_combos;
-		for (int g = 0; g < t->ngroups && ok; g++)
-			if (c->mask >> g & 1) {
-				ok = single[g] > 0;
-				saved += ok ? 1 - 1 / single[g] : 0;
-			}
-		c->estimate = ok && saved < 1 ? 1 / (1 - saved) : 0;
-	}
-	/* choices among configurations that ran cleanly and are really faster */
-	t->best = t->best90 = t->fit = -1;
-	for (int i = 0; i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed)
-			continue;
-		if (t->best < 0 || c->sp.speedup > t->configs[t->best].sp.speedup)
-			t->best = i;
-		if (t->capacity && c->fast_bytes <= t->capacity &&
-		    (t->fit < 0 || c->sp.speedup > t->configs[t->fit].sp.speedup))
-			t->fit = i;
-	}
-	for (int i = 0; t->best >= 0 && i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed ||
-		    c->sp.speedup < 0.9 * t->configs[t->best].sp.speedup)
-			continue;
-		if (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
-		    (c->fast_bytes == t->configs[t->best90].fast_bytes &&
-		     c->sp.speedup > t->configs[t->best90].sp.speedup))
-			t->best90 = i;
-	}
-}
-
 /* ------------------------------------------------------------- phases */
 
 static int cmp_bytes_desc(const void *a, const void *b)
@@ -1037,19 +954,6 @@ static int check_reference(const hmpt_tune_t *t)
 	return -1;
 }
 
-static hmpt_tune_t *rank_ctx;
-
-/* by speedup alone, then by bytes */
-static int cmp_impact(const void *a, const void *b)
-{
-	int i = *(const int *)a, j = *(const int *)b;
-	double x = rank_ctx->configs[i].sp.speedup, y = rank_ctx->configs[j].sp.speedup;
-	if (x != y)
-		return (x < y) - (x > y);
-	return (rank_ctx->configs[i].fast_bytes < rank_ctx->configs[j].fast_bytes) -
-	       (rank_ctx->configs[i].fast_bytes > rank_ctx->configs[j].fast_bytes);
-}
-
 /* Group the sites: user groups as given, else by individual impact. */
 static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 {
@@ -1120,13 +1024,12 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			free(fast);
 			return -1;
 		}
-		analyze(t);
+		hmpt_method_analyze(t);
 		if (check_reference(t) != 0) {
 			free(fast);
 			return -1;
 		}
-		rank_ctx = t;
-		qsort(ranked, (size_t)nranked, sizeof(int), cmp_impact);
+		hmpt_method_rank(t, ranked, nranked);
 		int k = t->ngroups_max;
 		if (t->nsites <= k) {
 			k = t->nsites;
@@ -1552,7 +1455,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	if (do_profile(&t, &x, sample) != 0 || form_groups(&t, &x, user, nuser) != 0 ||
 	    measure_combos(&t, &x) != 0)
 		goto out;
-	analyze(&t);
+	hmpt_method_analyze(&t);
 	if (check_reference(&t) != 0)
 		goto out;
 	if (write_plans(&t) != 0 || hmpt_tune_write_results(&t) != 0)
