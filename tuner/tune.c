@@ -30,6 +30,7 @@
 #include <wordexp.h>
 
 #include "cli.h"
+#include "journal.h"
 #include "method.h"
 #include "options.h"
 #include "plan.h"
@@ -117,20 +118,7 @@ const char hmpt_tune_usage[] =
     "  hmpt-tune -o mg.tune --metric 'Time in seconds' -- ./mg.C.x\n"
     "  HMPT_PLAN=mg.tune/plan-90.json LD_PRELOAD=libhmpt.so ./mg.C.x\n";
 
-/* ------------------------------------------------------------- journal */
-
-typedef struct {
-	char key[17];
-	hmpt_trun_t run;
-} jrec_t;
-
-static struct {
-	FILE *f;
-	jrec_t *recs;
-	size_t n, cap;
-	bool profiled;
-	double profile_wall;
-} journal;
+/* ------------------------------------------------------------- signals */
 
 static volatile sig_atomic_t interrupted;
 
@@ -145,126 +133,6 @@ static uint64_t fnv(uint64_t h, const char *s)
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
 	return h;
-}
-
-/* The program's file as found on PATH: size and modification time, so that
- * a rebuilt program is not resumed as if it were the one measured before. */
-static json_t *program_identity(const char *prog)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	const char *dirs = strchr(prog, '/') ? "" : getenv("PATH");
-
-	snprintf(path, sizeof(path), "%s", prog);
-	for (const char *d = dirs; d && *d;) {
-		size_t n = strcspn(d, ":");
-		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? d : ".", prog);
-		if (access(path, X_OK) == 0)
-			break;
-		d += n + (d[n] == ':');
-	}
-	if (stat(path, &st) != 0)
-		return json_null();
-	return json_pack("{s:I,s:I,s:I}", "size", (json_int_t)st.st_size, "mtime_s",
-	                 (json_int_t)st.st_mtim.tv_sec, "mtime_ns", (json_int_t)st.st_mtim.tv_nsec);
-}
-
-/* What makes two tunings the same: the command and its program file, the
- * pools, the way it is measured and the sizes tracked.  Reps, output and
- * reporting options may change between a run and its resumption. */
-static json_t *journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups)
-{
-	json_t *cmd = json_array();
-	for (char *const *a = t->cmd; *a; a++)
-		json_array_append_new(cmd, json_string(*a));
-	return json_pack("{s:o,s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "program",
-	                 program_identity(t->program), "fast", t->fast_pool, "slow", t->slow_pool,
-	                 "metric", t->metric, "higher", t->maximize, "min_size", min_size, "groups",
-	                 user_groups, "max_groups", t->ngroups_max, "candidates", t->candidates);
-}
-
-static int journal_open(const char *dir, json_t *key, bool restart)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
-	FILE *old = restart ? NULL : fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0;
-
-	if (old) {
-		while (getline(&line, &cap, old) > 0) {
-			hmpt_runrec_t r;
-			hmpt_runrec_journal_line(line, &r);
-			lineno++;
-			if (r.kind == HMPT_RUNREC_BAD)
-				continue;
-			if (lineno == 1) {
-				if (!json_equal(r.key, key)) {
-					json_t *same = json_deep_copy(r.key);
-					json_object_set(same, "program",
-					                json_object_get(key, "program"));
-					fprintf(
-					    stderr,
-					    "hmpt-tune: %s is the journal of another tuning "
-					    "(%s): give another --output, or --restart to "
-					    "discard it\n",
-					    path,
-					    json_equal(same, key)
-					        ? "the program's file changed since: rebuilt?"
-					        : "different command, pools, metric or grouping");
-					json_decref(same);
-					json_decref(r.key);
-					free(line);
-					fclose(old);
-					return -1;
-				}
-			} else if (r.kind == HMPT_RUNREC_PROFILE) {
-				journal.profiled = true;
-				journal.profile_wall = r.wall;
-			} else if (r.kind == HMPT_RUNREC_RUN) {
-				if (journal.n == journal.cap) {
-					journal.cap = journal.cap ? 2 * journal.cap : 256;
-					journal.recs =
-					    realloc(journal.recs, journal.cap * sizeof(jrec_t));
-				}
-				jrec_t *rec = &journal.recs[journal.n++];
-				memcpy(rec->key, r.config, sizeof(rec->key));
-				rec->run = r.run;
-			}
-			json_decref(r.key);
-		}
-		free(line);
-		fclose(old);
-	}
-	journal.f = fopen(path, lineno ? "a" : "w");
-	if (!journal.f) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (!lineno) {
-		json_t *head =
-		    json_pack("{s:s,s:i,s:O}", "journal", "hmpt-tune", "version", 1, "key", key);
-		json_dumpf(head, journal.f, JSON_COMPACT);
-		fputc('\n', journal.f);
-		fflush(journal.f);
-		json_decref(head);
-	} else if (journal.n) {
-		fprintf(stderr, "hmpt-tune: resuming from %s: %zu run%s done\n", path, journal.n,
-		        journal.n == 1 ? "" : "s");
-	}
-	return 0;
-}
-
-/* one line per event, flushed and synced: a kill loses at most the run in
- * progress */
-static void journal_append(json_t *j)
-{
-	json_dumpf(j, journal.f, JSON_COMPACT);
-	fputc('\n', journal.f);
-	fflush(journal.f);
-	fsync(fileno(journal.f));
-	json_decref(j);
 }
 
 /* ----------------------------------------------------------- the pools */
@@ -294,7 +162,8 @@ static int cmp_str(const void *a, const void *b)
  * or combinations): found, or added.  The combination phase measures its
  * placements afresh, with its own all-slow runs, so that a drift between the
  * phases cannot pass for a speedup. */
-static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *label, bool combos)
+static int config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
+                      const char *label, bool combos)
 {
 	const char *ids[t->nsites > 0 ? t->nsites : 1];
 	int n = 0;
@@ -331,11 +200,7 @@ static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *lab
 	c->fast_fraction = t->total_bytes ? (double)c->fast_bytes / (double)t->total_bytes : 0;
 	c->access_fraction = t->access_kind ? access : -1;
 	/* runs of it that an earlier tuner finished */
-	for (size_t r = 0; r < journal.n; r++)
-		if (!strcmp(journal.recs[r].key, key)) {
-			c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
-			c->runs[c->nruns++] = journal.recs[r].run;
-		}
+	hmpt_journal_runs(j, key, &c->runs, &c->nruns);
 	return t->nconfigs++;
 }
 
@@ -450,6 +315,7 @@ static int metric_read(const char *log, double *value)
 typedef struct {
 	char lib[PATH_MAX];
 	const char *min_size;
+	hmpt_journal_t *journal;
 	int done, total; /* runs this session, for the progress line */
 	double spent;
 	bool progress, quiet;
@@ -664,12 +530,7 @@ static void record_run(hmpt_tune_t *t, runctx_t *x, int ci, int rep, hmpt_trun_t
 	x->spent += run->wall;
 	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
 	c->runs[c->nruns++] = *run;
-	json_t *j = json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
-	                      c->label, "rep", rep, "status", run->status, "wall", run->wall,
-	                      "value", run->value, "why", run->why, "log", log);
-	if (*run->host)
-		json_object_set_new(j, "host", json_string(run->host));
-	journal_append(j);
+	hmpt_journal_add_run(x->journal, c, run, log);
 }
 
 /* Run configuration c once as repetition rep; record it in the journal. */
@@ -822,7 +683,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 		return -1;
 	}
 	snprintf(pattern, sizeof(pattern), "HMPT_PROFILE=%s/profile.%%p.json", absdir);
-	if (!journal.profiled) {
+	if (!x->journal->profiled) {
 		char sv[64], mv[64];
 		char *set[5] = {pattern, NULL, NULL, NULL, NULL}, **sp = set + 1;
 		snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample);
@@ -888,7 +749,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			return -1;
 		}
 		json_decref(merged);
-		journal_append(json_pack("{s:s,s:f}", "profile", "done", "wall", res.wall));
+		hmpt_journal_add_profile(x->journal, res.wall);
 	}
 	char path[PATH_MAX + 16], err[1024];
 	snprintf(path, sizeof(path), "%s/profile.json", pdir);
@@ -898,7 +759,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 		return -1;
 	}
 	if (t->timeout == 0) /* resumed: the journal has the profile run's time */
-		t->timeout = 30 + 5 * journal.profile_wall;
+		t->timeout = 30 + 5 * x->journal->profile_wall;
 	hmpt_prof_sort_sites(t->profile);
 	const json_t *sites = json_object_get(t->profile, "sites"), *s;
 	const json_t *sampling = json_object_get(t->profile, "sampling");
@@ -1003,14 +864,15 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 					cand[j] = cand[j - 1];
 					cand[j - 1] = tmp;
 				}
-		t->ref = config_get(t, fast, "slow (ranking)", false);
+		t->ref = config_get(t, x->journal, fast, "slow (ranking)", false);
 		list[n++] = t->ref;
 		for (int k = 0; k < ncand; k++) {
 			char label[128];
 			memset(fast, 0, (size_t)t->nsites);
 			fast[cand[k]] = 1;
 			snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
-			list[n++] = ranked[nranked++] = config_get(t, fast, label, false);
+			list[n++] = ranked[nranked++] =
+			    config_get(t, x->journal, fast, label, false);
 		}
 		for (int k = 0; k < n; k++)
 			t->configs[list[k]].ref = t->ref;
@@ -1086,7 +948,7 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 			snprintf(label, sizeof(label), "slow");
 		else if (m == ncomb - 1)
 			snprintf(label, sizeof(label), "fast");
-		list[m] = config_get(t, fast, label, true);
+		list[m] = config_get(t, x->journal, fast, label, true);
 		hmpt_tconfig_t *c = &t->configs[list[m]];
 		c->mask = (unsigned)m;
 		snprintf(c->label, sizeof(c->label), "%s", label);
@@ -1168,10 +1030,6 @@ static void tune_free(hmpt_tune_t *t)
 	free(t->sites);
 	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
 		free((void *)t->cmd);
-	free(journal.recs);
-	if (journal.f)
-		fclose(journal.f);
-	memset(&journal, 0, sizeof(journal));
 	json_decref(t->profile);
 	json_decref(t->fast_pool);
 	json_decref(t->slow_pool);
@@ -1440,11 +1298,15 @@ static int tune_main(int argc, char **argv, bool comparing)
 	for (int g = 0; g < nuser; g++)
 		snprintf(groups_text + strlen(groups_text),
 		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "", user[g]);
-	json_t *key = journal_key(&t, x.min_size, nuser ? groups_text : NULL);
-	rc = journal_open(t.dir, key, restart);
+	hmpt_journal_t journal = {0};
+	json_t *key = hmpt_journal_key(&t, x.min_size, nuser ? groups_text : NULL);
+	rc = hmpt_journal_open(&journal, t.dir, key, restart);
 	json_decref(key);
-	if (rc)
+	if (rc) {
+		hmpt_journal_close(&journal);
 		return 1;
+	}
+	x.journal = &journal;
 
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigaction(SIGINT, &sa, NULL);
@@ -1471,6 +1333,7 @@ out:
 		        t.dir);
 		rc = 128 + (int)interrupted;
 	}
+	hmpt_journal_close(&journal);
 	tune_free(&t);
 	return rc;
 }
