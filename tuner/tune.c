@@ -30,6 +30,7 @@
 #include <wordexp.h>
 
 #include "cli.h"
+#include "config.h"
 #include "journal.h"
 #include "method.h"
 #include "options.h"
@@ -128,13 +129,6 @@ static void on_signal(int sig)
 	hmpt_run_kill_current();
 }
 
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
 /* ----------------------------------------------------------- the pools */
 
 /* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
@@ -151,116 +145,12 @@ static int parse_pools(const char *arg, hmpt_tune_t *t)
 	return t->fast_pool && t->slow_pool ? 0 : -1;
 }
 
-/* ------------------------------------------------------------- configs */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The configuration with these sites in the fast pool in a phase (ranking,
- * or combinations): found, or added.  The combination phase measures its
- * placements afresh, with its own all-slow runs, so that a drift between the
- * phases cannot pass for a speedup. */
-static int config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
-                      const char *label, bool combos)
-{
-	const char *ids[t->nsites > 0 ? t->nsites : 1];
-	int n = 0;
-	uint64_t h = 0xcbf29ce484222325ull;
-	char key[17];
-
-	for (int i = 0; i < t->nsites; i++)
-		if (fast[i])
-			ids[n++] = t->sites[i].id;
-	qsort(ids, (size_t)n, sizeof(ids[0]), cmp_str);
-	if (combos)
-		h = fnv(h, "combinations|");
-	for (int i = 0; i < n; i++)
-		h = fnv(fnv(h, ids[i]), ",");
-	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
-	for (int c = 0; c < t->nconfigs; c++)
-		if (!strcmp(t->configs[c].key, key))
-			return c;
-	t->configs = realloc(t->configs, (size_t)(t->nconfigs + 1) * sizeof(*t->configs));
-	hmpt_tconfig_t *c = &t->configs[t->nconfigs];
-	memset(c, 0, sizeof(*c));
-	memcpy(c->key, key, sizeof(key));
-	c->in_combos = combos;
-	snprintf(c->label, sizeof(c->label), "%s", label);
-	c->fast = malloc((size_t)t->nsites + 1);
-	memcpy(c->fast, fast, (size_t)t->nsites);
-	c->nfast = n;
-	double access = 0;
-	for (int i = 0; i < t->nsites; i++)
-		if (fast[i]) {
-			c->fast_bytes += t->sites[i].bytes;
-			access += t->sites[i].access > 0 ? t->sites[i].access : 0;
-		}
-	c->fast_fraction = t->total_bytes ? (double)c->fast_bytes / (double)t->total_bytes : 0;
-	c->access_fraction = t->access_kind ? access : -1;
-	/* runs of it that an earlier tuner finished */
-	hmpt_journal_runs(j, key, &c->runs, &c->nruns);
-	return t->nconfigs++;
-}
-
 static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
 {
 	for (int i = 0; i < c->nruns; i++)
 		if (c->runs[i].rep == rep)
 			return true;
 	return false;
-}
-
-/* One group of configuration c's plan, unless empty: its fast sites of
- * tuner group g (fast), or its static sites that are not fast (slow). */
-static void add_group(hmpt_tune_t *t, const hmpt_tconfig_t *c, json_t *groups, int g, bool fast,
-                      const char *name)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; i < t->nsites; i++)
-		if (fast ? c->fast[i] && t->sites[i].group == g
-		         : !c->fast[i] && hmpt_report_is_static(t->sites[i].json))
-			json_array_append_new(
-			    list, hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
-	if (json_array_size(list) == 0) {
-		json_decref(list);
-		return;
-	}
-	json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", name, "pool",
-	                                        fast ? "fast" : "slow", "sites", list));
-}
-
-/* The plan of configuration c: the fast sites in the fast pool, one group
- * per tuner group (or one group before grouping); the rest in the slow pool
- * by default, and static data in it by name (the default pool does not
- * reach static data). */
-static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement)
-{
-	json_t *pools = json_object(), *groups = json_array();
-	json_t *fast = json_deep_copy(t->fast_pool);
-
-	json_object_set_new(pools, "fast", fast);
-	json_object_set(pools, "slow", t->slow_pool);
-	for (int g = -1; g < t->ngroups; g++)
-		add_group(t, c, groups, g, true, g < 0 ? "fast" : t->groups[g].name);
-	/* static data goes to a pool only when named: the slow ones too */
-	add_group(t, c, groups, 0, false, "slow-static");
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	json_t *plan = json_pack(
-	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
-	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",
-	    groups, "provenance", "program",
-	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->program, "created",
-	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
-	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
-	if (depth)
-		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
-	return plan;
 }
 
 /* ------------------------------------------------------------- metric */
@@ -505,20 +395,6 @@ static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *m
 	return run;
 }
 
-/* The plan file of configuration c, written when missing. */
-static int config_plan_path(hmpt_tune_t *t, const hmpt_tconfig_t *c, char *path, size_t len)
-{
-	struct stat st;
-
-	snprintf(path, len, "%s/plans/%s.json", t->dir, c->key);
-	if (stat(path, &st) == 0)
-		return 0;
-	json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
-	int rc = hmpt_plan_emit(plan, path);
-	json_decref(plan);
-	return rc;
-}
-
 /* A run of configuration ci ended: keep it, journal it. */
 static void record_run(hmpt_tune_t *t, runctx_t *x, int ci, int rep, hmpt_trun_t *run,
                        const char *log)
@@ -539,7 +415,7 @@ static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
 	hmpt_tconfig_t *c = &t->configs[ci];
 	char plan_path[PATH_MAX], log[PATH_MAX];
 
-	if (config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
+	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
 		return -1;
 	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
 	progress(x, c->label, rep);
@@ -581,7 +457,7 @@ static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int
 		const hmpt_tconfig_t *c = &t->configs[order[k][0]];
 		it->ci = order[k][0];
 		it->rep = order[k][1];
-		rc = config_plan_path(t, c, plan_path, sizeof(plan_path));
+		rc = hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path));
 		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
 		measured_set(it, plan_path, x->min_size);
 		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
@@ -648,7 +524,7 @@ static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
 		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
 	} else if (k) {
 		char plan_path[PATH_MAX], log[PATH_MAX];
-		rc = config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path));
+		rc = hmpt_config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path));
 		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
 		if (rc == 0 && x->progress)
 			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
@@ -864,7 +740,7 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 					cand[j] = cand[j - 1];
 					cand[j - 1] = tmp;
 				}
-		t->ref = config_get(t, x->journal, fast, "slow (ranking)", false);
+		t->ref = hmpt_config_get(t, x->journal, fast, "slow (ranking)", false);
 		list[n++] = t->ref;
 		for (int k = 0; k < ncand; k++) {
 			char label[128];
@@ -872,7 +748,7 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			fast[cand[k]] = 1;
 			snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
 			list[n++] = ranked[nranked++] =
-			    config_get(t, x->journal, fast, label, false);
+			    hmpt_config_get(t, x->journal, fast, label, false);
 		}
 		for (int k = 0; k < n; k++)
 			t->configs[list[k]].ref = t->ref;
@@ -948,7 +824,7 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 			snprintf(label, sizeof(label), "slow");
 		else if (m == ncomb - 1)
 			snprintf(label, sizeof(label), "fast");
-		list[m] = config_get(t, x->journal, fast, label, true);
+		list[m] = hmpt_config_get(t, x->journal, fast, label, true);
 		hmpt_tconfig_t *c = &t->configs[list[m]];
 		c->mask = (unsigned)m;
 		snprintf(c->label, sizeof(c->label), "%s", label);
@@ -997,7 +873,7 @@ static int write_plans(hmpt_tune_t *t)
 			         "each), %.1f %% of the footprint in the fast pool",
 			         out[k].what, c->label, c->sp.speedup, 100 * (1 - t->alpha_used),
 			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
-		json_t *plan = config_plan(t, c, text);
+		json_t *plan = hmpt_config_plan(t, c, text);
 		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
 		int rc = hmpt_plan_emit(plan, path);
 		json_decref(plan);
