@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "config.h"
 #include "journal.h"
+#include "measure.h"
 #include "method.h"
 #include "options.h"
 #include "plan.h"
@@ -119,16 +120,6 @@ const char hmpt_tune_usage[] =
     "  hmpt-tune -o mg.tune --metric 'Time in seconds' -- ./mg.C.x\n"
     "  HMPT_PLAN=mg.tune/plan-90.json LD_PRELOAD=libhmpt.so ./mg.C.x\n";
 
-/* ------------------------------------------------------------- signals */
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-	hmpt_run_kill_current();
-}
-
 /* ----------------------------------------------------------- the pools */
 
 /* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
@@ -145,402 +136,6 @@ static int parse_pools(const char *arg, hmpt_tune_t *t)
 	return t->fast_pool && t->slow_pool ? 0 : -1;
 }
 
-static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
-{
-	for (int i = 0; i < c->nruns; i++)
-		if (c->runs[i].rep == rep)
-			return true;
-	return false;
-}
-
-/* ------------------------------------------------------------- metric */
-
-static regex_t metric_re;
-
-/* The figure in a run's output: the last match's first group, or the first
- * number after the last match.  0, or -1 when there is none. */
-static int metric_read(const char *log, double *value)
-{
-	FILE *f = fopen(log, "r");
-	char *line = NULL, last[256] = "";
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		regmatch_t m[2];
-		char *p = line;
-		while (regexec(&metric_re, p, 2, m, p == line ? 0 : REG_NOTBOL) == 0) {
-			const char *from = m[1].rm_so >= 0 ? p + m[1].rm_so : p + m[0].rm_eo;
-			size_t len =
-			    m[1].rm_so >= 0 ? (size_t)(m[1].rm_eo - m[1].rm_so) : strlen(from);
-			snprintf(last, sizeof(last), "%.*s", (int)(len < 255 ? len : 255), from);
-			found = true;
-			if (m[0].rm_eo == 0)
-				break;
-			p += m[0].rm_eo;
-		}
-	}
-	free(line);
-	fclose(f);
-	if (!found)
-		return -1;
-	/* the first number in what the match gave */
-	for (char *p = last; *p; p++) {
-		char *end;
-		if (!strchr("0123456789.+-", *p))
-			continue;
-		double v = strtod(p, &end);
-		if (end != p && isfinite(v)) {
-			*value = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* ---------------------------------------------------------------- runs */
-
-typedef struct {
-	char lib[PATH_MAX];
-	const char *min_size;
-	hmpt_journal_t *journal;
-	int done, total; /* runs this session, for the progress line */
-	double spent;
-	bool progress, quiet;
-} runctx_t;
-
-static void progress(runctx_t *x, const char *label, int rep)
-{
-	if (!x->progress)
-		return;
-	char left[32] = "";
-	if (x->done > 0) {
-		double s = x->spent / x->done * (x->total - x->done);
-		snprintf(left, sizeof(left), ", about %dm%02ds left", (int)s / 60, (int)s % 60);
-	}
-	fprintf(stderr, "\rhmpt-tune: run %d/%d (%.40s, run %d)%s\033[K", x->done + 1, x->total,
-	        label, rep + 1, left);
-}
-
-/* --slurm: where runs go (NULL: here, one after another) */
-static hmpt_slurm_t *slurm_g;
-
-/* One run under Slurm, and what happened to it (a retry on another node
- * when it failed on the first). */
-typedef struct {
-	hmpt_sjob_t job;
-	int ci, rep, tries;
-	bool done;
-	char first_host[256], first_why[200];
-	int first_status;
-	char planvar[PATH_MAX + 16], minvar[64];
-	char *set[5];
-} sitem_t;
-
-/* The environment of a measured run: its plan, no sampling, no profile. */
-static void measured_set(sitem_t *it, const char *plan_path, const char *min_size)
-{
-	int n = 0;
-	snprintf(it->planvar, sizeof(it->planvar), "HMPT_PLAN=%s", plan_path);
-	it->set[n++] = it->planvar;
-	it->set[n++] = "HMPT_SAMPLE=off";
-	it->set[n++] = "HMPT_PROFILE"; /* removed: an empty value draws a warning */
-	if (min_size) {
-		snprintf(it->minvar, sizeof(it->minvar), "HMPT_MIN_SIZE=%s", min_size);
-		it->set[n++] = it->minvar;
-	}
-	it->set[n] = NULL;
-}
-
-static void slurm_item_init(sitem_t *it, char *const *cmd, const char *lib, const char *log,
-                            double timeout)
-{
-	it->job.cmd = cmd;
-	it->job.set = it->set;
-	it->job.lib = lib;
-	it->job.timeout = timeout;
-	snprintf(it->job.log, sizeof(it->job.log), "%s", log);
-	snprintf(it->job.result, sizeof(it->job.result), "%s.result", log);
-	snprintf(it->job.script, sizeof(it->job.script), "%s.sbatch", log);
-}
-
-/* A run that ended: retry it once elsewhere when it failed (true: it goes
- * on), and say what the retry showed about the first node. */
-static bool slurm_retry(sitem_t *it)
-{
-	hmpt_sjob_t *j = &it->job;
-
-	if (j->status == 0 && it->tries == 1) {
-		fprintf(stderr,
-		        "\rhmpt-tune: node %s failed a run (%s); it ran on %s without trouble: %s "
-		        "is left out from now on\033[K\n",
-		        it->first_host, it->first_why, j->host, it->first_host);
-		size_t len = strlen(slurm_g->exclude);
-		snprintf(slurm_g->exclude + len, sizeof(slurm_g->exclude) - len, "%s%s",
-		         len ? "," : "", it->first_host);
-		return false;
-	}
-	if (j->status == 0 || it->tries == 1 || !*j->host || j->status == 130)
-		return false;
-	it->tries = 1;
-	it->first_status = j->status;
-	snprintf(it->first_host, sizeof(it->first_host), "%s", j->host);
-	snprintf(it->first_why, sizeof(it->first_why), "%s", j->why);
-	j->avoid = it->first_host;
-	if (hmpt_slurm_submit(slurm_g, j) == 0)
-		return true;
-	/* nowhere else to go: the first outcome stands */
-	j->status = it->first_status;
-	snprintf(j->why, sizeof(j->why), "%.100s (on %.40s; no other node to retry it on)",
-	         it->first_why, it->first_host);
-	snprintf(j->host, sizeof(j->host), "%s", it->first_host);
-	return false;
-}
-
-/* Run items under Slurm, up to --parallel at a time; done(it) (when given)
- * as each ends. */
-static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), void *ctx)
-{
-	int next = 0, running = 0, parallel = slurm_g->parallel > 0 ? slurm_g->parallel : 1;
-
-	while (next < n || running) {
-		while (running < parallel && next < n) {
-			sitem_t *it = &items[next++];
-			if (hmpt_slurm_submit(slurm_g, &it->job) != 0) {
-				it->job.status = 126;
-				it->done = true;
-				if (done)
-					done(it, ctx);
-				continue;
-			}
-			running++;
-		}
-		usleep(100000);
-		for (int i = 0; i < next; i++) {
-			sitem_t *it = &items[i];
-			if (interrupted) {
-				if (!it->done)
-					hmpt_slurm_cancel(&it->job);
-				continue;
-			}
-			if (it->done || !hmpt_slurm_poll(&it->job) || slurm_retry(it))
-				continue;
-			it->done = true;
-			running--;
-			if (done)
-				done(it, ctx);
-		}
-		if (interrupted)
-			return -1;
-	}
-	return 0;
-}
-
-/* The figure of a run that ended (from its log), or why there is none. */
-static void run_figure(hmpt_trun_t *run, const char *log, bool metric)
-{
-	run->value = run->wall;
-	if (run->status == 0 && metric && metric_read(log, &run->value) != 0) {
-		run->status = -1;
-		snprintf(run->why, sizeof(run->why), "printed no figure matching --metric");
-	}
-}
-
-static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
-{
-	run->status = it->job.status;
-	run->wall = it->job.wall;
-	snprintf(run->why, sizeof(run->why), "%.159s", it->job.why);
-	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
-}
-
-/* Run the program once under plan_path, its output to log: the figure (or
- * the wall time), or how it failed. */
-static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *min_size,
-                                const char *plan_path, const char *log, double timeout, bool metric)
-{
-	hmpt_trun_t run = {.status = 126};
-	size_t added;
-	static sitem_t it;
-
-	memset(&it, 0, sizeof(it));
-	measured_set(&it, plan_path, min_size);
-	if (slurm_g) {
-		slurm_item_init(&it, cmd, lib, log, timeout);
-		if (slurm_batch(&it, 1, NULL, NULL) == 0)
-			sitem_to_run(&it, &run);
-		else
-			run.status = 130;
-		run_figure(&run, log, metric);
-		return run;
-	}
-	char **set = it.set;
-	char **env = hmpt_child_env(lib, set, &added);
-	if (!env) {
-		snprintf(run.why, sizeof(run.why), "out of memory");
-		return run;
-	}
-	hmpt_run_spec_t spec = {
-	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
-	hmpt_run_result_t res;
-	hmpt_run(&spec, &res);
-	hmpt_child_env_free(env, added);
-	run.wall = res.wall;
-	run.status = res.status;
-	if (res.status)
-		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
-	run_figure(&run, log, metric);
-	return run;
-}
-
-/* A run of configuration ci ended: keep it, journal it. */
-static void record_run(hmpt_tune_t *t, runctx_t *x, int ci, int rep, hmpt_trun_t *run,
-                       const char *log)
-{
-	hmpt_tconfig_t *c = &t->configs[ci];
-
-	run->rep = rep;
-	x->done++;
-	x->spent += run->wall;
-	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
-	c->runs[c->nruns++] = *run;
-	hmpt_journal_add_run(x->journal, c, run, log);
-}
-
-/* Run configuration c once as repetition rep; record it in the journal. */
-static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
-{
-	hmpt_tconfig_t *c = &t->configs[ci];
-	char plan_path[PATH_MAX], log[PATH_MAX];
-
-	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
-		return -1;
-	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
-	progress(x, c->label, rep);
-	hmpt_trun_t run = run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
-	                               t->metric != NULL);
-	if (interrupted)
-		return -1;
-	record_run(t, x, ci, rep, &run, log);
-	return 0;
-}
-
-typedef struct {
-	hmpt_tune_t *t;
-	runctx_t *x;
-} batch_ctx_t;
-
-static void batch_done(sitem_t *it, void *ctx)
-{
-	batch_ctx_t *b = ctx;
-	hmpt_trun_t run = {0};
-
-	sitem_to_run(it, &run);
-	run_figure(&run, it->job.log, b->t->metric != NULL);
-	record_run(b->t, b->x, it->ci, it->rep, &run, it->job.log);
-	progress(b->x, b->t->configs[it->ci].label, it->rep);
-}
-
-/* --slurm: the runs of `order` (configuration, rep) as batch jobs, up to
- * --parallel at a time; the journal takes each as it ends. */
-static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int n)
-{
-	sitem_t *items = calloc((size_t)n + 1, sizeof(*items));
-	batch_ctx_t b = {t, x};
-	int rc = 0;
-
-	for (int k = 0; k < n && rc == 0; k++) {
-		sitem_t *it = &items[k];
-		char plan_path[PATH_MAX], log[PATH_MAX];
-		const hmpt_tconfig_t *c = &t->configs[order[k][0]];
-		it->ci = order[k][0];
-		it->rep = order[k][1];
-		rc = hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
-		measured_set(it, plan_path, x->min_size);
-		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
-	}
-	if (rc == 0)
-		rc = slurm_batch(items, n, batch_done, &b);
-	free(items);
-	return rc;
-}
-
-/* Runs of the reference per round when k configurations are compared with
- * it: every comparison uses its mean, and about sqrt(k) runs of it to one of
- * each of the others give the narrowest intervals for the runs spent
- * (Dunnett's allocation); a slow outlier among its runs also weighs less. */
-static int ref_share(int k)
-{
-	int m = (int)lround(sqrt(k > 0 ? k : 0));
-	return m < 1 ? 1 : m;
-}
-
-/* Round r's runs (configuration, rep) shuffled, the same on every
- * resumption. */
-static void shuffle_round(int (*items)[2], int n, int r)
-{
-	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
-	for (int i = n - 1; i > 0; i--) {
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		int j = (int)(s % (uint64_t)(i + 1)), tmp[2] = {items[i][0], items[i][1]};
-		items[i][0] = items[j][0], items[i][1] = items[j][1];
-		items[j][0] = tmp[0], items[j][1] = tmp[1];
-	}
-}
-
-/* Every configuration in `list`, reps times, round-robin in a shuffled
- * order per round, the reference (list[0]) its share of times per round;
- * here after one run that is not counted (of the reference: the first run
- * after a pause meets cold caches and files). */
-static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
-{
-	int share = ref_share(n - 1), per_round = n - 1 + share, k = 0, rc = 0;
-	int(*seq)[2] = calloc((size_t)(t->reps * per_round) + 1, sizeof(*seq));
-
-	if (!seq)
-		return -1;
-	t->configs[list[0]].share = share;
-	for (int r = 0; r < t->reps; r++) {
-		int(*round)[2] = seq + k, m = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < (i ? 1 : share); j++) {
-				round[m][0] = list[i];
-				round[m++][1] = i ? r : r * share + j;
-			}
-		shuffle_round(round, m, r);
-		for (int i = 0; i < m; i++)
-			if (!config_has_rep(&t->configs[round[i][0]], round[i][1])) {
-				seq[k][0] = round[i][0];
-				seq[k++][1] = round[i][1];
-			}
-	}
-	x->done = 0;
-	x->spent = 0;
-	x->total = k;
-	if (slurm_g) {
-		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
-	} else if (k) {
-		char plan_path[PATH_MAX], log[PATH_MAX];
-		rc = hmpt_config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-		if (rc == 0 && x->progress)
-			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-		if (rc == 0)
-			run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
-			             false);
-		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
-			rc = run_config(t, x, seq[i][0], seq[i][1]);
-		rc = interrupted ? -1 : rc;
-	}
-	free(seq);
-	if (x->progress && x->total)
-		fprintf(stderr, "\r\033[K");
-	return rc;
-}
-
 /* ------------------------------------------------------------- phases */
 
 static int cmp_bytes_desc(const void *a, const void *b)
@@ -549,7 +144,7 @@ static int cmp_bytes_desc(const void *a, const void *b)
 	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
 }
 
-static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
+static int do_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample)
 {
 	char pdir[PATH_MAX], pattern[PATH_MAX + 32], log[PATH_MAX], absdir[PATH_MAX];
 
@@ -575,21 +170,20 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			        log);
 		hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
 		hmpt_run_result_t res = {0};
-		if (slurm_g) { /* on a node, as the measured runs will be */
-			static sitem_t it;
-			memcpy(it.set, set, sizeof(set));
-			slurm_item_init(&it, t->cmd, x->lib, log, 0);
-			if (slurm_batch(&it, 1, NULL, NULL) == 0 && it.job.status) {
+		if (x->slurm) { /* on a node, as the measured runs will be */
+			hmpt_sjob_t job;
+			if (hmpt_measure_slurm_job(x, t->cmd, set, log, 0, &job) == 0 &&
+			    job.status) {
 				fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
-				        *it.job.host ? it.job.host : "Slurm", it.job.why);
+				        *job.host ? job.host : "Slurm", job.why);
 				return -1;
 			}
-			res.wall = it.job.wall;
+			res.wall = job.wall;
 		} else {
 			hmpt_run(&spec, &res);
 		}
 		hmpt_child_env_free(env, added);
-		if (interrupted)
+		if (hmpt_measure_interrupted())
 			return -1;
 		if (res.status) {
 			char why[160];
@@ -601,7 +195,7 @@ static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
 			return -1;
 		}
 		double figure;
-		if (t->metric && metric_read(log, &figure) != 0) {
+		if (t->metric && hmpt_measure_metric_read(x, log, &figure) != 0) {
 			fprintf(stderr,
 			        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
 			        "give a regular expression that matches the line with the figure\n",
@@ -692,7 +286,7 @@ static int check_reference(const hmpt_tune_t *t)
 }
 
 /* Group the sites: user groups as given, else by individual impact. */
-static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
+static int form_groups(hmpt_tune_t *t, hmpt_measure_t *x, char **user, int nuser)
 {
 	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
 	int ranked[t->nsites + 1], nranked = 0;
@@ -757,8 +351,8 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
 			        "(%d runs)\n",
 			        t->nsites, t->nsites == 1 ? "" : "s", t->program,
-			        (n - 1 + ref_share(n - 1)) * t->reps);
-		if (measure(t, x, list, n) != 0) {
+			        (n - 1 + hmpt_measure_ref_share(n - 1)) * t->reps);
+		if (hmpt_measure_configs(t, x, list, n) != 0) {
 			free(fast);
 			return -1;
 		}
@@ -806,7 +400,7 @@ static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
 	return 0;
 }
 
-static int measure_combos(hmpt_tune_t *t, runctx_t *x)
+static int measure_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
 	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
@@ -839,8 +433,8 @@ static int measure_combos(hmpt_tune_t *t, runctx_t *x)
 		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
 		        "%d of all-slow\n",
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
-		        t->reps == 1 ? "" : "s", t->reps * ref_share(ncomb - 1));
-	return measure(t, x, list, ncomb);
+		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
+	return hmpt_measure_configs(t, x, list, ncomb);
 }
 
 static int write_plans(hmpt_tune_t *t)
@@ -885,7 +479,7 @@ static int write_plans(hmpt_tune_t *t)
 
 /* ------------------------------------------------------------- command */
 
-static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
+static int compare(hmpt_tune_t *t, hmpt_measure_t *x, char **plans);
 
 /* a plan with the two pools and nothing placed */
 static json_t *pools_plan(const hmpt_tune_t *t)
@@ -911,8 +505,6 @@ static void tune_free(hmpt_tune_t *t)
 	json_decref(t->slow_pool);
 	free((char *)t->fast_name);
 	free((char *)t->slow_name);
-	if (t->metric)
-		regfree(&metric_re);
 	hmpt_sym_free(t->sym);
 }
 
@@ -979,7 +571,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .candidates = 16,
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01};
-	runctx_t x = {.progress = isatty(2)};
+	hmpt_measure_t x = {.progress = isatty(2)};
 	const char *cmd = comparing ? "compare" : "tune";
 	const char *pools = NULL, *lib_opt = NULL, *sample = "auto", *launcher = NULL;
 	char *user[16];
@@ -993,10 +585,8 @@ static int tune_main(int argc, char **argv, bool comparing)
 		case 'o': t.dir = optarg; break;
 		case 'p': pools = optarg; break;
 		case 'm': {
-			int rc = regcomp(&metric_re, optarg, REG_EXTENDED);
-			if (rc) {
-				char why[256];
-				regerror(rc, &metric_re, why, sizeof(why));
+			char why[256];
+			if (hmpt_measure_metric(&x, optarg, why, sizeof(why)) != 0) {
 				fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", optarg, why);
 				hmpt_cli_usage_error(cmd,
 				                     "--metric: expected a POSIX extended regular "
@@ -1086,7 +676,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	if (t.slurm.on) {
 		if (!realpath("/proc/self/exe", t.slurm.self))
 			snprintf(t.slurm.self, sizeof(t.slurm.self), "hmpt-tune");
-		slurm_g = &t.slurm;
+		x.slurm = &t.slurm;
 	}
 	if (comparing) {
 		if (argc - optind < 4 || strcmp(argv[optind + 2], "--") != 0)
@@ -1100,6 +690,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
 			return EXIT_USAGE;
 		int rc = compare(&t, &x, argv + optind);
+		hmpt_measure_free(&x);
 		tune_free(&t);
 		return rc;
 	}
@@ -1184,10 +775,9 @@ static int tune_main(int argc, char **argv, bool comparing)
 	}
 	x.journal = &journal;
 
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	hmpt_measure_trap(SIGINT);
+	hmpt_measure_trap(SIGTERM);
+	hmpt_measure_trap(SIGHUP);
 	t.sym = hmpt_sym_new();
 	rc = 1;
 	if (do_profile(&t, &x, sample) != 0 || form_groups(&t, &x, user, nuser) != 0 ||
@@ -1202,14 +792,15 @@ static int tune_main(int argc, char **argv, bool comparing)
 		hmpt_tune_print_summary(&t, stdout);
 	rc = 0;
 out:
-	if (interrupted) {
+	if (hmpt_measure_interrupted()) {
 		fprintf(stderr,
 		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
 		        "the same command again to go on\n",
 		        t.dir);
-		rc = 128 + (int)interrupted;
+		rc = 128 + hmpt_measure_interrupted();
 	}
 	hmpt_journal_close(&journal);
+	hmpt_measure_free(&x);
 	tune_free(&t);
 	return rc;
 }
@@ -1251,7 +842,7 @@ const char hmpt_compare_usage[] =
     "      -- ./app args\n";
 
 /* PLAN against BASE, alternately, reps times each */
-static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
+static int compare(hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
 {
 	char tmp[] = "/tmp/hmpt-compare.XXXXXX", log[PATH_MAX];
 	double v[2][100];
@@ -1270,21 +861,20 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
 		fprintf(stderr, "hmpt-tune compare: %s: %s\n", tmp, strerror(errno));
 		return 1;
 	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	hmpt_measure_trap(SIGINT);
+	hmpt_measure_trap(SIGTERM);
 	x->total = 2 * t->reps;
-	for (int r = 0; r < t->reps && !interrupted && !rc; r++)
-		for (int k = 0; k < 2 && !interrupted; k++) {
+	for (int r = 0; r < t->reps && !hmpt_measure_interrupted() && !rc; r++)
+		for (int k = 0; k < 2 && !hmpt_measure_interrupted(); k++) {
 			/* alternate which goes first, so that order effects cancel */
 			int which = (r & 1) ? 1 - k : k;
-			progress(x, plans[which], r);
+			hmpt_measure_progress(x, plans[which], r);
 			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, which, r);
-			hmpt_trun_t run = run_measured(t->cmd, x->lib, NULL, plans[which], log,
-			                               t->timeout, t->metric != NULL);
+			hmpt_trun_t run = hmpt_measure_run(x, t->cmd, plans[which], log, t->timeout,
+			                                   t->metric != NULL);
 			x->done++;
 			x->spent += run.wall;
-			if (interrupted)
+			if (hmpt_measure_interrupted())
 				break;
 			if (run.status) {
 				fprintf(stderr,
@@ -1311,8 +901,8 @@ static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
 			unlink(log);
 		}
 	rmdir(tmp);
-	if (interrupted)
-		return 128 + (int)interrupted;
+	if (hmpt_measure_interrupted())
+		return 128 + hmpt_measure_interrupted();
 	if (rc)
 		return rc;
 	hmpt_summary_t base, plan;
