@@ -186,7 +186,7 @@ int hmpt_phases_analyze(hmpt_tune_t *t)
 }
 
 /* --group: each a group, sites named by their ids or 4+ digit prefixes. */
-static int user_groups(hmpt_tune_t *t, char **user, int nuser)
+static int user_groups(hmpt_tune_t *t, char *const *user, int nuser)
 {
 	for (int g = 0; g < nuser; g++) {
 		char buf[4096];
@@ -278,7 +278,7 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 	return 0;
 }
 
-int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char **user, int nuser)
+int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser)
 {
 	if ((nuser ? user_groups(t, user, nuser) : ranked_groups(t, x)) != 0)
 		return -1;

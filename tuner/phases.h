@@ -18,7 +18,7 @@ int hmpt_phases_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample);
 /* t->groups: user[0..nuser-1] (--group: comma-separated site ids or their 4+
  * digit prefixes), or the top K-1 sites by speedup alone (the ranking
  * phase); the sites of no group form the group "rest". */
-int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char **user, int nuser);
+int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser);
 /* The combination phase: every combination of the groups in the fast pool,
  * against its own all-slow reference (t->ref). */
 int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x);

@@ -12,41 +12,35 @@
  * Every run goes to DIR/journal.jsonl as it ends; rerunning the same command
  * resumes from it.  A configuration whose plan is the same as one measured
  * before (its key is the set of its sites in the fast pool) is not run twice.
+ *
+ * Here: the options and the top-level flow.  The steps are phases.c's, the
+ * runs measure.c's, the statistics method.c's, the journal journal.c's, the
+ * configurations and their plans config.c's, the reports results.c's, and
+ * `compare` is compare.c's.
  */
 #include "tune.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
 
 #include "cli.h"
 #include "compare.h"
-#include "config.h"
 #include "journal.h"
 #include "measure.h"
-#include "method.h"
 #include "options.h"
 #include "phases.h"
 #include "plan.h"
 #include "pmu.h"
 #include "plancmd.h"
 #include "poolspec.h"
-#include "profiles.h"
 #include "profrun.h"
-#include "report.h"
 #include "results.h"
-#include "runner.h"
-#include "runrec.h"
 #include "topo.h"
 #include "tuning.h"
 
@@ -122,68 +116,17 @@ const char hmpt_tune_usage[] =
     "  hmpt-tune -o mg.tune --metric 'Time in seconds' -- ./mg.C.x\n"
     "  HMPT_PLAN=mg.tune/plan-90.json LD_PRELOAD=libhmpt.so ./mg.C.x\n";
 
-/* ----------------------------------------------------------- the pools */
+/* ------------------------------------------------------------- options */
 
-/* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
-static int parse_pools(const char *arg, hmpt_tune_t *t)
-{
-	char *item[2];
-
-	if (hmpt_poolspec_split(arg, item, 2) != 2)
-		return -1;
-	t->fast_pool = hmpt_poolspec_parse(item[0]);
-	t->slow_pool = hmpt_poolspec_parse(item[1]);
-	t->fast_name = item[0];
-	t->slow_name = item[1];
-	return t->fast_pool && t->slow_pool ? 0 : -1;
-}
-
-/* ------------------------------------------------------------- command */
-
-/* a plan with the two pools and nothing placed */
-static json_t *pools_plan(const hmpt_tune_t *t)
-{
-	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
-	json_t *plan = hmpt_poolspec_plan(pools, "slow");
-	json_decref(pools);
-	return plan;
-}
-
-static void tune_free(hmpt_tune_t *t)
-{
-	for (int i = 0; i < t->nconfigs; i++) {
-		free(t->configs[i].fast);
-		free(t->configs[i].runs);
-	}
-	free(t->configs);
-	free(t->sites);
-	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
-		free((void *)t->cmd);
-	json_decref(t->profile);
-	json_decref(t->fast_pool);
-	json_decref(t->slow_pool);
-	free((char *)t->fast_name);
-	free((char *)t->slow_name);
-	hmpt_sym_free(t->sym);
-}
-
-/* --launcher 'mpirun -np 4': its words (split as the shell would, without
- * running anything) before the program's */
-static int with_launcher(hmpt_tune_t *t, const char *launcher)
-{
-	static wordexp_t we;
-	size_t n = 0;
-
-	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
-		return -1;
-	while (t->cmd[n])
-		n++;
-	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
-	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
-	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
-	t->cmd = argv;
-	return 0;
-}
+/* What the command line asked beyond the tuning itself. */
+typedef struct {
+	bool comparing;
+	const char *cmd; /* "tune" or "compare", for usage errors */
+	const char *pools, *lib, *sample, *launcher;
+	char *user[16]; /* --group */
+	int nuser;
+	bool restart;
+} opts_t;
 
 /* a whole-number option from lo to hi, or a usage error naming it */
 static int whole_option(const char *cmd, const char *name, const char *arg, int lo, int hi)
@@ -197,7 +140,93 @@ static int whole_option(const char *cmd, const char *name, const char *arg, int 
 	hmpt_cli_usage_error(cmd, msg, arg);
 }
 
-static int tune_main(int argc, char **argv, bool comparing)
+/* Option c with its argument into t, x or o; a bad one is a usage error.
+ * true for --help, which it printed. */
+static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
+{
+	const char *cmd = o->cmd;
+	uint64_t v;
+	char *end;
+
+	switch (c) {
+	case 'o': t->dir = arg; break;
+	case 'p': o->pools = arg; break;
+	case 'm': {
+		char why[256];
+		if (hmpt_measure_metric(x, arg, why, sizeof(why)) != 0) {
+			fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", arg, why);
+			hmpt_cli_usage_error(
+			    cmd, "--metric: expected a POSIX extended regular expression", arg);
+		}
+		t->metric = arg;
+		break;
+	}
+	case 'H': t->maximize = true; break;
+	case 'r': t->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
+	case 'g': t->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
+	case 'G':
+		if (o->nuser == 9)
+			hmpt_cli_usage_error(cmd, "--group: at most 9 groups", arg);
+		o->user[o->nuser++] = arg;
+		break;
+	case 'c':
+		if (hmpt_options_parse_size(arg, &v) || v < 1)
+			hmpt_cli_usage_error(cmd, "--capacity: expected a size such as 512M or 16G",
+			                     arg);
+		t->capacity = v;
+		break;
+	case 'C': t->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
+	case 't':
+		t->timeout = strtod(arg, &end);
+		if (end == arg || *end || !(t->timeout > 0))
+			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
+			                     arg);
+		break;
+	case 'M':
+		t->min_gain = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(t->min_gain >= 0) || t->min_gain >= 1)
+			hmpt_cli_usage_error(cmd, "--min-gain: expected a percentage from 0 to 99",
+			                     arg);
+		break;
+	case 'A': {
+		double pct = strtod(arg, &end);
+		if (end == arg || *end || !(pct >= 50 && pct < 100))
+			hmpt_cli_usage_error(
+			    cmd, "--confidence: expected a percentage from 50 to 99.9", arg);
+		t->alpha = 1 - pct / 100;
+		break;
+	}
+	case 'z':
+		if (hmpt_options_parse_size(arg, &v) || v < 1)
+			hmpt_cli_usage_error(
+			    cmd, "--min-size: expected a size such as 4096, 64K or 1M", arg);
+		x->min_size = arg;
+		break;
+	case 's': {
+		hmpt_sampler_t kind;
+		if (hmpt_sampler_parse(arg, &kind))
+			hmpt_cli_usage_error(
+			    cmd, "--sample: expected auto, pebs, ibs, faults or off", arg);
+		o->sample = arg;
+		break;
+	}
+	case 'L': o->lib = arg; break;
+	case 'R': o->restart = true; break;
+	case 'q': x->quiet = true; break;
+	case 'l': o->launcher = arg; break;
+	case 'S': t->slurm.on = true; break;
+	case 'P': t->slurm.partition = arg; break;
+	case 'N': t->slurm.nodes = whole_option(cmd, "--nodes", arg, 1, 100000); break;
+	case 'T': t->slurm.time_limit = arg; break;
+	case 'j': t->slurm.parallel = whole_option(cmd, "--parallel", arg, 1, 4096); break;
+	case 'h': fputs(o->comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return true;
+	default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
+	}
+	return false;
+}
+
+/* The options: 0, or 1 after --help.  A usage error exits. */
+static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
 	                                      {"pools", required_argument, 0, 'p'},
@@ -224,146 +253,89 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                                      {"time", required_argument, 0, 'T'},
 	                                      {"parallel", required_argument, 0, 'j'},
 	                                      {0, 0, 0, 0}};
-	hmpt_tune_t t = {.dir = "hmpt-tune.out",
-	                 .reps = 3,
-	                 .ngroups_max = 8,
-	                 .candidates = 16,
-	                 .alpha = 0.05,
-	                 .min_gain = 0.01};
-	hmpt_measure_t x = {.progress = isatty(2)};
-	const char *cmd = comparing ? "compare" : "tune";
-	const char *pools = NULL, *lib_opt = NULL, *sample = "auto", *launcher = NULL;
-	char *user[16];
-	int nuser = 0, c;
-	bool restart = false;
-	uint64_t v;
-	char *end;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:p:m:r:g:G:c:t:s:qh", longs, NULL)) != -1) {
-		switch (c) {
-		case 'o': t.dir = optarg; break;
-		case 'p': pools = optarg; break;
-		case 'm': {
-			char why[256];
-			if (hmpt_measure_metric(&x, optarg, why, sizeof(why)) != 0) {
-				fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", optarg, why);
-				hmpt_cli_usage_error(cmd,
-				                     "--metric: expected a POSIX extended regular "
-				                     "expression",
-				                     optarg);
-			}
-			t.metric = optarg;
-			break;
-		}
-		case 'H': t.maximize = true; break;
-		case 'r': t.reps = whole_option(cmd, "--reps", optarg, 2, 100); break;
-		case 'g': t.ngroups_max = whole_option(cmd, "--groups", optarg, 1, 10); break;
-		case 'G':
-			if (nuser == 9)
-				hmpt_cli_usage_error(cmd, "--group: at most 9 groups", optarg);
-			user[nuser++] = optarg;
-			break;
-		case 'c':
-			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				hmpt_cli_usage_error(
-				    cmd, "--capacity: expected a size such as 512M or 16G", optarg);
-			t.capacity = v;
-			break;
-		case 'C': t.candidates = whole_option(cmd, "--candidates", optarg, 1, 1024); break;
-		case 't':
-			t.timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(t.timeout > 0))
-				hmpt_cli_usage_error(
-				    cmd, "--timeout: expected seconds, a number above 0", optarg);
-			break;
-		case 'M':
-			t.min_gain = strtod(optarg, &end) / 100;
-			if (end == optarg || *end || !(t.min_gain >= 0) || t.min_gain >= 1)
-				hmpt_cli_usage_error(
-				    cmd, "--min-gain: expected a percentage from 0 to 99", optarg);
-			break;
-		case 'A': {
-			double pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(pct >= 50 && pct < 100))
-				hmpt_cli_usage_error(
-				    cmd, "--confidence: expected a percentage from 50 to 99.9",
-				    optarg);
-			t.alpha = 1 - pct / 100;
-			break;
-		}
-		case 'z':
-			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				hmpt_cli_usage_error(
-				    cmd, "--min-size: expected a size such as 4096, 64K or 1M",
-				    optarg);
-			x.min_size = optarg;
-			break;
-		case 's': {
-			hmpt_sampler_t kind;
-			if (hmpt_sampler_parse(optarg, &kind))
-				hmpt_cli_usage_error(
-				    cmd, "--sample: expected auto, pebs, ibs, faults or off",
-				    optarg);
-			sample = optarg;
-			break;
-		}
-		case 'L': lib_opt = optarg; break;
-		case 'R': restart = true; break;
-		case 'q': x.quiet = true; break;
-		case 'l': launcher = optarg; break;
-		case 'S': t.slurm.on = true; break;
-		case 'P': t.slurm.partition = optarg; break;
-		case 'N': t.slurm.nodes = whole_option(cmd, "--nodes", optarg, 1, 100000); break;
-		case 'T': t.slurm.time_limit = optarg; break;
-		case 'j':
-			t.slurm.parallel = whole_option(cmd, "--parallel", optarg, 1, 4096);
-			break;
-		case 'h': fputs(comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return 0;
-		default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
-		}
-		if (comparing && !strchr("mHrtMALqlSPNTj", c))
-			for (const struct option *o = longs; o->name; o++)
-				if (o->val == c)
+		if (take_option(c, optarg, t, x, o))
+			return 1;
+		if (o->comparing && !strchr("mHrtMALqlSPNTj", c))
+			for (const struct option *l = longs; l->name; l++)
+				if (l->val == c)
 					hmpt_cli_usage_error(
-					    cmd, "this option is for tuning, not for compare",
-					    o->name);
+					    o->cmd, "this option is for tuning, not for compare",
+					    l->name);
 	}
-	if ((t.slurm.partition || t.slurm.nodes || t.slurm.time_limit || t.slurm.parallel) &&
-	    !t.slurm.on)
+	if ((t->slurm.partition || t->slurm.nodes || t->slurm.time_limit || t->slurm.parallel) &&
+	    !t->slurm.on)
 		hmpt_cli_usage_error(
-		    cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
-	if (t.slurm.on) {
-		if (!realpath("/proc/self/exe", t.slurm.self))
-			snprintf(t.slurm.self, sizeof(t.slurm.self), "hmpt-tune");
-		x.slurm = &t.slurm;
+		    o->cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
+	if (t->slurm.on) {
+		if (!realpath("/proc/self/exe", t->slurm.self))
+			snprintf(t->slurm.self, sizeof(t->slurm.self), "hmpt-tune");
+		x->slurm = &t->slurm;
 	}
-	if (comparing) {
-		if (argc - optind < 4 || strcmp(argv[optind + 2], "--") != 0)
-			hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND",
-			                     NULL);
-		t.cmd = argv + optind + 3;
-		t.program = t.cmd[0];
-		if (launcher && with_launcher(&t, launcher) != 0)
-			hmpt_cli_usage_error(
-			    cmd, "--launcher: expected a command such as 'mpirun -np 4'", launcher);
-		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
-			return EXIT_USAGE;
-		int rc = hmpt_compare_plans(&t, &x, argv + optind);
-		hmpt_measure_free(&x);
-		tune_free(&t);
-		return rc;
-	}
-	if (optind >= argc)
-		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
-	t.cmd = argv + optind;
-	t.program = t.cmd[0];
-	if (launcher && with_launcher(&t, launcher) != 0)
-		hmpt_cli_usage_error(cmd, "--launcher: expected a command such as 'mpirun -np 4'",
-		                     launcher);
-	x.progress = x.progress && !x.quiet;
+	return 0;
+}
 
+/* --launcher 'mpirun -np 4': its words (split as the shell would, without
+ * running anything) before the program's */
+static int with_launcher(hmpt_tune_t *t, const char *launcher)
+{
+	static wordexp_t we;
+	size_t n = 0;
+
+	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
+		return -1;
+	while (t->cmd[n])
+		n++;
+	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
+	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
+	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
+	t->cmd = argv;
+	return 0;
+}
+
+/* The command: `words`, after --launcher's words when given. */
+static void set_command(hmpt_tune_t *t, char **words, const opts_t *o)
+{
+	t->cmd = words;
+	t->program = t->cmd[0];
+	if (o->launcher && with_launcher(t, o->launcher) != 0)
+		hmpt_cli_usage_error(
+		    o->cmd, "--launcher: expected a command such as 'mpirun -np 4'", o->launcher);
+}
+
+/* ----------------------------------------------------------- the pools */
+
+/* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
+static int parse_pools(const char *arg, hmpt_tune_t *t)
+{
+	char *item[2];
+
+	if (hmpt_poolspec_split(arg, item, 2) != 2)
+		return -1;
+	t->fast_pool = hmpt_poolspec_parse(item[0]);
+	t->slow_pool = hmpt_poolspec_parse(item[1]);
+	t->fast_name = item[0];
+	t->slow_name = item[1];
+	return t->fast_pool && t->slow_pool ? 0 : -1;
+}
+
+/* a plan with the two pools and nothing placed */
+static json_t *pools_plan(const hmpt_tune_t *t)
+{
+	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
+	json_t *plan = hmpt_poolspec_plan(pools, "slow");
+	json_decref(pools);
+	return plan;
+}
+
+/* The two pools: --pools, else hbm,ddr where there is HBM; both must make a
+ * valid plan before anything runs.  0, or the exit status. */
+static int set_pools(hmpt_tune_t *t, const char *pools)
+{
 	if (pools) {
-		if (parse_pools(pools, &t) != 0)
+		if (parse_pools(pools, t) != 0)
 			hmpt_cli_usage_error(
 			    "tune", "--pools: expected FAST,SLOW, each " HMPT_POOLSPEC_HELP, pools);
 	} else {
@@ -377,87 +349,167 @@ static int tune_main(int argc, char **argv, bool comparing)
 			        "--pools thp,4k to compare page sizes\n");
 			return EXIT_USAGE;
 		}
-		parse_pools("hbm,ddr", &t);
+		parse_pools("hbm,ddr", t);
 	}
-	/* both pools must make a valid plan before anything runs */
-	{
-		json_t *plan = pools_plan(&t);
-		char *text = json_dumps(plan, 0), err[1024];
-		static hmpt_plan_t check;
-		int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
-		if (!bad)
-			hmpt_plan_free(&check);
-		free(text);
-		json_decref(plan);
-		if (bad) {
-			fprintf(stderr, "hmpt-tune: --pools %s: %s\n", pools, err);
-			return EXIT_USAGE;
-		}
-	}
-	if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
+	json_t *plan = pools_plan(t);
+	char *text = json_dumps(plan, 0), err[1024];
+	static hmpt_plan_t check;
+	int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
+	if (!bad)
+		hmpt_plan_free(&check);
+	free(text);
+	json_decref(plan);
+	if (bad) {
+		fprintf(stderr, "hmpt-tune: --pools %s: %s\n", pools, err);
 		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* DIR/plans and DIR/runs, and DIR/plans/pools.json, checked against this
+ * machine: pools it cannot give would be measured as noise.  0, or 1. */
+static int prepare_dir(const hmpt_tune_t *t)
+{
 	char sub[PATH_MAX];
-	snprintf(sub, sizeof(sub), "%s/plans", t.dir);
+	snprintf(sub, sizeof(sub), "%s/plans", t->dir);
 	int rc = hmpt_mkdir_p(sub);
-	snprintf(sub, sizeof(sub), "%s/runs", t.dir);
+	snprintf(sub, sizeof(sub), "%s/runs", t->dir);
 	rc = rc ? rc : hmpt_mkdir_p(sub);
 	if (rc) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", sub, strerror(-rc));
 		return 1;
 	}
-	/* pools this machine cannot give would be measured as noise */
-	{
-		json_t *plan = pools_plan(&t);
-		snprintf(sub, sizeof(sub), "%s/plans/pools.json", t.dir);
-		rc = hmpt_plan_emit(plan, sub);
-		json_decref(plan);
-		if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
-			fprintf(stderr,
-			        "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
-			        t.fast_name, t.slow_name);
-			return 1;
-		}
-		if (rc)
-			return 1;
-	}
-	char groups_text[4096] = "";
-	for (int g = 0; g < nuser; g++)
-		snprintf(groups_text + strlen(groups_text),
-		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "", user[g]);
-	hmpt_journal_t journal = {0};
-	json_t *key = hmpt_journal_key(&t, x.min_size, nuser ? groups_text : NULL);
-	rc = hmpt_journal_open(&journal, t.dir, key, restart);
-	json_decref(key);
-	if (rc) {
-		hmpt_journal_close(&journal);
+	json_t *plan = pools_plan(t);
+	snprintf(sub, sizeof(sub), "%s/plans/pools.json", t->dir);
+	rc = hmpt_plan_emit(plan, sub);
+	json_decref(plan);
+	if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
+		fprintf(stderr, "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
+		        t->fast_name, t->slow_name);
 		return 1;
 	}
-	x.journal = &journal;
+	return rc ? 1 : 0;
+}
+
+/* --------------------------------------------------------- the command */
+
+/* what t owns */
+static void tune_free(hmpt_tune_t *t)
+{
+	for (int i = 0; i < t->nconfigs; i++) {
+		free(t->configs[i].fast);
+		free(t->configs[i].runs);
+	}
+	free(t->configs);
+	free(t->sites);
+	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
+		free((void *)t->cmd);
+	json_decref(t->profile);
+	json_decref(t->fast_pool);
+	json_decref(t->slow_pool);
+	free((char *)t->fast_name);
+	free((char *)t->slow_name);
+	hmpt_sym_free(t->sym);
+}
+
+/* DIR/journal.jsonl, opened (or resumed) for x: 0, or 1. */
+static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x, hmpt_journal_t *j)
+{
+	char groups_text[4096] = "";
+	for (int g = 0; g < o->nuser; g++)
+		snprintf(groups_text + strlen(groups_text),
+		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "",
+		         o->user[g]);
+	json_t *key = hmpt_journal_key(t, x->min_size, o->nuser ? groups_text : NULL);
+	int rc = hmpt_journal_open(j, t->dir, key, o->restart);
+	json_decref(key);
+	if (rc)
+		return 1;
+	x->journal = j;
+	return 0;
+}
+
+/* The phases, then the plans, the results and the summary: 0, or 1 (128+N
+ * on signal N, the journal kept for the next run). */
+static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
+{
+	int rc = 1;
 
 	hmpt_measure_trap(SIGINT);
 	hmpt_measure_trap(SIGTERM);
 	hmpt_measure_trap(SIGHUP);
-	t.sym = hmpt_sym_new();
-	rc = 1;
-	if (hmpt_phases_profile(&t, &x, sample) != 0 ||
-	    hmpt_phases_group(&t, &x, user, nuser) != 0 || hmpt_phases_combos(&t, &x) != 0)
-		goto out;
-	if (hmpt_phases_analyze(&t) != 0)
-		goto out;
-	if (hmpt_phases_write_plans(&t) != 0 || hmpt_tune_write_results(&t) != 0)
-		goto out;
-	if (!x.quiet)
-		hmpt_tune_print_summary(&t, stdout);
-	rc = 0;
-out:
+	t->sym = hmpt_sym_new();
+	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
+	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
+	    hmpt_phases_analyze(t) == 0 && hmpt_phases_write_plans(t) == 0 &&
+	    hmpt_tune_write_results(t) == 0) {
+		if (!x->quiet)
+			hmpt_tune_print_summary(t, stdout);
+		rc = 0;
+	}
 	if (hmpt_measure_interrupted()) {
 		fprintf(stderr,
 		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
 		        "the same command again to go on\n",
-		        t.dir);
+		        t->dir);
 		rc = 128 + hmpt_measure_interrupted();
 	}
+	return rc;
+}
+
+/* hmpt-tune [tune] [options] -- COMMAND (args: what follows the options) */
+static int tune_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args, int nargs)
+{
+	if (nargs < 1)
+		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
+	set_command(t, args, o);
+	x->progress = x->progress && !x->quiet;
+	int rc = set_pools(t, o->pools);
+	if (rc)
+		return rc;
+	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
+		return EXIT_USAGE;
+	if (prepare_dir(t) != 0)
+		return 1;
+	hmpt_journal_t journal = {0};
+	rc = open_journal(t, o, x, &journal);
+	if (rc == 0)
+		rc = run_phases(t, x, o);
 	hmpt_journal_close(&journal);
+	return rc;
+}
+
+/* hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND */
+static int compare_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args,
+                           int nargs)
+{
+	if (nargs < 4 || strcmp(args[2], "--") != 0)
+		hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND", NULL);
+	set_command(t, args + 3, o);
+	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
+		return EXIT_USAGE;
+	return hmpt_compare_plans(t, x, args);
+}
+
+static int tune_main(int argc, char **argv, bool comparing)
+{
+	hmpt_tune_t t = {.dir = "hmpt-tune.out",
+	                 .reps = 3,
+	                 .ngroups_max = 8,
+	                 .candidates = 16,
+	                 .alpha = 0.05,
+	                 .min_gain = 0.01};
+	hmpt_measure_t x = {.progress = isatty(2)};
+	opts_t o = {
+	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
+	int rc;
+
+	if (parse_options(argc, argv, &t, &x, &o) != 0)
+		rc = 0; /* --help */
+	else if (comparing)
+		rc = compare_command(&t, &x, &o, argv + optind, argc - optind);
+	else
+		rc = tune_command(&t, &x, &o, argv + optind, argc - optind);
 	hmpt_measure_free(&x);
 	tune_free(&t);
 	return rc;
