@@ -424,8 +424,8 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int share, int
 	return k;
 }
 
-/* Here, after one run that is not counted (of the reference: the first run
- * after a pause meets cold caches and files). */
+/* Runs here start with one of the reference that is not counted: the first
+ * run after a pause meets cold caches and files. */
 int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int n)
 {
 	hmpt_tconfig_t *ref = &t->configs[list[0]];

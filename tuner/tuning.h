@@ -1,9 +1,9 @@
 /* tuning.h — the state of one tuning, shared by its modules.
  *
- * Contract: plain data.  The tuner (tune.c, phases.c) fills a hmpt_tune_t:
- * the sites of the profile, their groups, and the configurations (placements)
- * with their runs; method.c computes the statistics and choices in it;
- * results.c and the plans report it.  Nothing here allocates or prints.
+ * Contract: plain data.  tune.c fills in what was asked; phases.c and
+ * config.c the sites of the profile, their groups and the configurations
+ * (placements); measure.c their runs; method.c the statistics and choices;
+ * results.c and the plans report it all.  tune.c frees it.
  */
 #ifndef HMPT_TUNER_TUNING_H
 #define HMPT_TUNER_TUNING_H
