@@ -11,7 +11,8 @@
 
 #include "report.h"
 #include "runner.h"
-#include "tune.h"
+#include "results.h"
+#include "tuning.h"
 
 extern char **environ;
 

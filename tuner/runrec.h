@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 #include "slurm.h"
-#include "tune.h"
+#include "tuning.h"
 
 typedef enum {
 	HMPT_RUNREC_BAD,     /* not JSON: the last line of a killed tuner may be cut short */

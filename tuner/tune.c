@@ -12,35 +12,37 @@
  * Every run goes to DIR/journal.jsonl as it ends; rerunning the same command
  * resumes from it.  A configuration whose plan is the same as one measured
  * before (its key is the set of its sites in the fast pool) is not run twice.
+ *
+ * Here: the options and the top-level flow.  The steps are phases.c's, the
+ * runs measure.c's, the statistics method.c's, the journal journal.c's, the
+ * configurations and their plans config.c's, the reports results.c's, and
+ * `compare` is compare.c's.
  */
 #include "tune.h"
 
-#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <math.h>
-#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include <wordexp.h>
 
 #include "cli.h"
+#include "compare.h"
+#include "journal.h"
+#include "measure.h"
 #include "options.h"
+#include "phases.h"
 #include "plan.h"
 #include "pmu.h"
 #include "plancmd.h"
 #include "poolspec.h"
-#include "profiles.h"
 #include "profrun.h"
-#include "report.h"
-#include "runner.h"
-#include "runrec.h"
+#include "results.h"
 #include "topo.h"
+#include "tuning.h"
 
 const char hmpt_tune_usage[] =
     "Usage: hmpt-tune [tune] [options] -- COMMAND [ARGS...]\n"
@@ -114,1186 +116,17 @@ const char hmpt_tune_usage[] =
     "  hmpt-tune -o mg.tune --metric 'Time in seconds' -- ./mg.C.x\n"
     "  HMPT_PLAN=mg.tune/plan-90.json LD_PRELOAD=libhmpt.so ./mg.C.x\n";
 
-/* ------------------------------------------------------------- journal */
+/* ------------------------------------------------------------- options */
 
+/* What the command line asked beyond the tuning itself. */
 typedef struct {
-	char key[17];
-	hmpt_trun_t run;
-} jrec_t;
-
-static struct {
-	FILE *f;
-	jrec_t *recs;
-	size_t n, cap;
-	bool profiled;
-	double profile_wall;
-} journal;
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-	hmpt_run_kill_current();
-}
-
-static uint64_t fnv(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-	return h;
-}
-
-/* The program's file as found on PATH: size and modification time, so that
- * a rebuilt program is not resumed as if it were the one measured before. */
-static json_t *program_identity(const char *prog)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	const char *dirs = strchr(prog, '/') ? "" : getenv("PATH");
-
-	snprintf(path, sizeof(path), "%s", prog);
-	for (const char *d = dirs; d && *d;) {
-		size_t n = strcspn(d, ":");
-		snprintf(path, sizeof(path), "%.*s/%s", (int)n, n ? d : ".", prog);
-		if (access(path, X_OK) == 0)
-			break;
-		d += n + (d[n] == ':');
-	}
-	if (stat(path, &st) != 0)
-		return json_null();
-	return json_pack("{s:I,s:I,s:I}", "size", (json_int_t)st.st_size, "mtime_s",
-	                 (json_int_t)st.st_mtim.tv_sec, "mtime_ns", (json_int_t)st.st_mtim.tv_nsec);
-}
-
-/* What makes two tunings the same: the command and its program file, the
- * pools, the way it is measured and the sizes tracked.  Reps, output and
- * reporting options may change between a run and its resumption. */
-static json_t *journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups)
-{
-	json_t *cmd = json_array();
-	for (char *const *a = t->cmd; *a; a++)
-		json_array_append_new(cmd, json_string(*a));
-	return json_pack("{s:o,s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "program",
-	                 program_identity(t->program), "fast", t->fast_pool, "slow", t->slow_pool,
-	                 "metric", t->metric, "higher", t->maximize, "min_size", min_size, "groups",
-	                 user_groups, "max_groups", t->ngroups_max, "candidates", t->candidates);
-}
-
-static int journal_open(const char *dir, json_t *key, bool restart)
-{
-	char path[PATH_MAX];
-	snprintf(path, sizeof(path), "%s/journal.jsonl", dir);
-	FILE *old = restart ? NULL : fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int lineno = 0;
-
-	if (old) {
-		while (getline(&line, &cap, old) > 0) {
-			hmpt_runrec_t r;
-			hmpt_runrec_journal_line(line, &r);
-			lineno++;
-			if (r.kind == HMPT_RUNREC_BAD)
-				continue;
-			if (lineno == 1) {
-				if (!json_equal(r.key, key)) {
-					json_t *same = json_deep_copy(r.key);
-					json_object_set(same, "program",
-					                json_object_get(key, "program"));
-					fprintf(
-					    stderr,
-					    "hmpt-tune: %s is the journal of another tuning "
-					    "(%s): give another --output, or --restart to "
-					    "discard it\n",
-					    path,
-					    json_equal(same, key)
-					        ? "the program's file changed since: rebuilt?"
-					        : "different command, pools, metric or grouping");
-					json_decref(same);
-					json_decref(r.key);
-					free(line);
-					fclose(old);
-					return -1;
-				}
-			} else if (r.kind == HMPT_RUNREC_PROFILE) {
-				journal.profiled = true;
-				journal.profile_wall = r.wall;
-			} else if (r.kind == HMPT_RUNREC_RUN) {
-				if (journal.n == journal.cap) {
-					journal.cap = journal.cap ? 2 * journal.cap : 256;
-					journal.recs =
-					    realloc(journal.recs, journal.cap * sizeof(jrec_t));
-				}
-				jrec_t *rec = &journal.recs[journal.n++];
-				memcpy(rec->key, r.config, sizeof(rec->key));
-				rec->run = r.run;
-			}
-			json_decref(r.key);
-		}
-		free(line);
-		fclose(old);
-	}
-	journal.f = fopen(path, lineno ? "a" : "w");
-	if (!journal.f) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
-	if (!lineno) {
-		json_t *head =
-		    json_pack("{s:s,s:i,s:O}", "journal", "hmpt-tune", "version", 1, "key", key);
-		json_dumpf(head, journal.f, JSON_COMPACT);
-		fputc('\n', journal.f);
-		fflush(journal.f);
-		json_decref(head);
-	} else if (journal.n) {
-		fprintf(stderr, "hmpt-tune: resuming from %s: %zu run%s done\n", path, journal.n,
-		        journal.n == 1 ? "" : "s");
-	}
-	return 0;
-}
-
-/* one line per event, flushed and synced: a kill loses at most the run in
- * progress */
-static void journal_append(json_t *j)
-{
-	json_dumpf(j, journal.f, JSON_COMPACT);
-	fputc('\n', journal.f);
-	fflush(journal.f);
-	fsync(fileno(journal.f));
-	json_decref(j);
-}
-
-/* ----------------------------------------------------------- the pools */
-
-/* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
-static int parse_pools(const char *arg, hmpt_tune_t *t)
-{
-	char *item[2];
-
-	if (hmpt_poolspec_split(arg, item, 2) != 2)
-		return -1;
-	t->fast_pool = hmpt_poolspec_parse(item[0]);
-	t->slow_pool = hmpt_poolspec_parse(item[1]);
-	t->fast_name = item[0];
-	t->slow_name = item[1];
-	return t->fast_pool && t->slow_pool ? 0 : -1;
-}
-
-/* ------------------------------------------------------------- configs */
-
-static int cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* The configuration with these sites in the fast pool in a phase (ranking,
- * or combinations): found, or added.  The combination phase measures its
- * placements afresh, with its own all-slow runs, so that a drift between the
- * phases cannot pass for a speedup. */
-static int config_get(hmpt_tune_t *t, const unsigned char *fast, const char *label, bool combos)
-{
-	const char *ids[t->nsites > 0 ? t->nsites : 1];
-	int n = 0;
-	uint64_t h = 0xcbf29ce484222325ull;
-	char key[17];
-
-	for (int i = 0; i < t->nsites; i++)
-		if (fast[i])
-			ids[n++] = t->sites[i].id;
-	qsort(ids, (size_t)n, sizeof(ids[0]), cmp_str);
-	if (combos)
-		h = fnv(h, "combinations|");
-	for (int i = 0; i < n; i++)
-		h = fnv(fnv(h, ids[i]), ",");
-	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
-	for (int c = 0; c < t->nconfigs; c++)
-		if (!strcmp(t->configs[c].key, key))
-			return c;
-	t->configs = realloc(t->configs, (size_t)(t->nconfigs + 1) * sizeof(*t->configs));
-	hmpt_tconfig_t *c = &t->configs[t->nconfigs];
-	memset(c, 0, sizeof(*c));
-	memcpy(c->key, key, sizeof(key));
-	c->in_combos = combos;
-	snprintf(c->label, sizeof(c->label), "%s", label);
-	c->fast = malloc((size_t)t->nsites + 1);
-	memcpy(c->fast, fast, (size_t)t->nsites);
-	c->nfast = n;
-	double access = 0;
-	for (int i = 0; i < t->nsites; i++)
-		if (fast[i]) {
-			c->fast_bytes += t->sites[i].bytes;
-			access += t->sites[i].access > 0 ? t->sites[i].access : 0;
-		}
-	c->fast_fraction = t->total_bytes ? (double)c->fast_bytes / (double)t->total_bytes : 0;
-	c->access_fraction = t->access_kind ? access : -1;
-	/* runs of it that an earlier tuner finished */
-	for (size_t r = 0; r < journal.n; r++)
-		if (!strcmp(journal.recs[r].key, key)) {
-			c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
-			c->runs[c->nruns++] = journal.recs[r].run;
-		}
-	return t->nconfigs++;
-}
-
-static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
-{
-	for (int i = 0; i < c->nruns; i++)
-		if (c->runs[i].rep == rep)
-			return true;
-	return false;
-}
-
-/* One group of configuration c's plan, unless empty: its fast sites of
- * tuner group g (fast), or its static sites that are not fast (slow). */
-static void add_group(hmpt_tune_t *t, const hmpt_tconfig_t *c, json_t *groups, int g, bool fast,
-                      const char *name)
-{
-	json_t *list = json_array();
-
-	for (int i = 0; i < t->nsites; i++)
-		if (fast ? c->fast[i] && t->sites[i].group == g
-		         : !c->fast[i] && hmpt_report_is_static(t->sites[i].json))
-			json_array_append_new(
-			    list, hmpt_plan_site_entry(t->profile, t->sites[i].json, 0, t->sym));
-	if (json_array_size(list) == 0) {
-		json_decref(list);
-		return;
-	}
-	json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", name, "pool",
-	                                        fast ? "fast" : "slow", "sites", list));
-}
-
-/* The plan of configuration c: the fast sites in the fast pool, one group
- * per tuner group (or one group before grouping); the rest in the slow pool
- * by default, and static data in it by name (the default pool does not
- * reach static data). */
-static json_t *config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement)
-{
-	json_t *pools = json_object(), *groups = json_array();
-	json_t *fast = json_deep_copy(t->fast_pool);
-
-	json_object_set_new(pools, "fast", fast);
-	json_object_set(pools, "slow", t->slow_pool);
-	for (int g = -1; g < t->ngroups; g++)
-		add_group(t, c, groups, g, true, g < 0 ? "fast" : t->groups[g].name);
-	/* static data goes to a pool only when named: the slow ones too */
-	add_group(t, c, groups, 0, false, "slow-static");
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
-	json_t *plan = json_pack(
-	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
-	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",
-	    groups, "provenance", "program",
-	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->program, "created",
-	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
-	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
-	if (depth)
-		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
-	return plan;
-}
-
-/* ------------------------------------------------------------- metric */
-
-static regex_t metric_re;
-
-/* The figure in a run's output: the last match's first group, or the first
- * number after the last match.  0, or -1 when there is none. */
-static int metric_read(const char *log, double *value)
-{
-	FILE *f = fopen(log, "r");
-	char *line = NULL, last[256] = "";
-	size_t cap = 0;
-	bool found = false;
-
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		regmatch_t m[2];
-		char *p = line;
-		while (regexec(&metric_re, p, 2, m, p == line ? 0 : REG_NOTBOL) == 0) {
-			const char *from = m[1].rm_so >= 0 ? p + m[1].rm_so : p + m[0].rm_eo;
-			size_t len =
-			    m[1].rm_so >= 0 ? (size_t)(m[1].rm_eo - m[1].rm_so) : strlen(from);
-			snprintf(last, sizeof(last), "%.*s", (int)(len < 255 ? len : 255), from);
-			found = true;
-			if (m[0].rm_eo == 0)
-				break;
-			p += m[0].rm_eo;
-		}
-	}
-	free(line);
-	fclose(f);
-	if (!found)
-		return -1;
-	/* the first number in what the match gave */
-	for (char *p = last; *p; p++) {
-		char *end;
-		if (!strchr("0123456789.+-", *p))
-			continue;
-		double v = strtod(p, &end);
-		if (end != p && isfinite(v)) {
-			*value = v;
-			return 0;
-		}
-	}
-	return -1;
-}
-
-/* ---------------------------------------------------------------- runs */
-
-typedef struct {
-	char lib[PATH_MAX];
-	const char *min_size;
-	int done, total; /* runs this session, for the progress line */
-	double spent;
-	bool progress, quiet;
-} runctx_t;
-
-static void progress(runctx_t *x, const char *label, int rep)
-{
-	if (!x->progress)
-		return;
-	char left[32] = "";
-	if (x->done > 0) {
-		double s = x->spent / x->done * (x->total - x->done);
-		snprintf(left, sizeof(left), ", about %dm%02ds left", (int)s / 60, (int)s % 60);
-	}
-	fprintf(stderr, "\rhmpt-tune: run %d/%d (%.40s, run %d)%s\033[K", x->done + 1, x->total,
-	        label, rep + 1, left);
-}
-
-/* --slurm: where runs go (NULL: here, one after another) */
-static hmpt_slurm_t *slurm_g;
-
-/* One run under Slurm, and what happened to it (a retry on another node
- * when it failed on the first). */
-typedef struct {
-	hmpt_sjob_t job;
-	int ci, rep, tries;
-	bool done;
-	char first_host[256], first_why[200];
-	int first_status;
-	char planvar[PATH_MAX + 16], minvar[64];
-	char *set[5];
-} sitem_t;
-
-/* The environment of a measured run: its plan, no sampling, no profile. */
-static void measured_set(sitem_t *it, const char *plan_path, const char *min_size)
-{
-	int n = 0;
-	snprintf(it->planvar, sizeof(it->planvar), "HMPT_PLAN=%s", plan_path);
-	it->set[n++] = it->planvar;
-	it->set[n++] = "HMPT_SAMPLE=off";
-	it->set[n++] = "HMPT_PROFILE"; /* removed: an empty value draws a warning */
-	if (min_size) {
-		snprintf(it->minvar, sizeof(it->minvar), "HMPT_MIN_SIZE=%s", min_size);
-		it->set[n++] = it->minvar;
-	}
-	it->set[n] = NULL;
-}
-
-static void slurm_item_init(sitem_t *it, char *const *cmd, const char *lib, const char *log,
-                            double timeout)
-{
-	it->job.cmd = cmd;
-	it->job.set = it->set;
-	it->job.lib = lib;
-	it->job.timeout = timeout;
-	snprintf(it->job.log, sizeof(it->job.log), "%s", log);
-	snprintf(it->job.result, sizeof(it->job.result), "%s.result", log);
-	snprintf(it->job.script, sizeof(it->job.script), "%s.sbatch", log);
-}
-
-/* A run that ended: retry it once elsewhere when it failed (true: it goes
- * on), and say what the retry showed about the first node. */
-static bool slurm_retry(sitem_t *it)
-{
-	hmpt_sjob_t *j = &it->job;
-
-	if (j->status == 0 && it->tries == 1) {
-		fprintf(stderr,
-		        "\rhmpt-tune: node %s failed a run (%s); it ran on %s without trouble: %s "
-		        "is left out from now on\033[K\n",
-		        it->first_host, it->first_why, j->host, it->first_host);
-		size_t len = strlen(slurm_g->exclude);
-		snprintf(slurm_g->exclude + len, sizeof(slurm_g->exclude) - len, "%s%s",
-		         len ? "," : "", it->first_host);
-		return false;
-	}
-	if (j->status == 0 || it->tries == 1 || !*j->host || j->status == 130)
-		return false;
-	it->tries = 1;
-	it->first_status = j->status;
-	snprintf(it->first_host, sizeof(it->first_host), "%s", j->host);
-	snprintf(it->first_why, sizeof(it->first_why), "%s", j->why);
-	j->avoid = it->first_host;
-	if (hmpt_slurm_submit(slurm_g, j) == 0)
-		return true;
-	/* nowhere else to go: the first outcome stands */
-	j->status = it->first_status;
-	snprintf(j->why, sizeof(j->why), "%.100s (on %.40s; no other node to retry it on)",
-	         it->first_why, it->first_host);
-	snprintf(j->host, sizeof(j->host), "%s", it->first_host);
-	return false;
-}
-
-/* Run items under Slurm, up to --parallel at a time; done(it) (when given)
- * as each ends. */
-static int slurm_batch(sitem_t *items, int n, void (*done)(sitem_t *, void *), void *ctx)
-{
-	int next = 0, running = 0, parallel = slurm_g->parallel > 0 ? slurm_g->parallel : 1;
-
-	while (next < n || running) {
-		while (running < parallel && next < n) {
-			sitem_t *it = &items[next++];
-			if (hmpt_slurm_submit(slurm_g, &it->job) != 0) {
-				it->job.status = 126;
-				it->done = true;
-				if (done)
-					done(it, ctx);
-				continue;
-			}
-			running++;
-		}
-		usleep(100000);
-		for (int i = 0; i < next; i++) {
-			sitem_t *it = &items[i];
-			if (interrupted) {
-				if (!it->done)
-					hmpt_slurm_cancel(&it->job);
-				continue;
-			}
-			if (it->done || !hmpt_slurm_poll(&it->job) || slurm_retry(it))
-				continue;
-			it->done = true;
-			running--;
-			if (done)
-				done(it, ctx);
-		}
-		if (interrupted)
-			return -1;
-	}
-	return 0;
-}
-
-/* The figure of a run that ended (from its log), or why there is none. */
-static void run_figure(hmpt_trun_t *run, const char *log, bool metric)
-{
-	run->value = run->wall;
-	if (run->status == 0 && metric && metric_read(log, &run->value) != 0) {
-		run->status = -1;
-		snprintf(run->why, sizeof(run->why), "printed no figure matching --metric");
-	}
-}
-
-static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
-{
-	run->status = it->job.status;
-	run->wall = it->job.wall;
-	snprintf(run->why, sizeof(run->why), "%.159s", it->job.why);
-	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
-}
-
-/* Run the program once under plan_path, its output to log: the figure (or
- * the wall time), or how it failed. */
-static hmpt_trun_t run_measured(char *const *cmd, const char *lib, const char *min_size,
-                                const char *plan_path, const char *log, double timeout, bool metric)
-{
-	hmpt_trun_t run = {.status = 126};
-	size_t added;
-	static sitem_t it;
-
-	memset(&it, 0, sizeof(it));
-	measured_set(&it, plan_path, min_size);
-	if (slurm_g) {
-		slurm_item_init(&it, cmd, lib, log, timeout);
-		if (slurm_batch(&it, 1, NULL, NULL) == 0)
-			sitem_to_run(&it, &run);
-		else
-			run.status = 130;
-		run_figure(&run, log, metric);
-		return run;
-	}
-	char **set = it.set;
-	char **env = hmpt_child_env(lib, set, &added);
-	if (!env) {
-		snprintf(run.why, sizeof(run.why), "out of memory");
-		return run;
-	}
-	hmpt_run_spec_t spec = {
-	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
-	hmpt_run_result_t res;
-	hmpt_run(&spec, &res);
-	hmpt_child_env_free(env, added);
-	run.wall = res.wall;
-	run.status = res.status;
-	if (res.status)
-		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
-	run_figure(&run, log, metric);
-	return run;
-}
-
-/* The plan file of configuration c, written when missing. */
-static int config_plan_path(hmpt_tune_t *t, const hmpt_tconfig_t *c, char *path, size_t len)
-{
-	struct stat st;
-
-	snprintf(path, len, "%s/plans/%s.json", t->dir, c->key);
-	if (stat(path, &st) == 0)
-		return 0;
-	json_t *plan = config_plan(t, c, "a configuration measured by hmpt-tune");
-	int rc = hmpt_plan_emit(plan, path);
-	json_decref(plan);
-	return rc;
-}
-
-/* A run of configuration ci ended: keep it, journal it. */
-static void record_run(hmpt_tune_t *t, runctx_t *x, int ci, int rep, hmpt_trun_t *run,
-                       const char *log)
-{
-	hmpt_tconfig_t *c = &t->configs[ci];
-
-	run->rep = rep;
-	x->done++;
-	x->spent += run->wall;
-	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
-	c->runs[c->nruns++] = *run;
-	json_t *j = json_pack("{s:s,s:s,s:i,s:i,s:f,s:f,s:s,s:s}", "config", c->key, "label",
-	                      c->label, "rep", rep, "status", run->status, "wall", run->wall,
-	                      "value", run->value, "why", run->why, "log", log);
-	if (*run->host)
-		json_object_set_new(j, "host", json_string(run->host));
-	journal_append(j);
-}
-
-/* Run configuration c once as repetition rep; record it in the journal. */
-static int run_config(hmpt_tune_t *t, runctx_t *x, int ci, int rep)
-{
-	hmpt_tconfig_t *c = &t->configs[ci];
-	char plan_path[PATH_MAX], log[PATH_MAX];
-
-	if (config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
-		return -1;
-	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
-	progress(x, c->label, rep);
-	hmpt_trun_t run = run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
-	                               t->metric != NULL);
-	if (interrupted)
-		return -1;
-	record_run(t, x, ci, rep, &run, log);
-	return 0;
-}
-
-typedef struct {
-	hmpt_tune_t *t;
-	runctx_t *x;
-} batch_ctx_t;
-
-static void batch_done(sitem_t *it, void *ctx)
-{
-	batch_ctx_t *b = ctx;
-	hmpt_trun_t run = {0};
-
-	sitem_to_run(it, &run);
-	run_figure(&run, it->job.log, b->t->metric != NULL);
-	record_run(b->t, b->x, it->ci, it->rep, &run, it->job.log);
-	progress(b->x, b->t->configs[it->ci].label, it->rep);
-}
-
-/* --slurm: the runs of `order` (configuration, rep) as batch jobs, up to
- * --parallel at a time; the journal takes each as it ends. */
-static int measure_slurm(hmpt_tune_t *t, runctx_t *x, const int (*order)[2], int n)
-{
-	sitem_t *items = calloc((size_t)n + 1, sizeof(*items));
-	batch_ctx_t b = {t, x};
-	int rc = 0;
-
-	for (int k = 0; k < n && rc == 0; k++) {
-		sitem_t *it = &items[k];
-		char plan_path[PATH_MAX], log[PATH_MAX];
-		const hmpt_tconfig_t *c = &t->configs[order[k][0]];
-		it->ci = order[k][0];
-		it->rep = order[k][1];
-		rc = config_plan_path(t, c, plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
-		measured_set(it, plan_path, x->min_size);
-		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
-	}
-	if (rc == 0)
-		rc = slurm_batch(items, n, batch_done, &b);
-	free(items);
-	return rc;
-}
-
-/* Runs of the reference per round when k configurations are compared with
- * it: every comparison uses its mean, and about sqrt(k) runs of it to one of
- * each of the others give the narrowest intervals for the runs spent
- * (Dunnett's allocation); a slow outlier among its runs also weighs less. */
-static int ref_share(int k)
-{
-	int m = (int)lround(sqrt(k > 0 ? k : 0));
-	return m < 1 ? 1 : m;
-}
-
-/* Round r's runs (configuration, rep) shuffled, the same on every
- * resumption. */
-static void shuffle_round(int (*items)[2], int n, int r)
-{
-	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
-	for (int i = n - 1; i > 0; i--) {
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		int j = (int)(s % (uint64_t)(i + 1)), tmp[2] = {items[i][0], items[i][1]};
-		items[i][0] = items[j][0], items[i][1] = items[j][1];
-		items[j][0] = tmp[0], items[j][1] = tmp[1];
-	}
-}
-
-/* Every configuration in `list`, reps times, round-robin in a shuffled
- * order per round, the reference (list[0]) its share of times per round;
- * here after one run that is not counted (of the reference: the first run
- * after a pause meets cold caches and files). */
-static int measure(hmpt_tune_t *t, runctx_t *x, const int *list, int n)
-{
-	int share = ref_share(n - 1), per_round = n - 1 + share, k = 0, rc = 0;
-	int(*seq)[2] = calloc((size_t)(t->reps * per_round) + 1, sizeof(*seq));
-
-	if (!seq)
-		return -1;
-	t->configs[list[0]].share = share;
-	for (int r = 0; r < t->reps; r++) {
-		int(*round)[2] = seq + k, m = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < (i ? 1 : share); j++) {
-				round[m][0] = list[i];
-				round[m++][1] = i ? r : r * share + j;
-			}
-		shuffle_round(round, m, r);
-		for (int i = 0; i < m; i++)
-			if (!config_has_rep(&t->configs[round[i][0]], round[i][1])) {
-				seq[k][0] = round[i][0];
-				seq[k++][1] = round[i][1];
-			}
-	}
-	x->done = 0;
-	x->spent = 0;
-	x->total = k;
-	if (slurm_g) {
-		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
-	} else if (k) {
-		char plan_path[PATH_MAX], log[PATH_MAX];
-		rc = config_plan_path(t, &t->configs[list[0]], plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-		if (rc == 0 && x->progress)
-			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-		if (rc == 0)
-			run_measured(t->cmd, x->lib, x->min_size, plan_path, log, t->timeout,
-			             false);
-		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
-			rc = run_config(t, x, seq[i][0], seq[i][1]);
-		rc = interrupted ? -1 : rc;
-	}
-	free(seq);
-	if (x->progress && x->total)
-		fprintf(stderr, "\r\033[K");
-	return rc;
-}
-
-/* ------------------------------------------------------------ analysis */
-
-static void summarize(hmpt_tune_t *t, hmpt_tconfig_t *c)
-{
-	double v[c->nruns > 0 ? c->nruns : 1];
-	int n = 0;
-
-	c->nfailed = 0;
-	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].status == 0 &&
-		    c->runs[i].rep < t->reps * (c->share > 1 ? c->share : 1))
-			v[n++] = c->runs[i].value;
-		else if (c->runs[i].status != 0)
-			c->nfailed++;
-	}
-	hmpt_stats_summary(v, n, &c->sum);
-}
-
-static void analyze(hmpt_tune_t *t)
-{
-	int compared = 0;
-	hmpt_pooled_t pool = {0};
-	for (int i = 0; i < t->nconfigs; i++) {
-		summarize(t, &t->configs[i]);
-		compared += hmpt_tune_config_shown(t, i) && i != t->configs[i].ref &&
-		            t->configs[i].sum.n > 0;
-		/* runs are interleaved, so drift and load hit every configuration
-		 * alike: one variance serves all, with the df of all runs */
-		hmpt_stats_pool(&pool, &t->configs[i].sum);
-	}
-	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
-	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
-	for (int i = 0; i < t->nconfigs; i++) {
-		hmpt_tconfig_t *c = &t->configs[i];
-		if (i == c->ref)
-			c->sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
-		else
-			hmpt_stats_speedup(&t->configs[c->ref].sum, &c->sum, &pool, t->alpha_used,
-			                   t->min_gain, t->maximize, &c->sp);
-	}
-	/* the linear estimate: time savings of single groups add up */
-	double single[16] = {0};
-	for (int i = 0; i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (c->in_combos && c->mask && !(c->mask & (c->mask - 1)) && c->sp.speedup > 0)
-			single[__builtin_ctz(c->mask)] = c->sp.speedup;
-	}
-	for (int g = 0; g < t->ngroups; g++)
-		t->groups[g].alone = single[g];
-	for (int i = 0; i < t->nconfigs; i++) {
-		hmpt_tconfig_t *c = &t->configs[i];
-		double saved = 0;
-		bool ok = c->in_combos;
-		for (int g = 0; g < t->ngroups && ok; g++)
-			if (c->mask >> g & 1) {
-				ok = single[g] > 0;
-				saved += ok ? 1 - 1 / single[g] : 0;
-			}
-		c->estimate = ok && saved < 1 ? 1 / (1 - saved) : 0;
-	}
-	/* choices among configurations that ran cleanly and are really faster */
-	t->best = t->best90 = t->fit = -1;
-	for (int i = 0; i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed)
-			continue;
-		if (t->best < 0 || c->sp.speedup > t->configs[t->best].sp.speedup)
-			t->best = i;
-		if (t->capacity && c->fast_bytes <= t->capacity &&
-		    (t->fit < 0 || c->sp.speedup > t->configs[t->fit].sp.speedup))
-			t->fit = i;
-	}
-	for (int i = 0; t->best >= 0 && i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed ||
-		    c->sp.speedup < 0.9 * t->configs[t->best].sp.speedup)
-			continue;
-		if (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
-		    (c->fast_bytes == t->configs[t->best90].fast_bytes &&
-		     c->sp.speedup > t->configs[t->best90].sp.speedup))
-			t->best90 = i;
-	}
-}
-
-/* ------------------------------------------------------------- phases */
-
-static int cmp_bytes_desc(const void *a, const void *b)
-{
-	const hmpt_tsite_t *x = a, *y = b;
-	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
-}
-
-static int do_profile(hmpt_tune_t *t, runctx_t *x, const char *sample)
-{
-	char pdir[PATH_MAX], pattern[PATH_MAX + 32], log[PATH_MAX], absdir[PATH_MAX];
-
-	snprintf(pdir, sizeof(pdir), "%s/profile", t->dir);
-	if (hmpt_mkdir_p(pdir) != 0 || !realpath(pdir, absdir)) {
-		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", pdir, strerror(errno));
-		return -1;
-	}
-	snprintf(pattern, sizeof(pattern), "HMPT_PROFILE=%s/profile.%%p.json", absdir);
-	if (!journal.profiled) {
-		char sv[64], mv[64];
-		char *set[5] = {pattern, NULL, NULL, NULL, NULL}, **sp = set + 1;
-		snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample);
-		*sp++ = sv;
-		if (x->min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", x->min_size))
-			*sp++ = mv;
-		size_t added;
-		char **env = hmpt_child_env(x->lib, set, &added);
-		hmpt_profiles_clear(absdir);
-		snprintf(log, sizeof(log), "%s/runs/profile.log", t->dir);
-		if (!x->quiet)
-			fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->program,
-			        log);
-		hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
-		hmpt_run_result_t res = {0};
-		if (slurm_g) { /* on a node, as the measured runs will be */
-			static sitem_t it;
-			memcpy(it.set, set, sizeof(set));
-			slurm_item_init(&it, t->cmd, x->lib, log, 0);
-			if (slurm_batch(&it, 1, NULL, NULL) == 0 && it.job.status) {
-				fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
-				        *it.job.host ? it.job.host : "Slurm", it.job.why);
-				return -1;
-			}
-			res.wall = it.job.wall;
-		} else {
-			hmpt_run(&spec, &res);
-		}
-		hmpt_child_env_free(env, added);
-		if (interrupted)
-			return -1;
-		if (res.status) {
-			char why[160];
-			hmpt_run_describe(&res, 0, why, sizeof(why));
-			fprintf(stderr,
-			        "hmpt-tune: %s %s in the profile run, before any placement "
-			        "change: fix that first (its output is in %s)\n",
-			        t->program, why, log);
-			return -1;
-		}
-		double figure;
-		if (t->metric && metric_read(log, &figure) != 0) {
-			fprintf(stderr,
-			        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
-			        "give a regular expression that matches the line with the figure\n",
-			        t->metric, t->program, log);
-			return -1;
-		}
-		if (t->timeout == 0)
-			t->timeout = 30 + 5 * res.wall;
-		int none;
-		json_t *merged = hmpt_profiles_collect(absdir, (long)res.pid, &none);
-		if (!merged) {
-			if (none)
-				fprintf(stderr,
-				        "hmpt-tune: %s made no allocation of at least %s bytes: "
-				        "nothing to place (--min-size lowers the threshold)\n",
-				        t->program, x->min_size ? x->min_size : "1M");
-			return -1;
-		}
-		if (hmpt_profiles_write(pdir, merged, t->sym) != 0) {
-			json_decref(merged);
-			return -1;
-		}
-		json_decref(merged);
-		journal_append(json_pack("{s:s,s:f}", "profile", "done", "wall", res.wall));
-	}
-	char path[PATH_MAX + 16], err[1024];
-	snprintf(path, sizeof(path), "%s/profile.json", pdir);
-	t->profile = hmpt_prof_load(path, err, sizeof(err));
-	if (!t->profile) {
-		fprintf(stderr, "hmpt-tune: %s (--restart profiles again)\n", err);
-		return -1;
-	}
-	if (t->timeout == 0) /* resumed: the journal has the profile run's time */
-		t->timeout = 30 + 5 * journal.profile_wall;
-	hmpt_prof_sort_sites(t->profile);
-	const json_t *sites = json_object_get(t->profile, "sites"), *s;
-	const json_t *sampling = json_object_get(t->profile, "sampling");
-	const char *mode = sampling ? hmpt_prof_str(sampling, "mode") : NULL;
-	if (mode && (!strcmp(mode, "pebs") || !strcmp(mode, "ibs")))
-		t->access_kind = "accesses";
-	else if (mode && !strcmp(mode, "faults"))
-		t->access_kind = "first touches";
-	size_t i;
-	t->nsites = (int)json_array_size(sites);
-	t->sites = calloc((size_t)t->nsites + 1, sizeof(*t->sites));
-	json_array_foreach(sites, i, s)
-	{
-		hmpt_tsite_t *ts = &t->sites[i];
-		const json_t *smp = json_object_get(s, "samples");
-		ts->json = s;
-		ts->id = hmpt_prof_str(s, "id");
-		ts->bytes = hmpt_prof_u64(s, "peak_live_bytes");
-		ts->access = smp && json_is_number(json_object_get(smp, "share"))
-		                 ? json_number_value(json_object_get(smp, "share"))
-		                 : -1;
-		ts->group = -1;
-		hmpt_site_loc_t loc;
-		hmpt_report_locate(t->sym, t->profile, s, &loc);
-		snprintf(ts->label, sizeof(ts->label), "%.100s (%.55s)", loc.function,
-		         loc.location);
-		t->total_bytes += ts->bytes;
-	}
-	qsort(t->sites, (size_t)t->nsites, sizeof(*t->sites), cmp_bytes_desc);
-	if (!t->nsites) {
-		fprintf(stderr, "hmpt-tune: the profile has no sites: nothing to place\n");
-		return -1;
-	}
-	return 0;
-}
-
-/* The reference must have run: without it nothing can be compared. */
-static int check_reference(const hmpt_tune_t *t)
-{
-	const hmpt_tconfig_t *r = &t->configs[t->ref];
-	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
-		return 0;
-	for (int i = 0; i < r->nruns; i++)
-		if (r->runs[i].status) {
-			fprintf(stderr,
-			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
-			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
-			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
-			        r->runs[i].rep + 1);
-			return -1;
-		}
-	fprintf(stderr, "hmpt-tune: the all-slow reference has too few runs\n");
-	return -1;
-}
-
-static hmpt_tune_t *rank_ctx;
-
-/* by speedup alone, then by bytes */
-static int cmp_impact(const void *a, const void *b)
-{
-	int i = *(const int *)a, j = *(const int *)b;
-	double x = rank_ctx->configs[i].sp.speedup, y = rank_ctx->configs[j].sp.speedup;
-	if (x != y)
-		return (x < y) - (x > y);
-	return (rank_ctx->configs[i].fast_bytes < rank_ctx->configs[j].fast_bytes) -
-	       (rank_ctx->configs[i].fast_bytes > rank_ctx->configs[j].fast_bytes);
-}
-
-/* Group the sites: user groups as given, else by individual impact. */
-static int form_groups(hmpt_tune_t *t, runctx_t *x, char **user, int nuser)
-{
-	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
-	int ranked[t->nsites + 1], nranked = 0;
-
-	if (nuser) {
-		for (int g = 0; g < nuser; g++) {
-			char buf[4096];
-			snprintf(buf, sizeof(buf), "%s", user[g]);
-			for (char *sv, *id = strtok_r(buf, ",", &sv); id;
-			     id = strtok_r(NULL, ",", &sv)) {
-				int hit = -1, hits = 0;
-				for (int i = 0; i < t->nsites; i++)
-					if (strlen(id) >= 4 &&
-					    !strncmp(t->sites[i].id, id, strlen(id)))
-						hit = i, hits++;
-				if (hits != 1 || t->sites[hit].group >= 0) {
-					fprintf(
-					    stderr,
-					    "hmpt-tune: --group %s: '%s' %s (give 4 or more hex "
-					    "digits of an id from %s/profile/sites.tsv)\n",
-					    user[g], id,
-					    hits > 1   ? "names several sites"
-					    : hits < 1 ? "names no site of the profile"
-					               : "is already in a group",
-					    t->dir);
-					free(fast);
-					return -1;
-				}
-				t->sites[hit].group = g;
-			}
-		}
-		t->ngroups = nuser;
-	} else {
-		/* rank candidates (largest first, or most accessed when sampled) */
-		int ncand = t->nsites < t->candidates ? t->nsites : t->candidates;
-		int cand[t->nsites + 1], list[t->nsites + 2], n = 0;
-		for (int i = 0; i < t->nsites; i++)
-			cand[i] = i;
-		if (t->access_kind && !strcmp(t->access_kind, "accesses"))
-			for (int i = 1; i < t->nsites; i++) /* insertion sort by access */
-				for (int j = i; j > 0 && t->sites[cand[j]].access >
-				                             t->sites[cand[j - 1]].access;
-				     j--) {
-					int tmp = cand[j];
-					cand[j] = cand[j - 1];
-					cand[j - 1] = tmp;
-				}
-		t->ref = config_get(t, fast, "slow (ranking)", false);
-		list[n++] = t->ref;
-		for (int k = 0; k < ncand; k++) {
-			char label[128];
-			memset(fast, 0, (size_t)t->nsites);
-			fast[cand[k]] = 1;
-			snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
-			list[n++] = ranked[nranked++] = config_get(t, fast, label, false);
-		}
-		for (int k = 0; k < n; k++)
-			t->configs[list[k]].ref = t->ref;
-		if (!x->quiet)
-			fprintf(stderr,
-			        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
-			        "(%d runs)\n",
-			        t->nsites, t->nsites == 1 ? "" : "s", t->program,
-			        (n - 1 + ref_share(n - 1)) * t->reps);
-		if (measure(t, x, list, n) != 0) {
-			free(fast);
-			return -1;
-		}
-		analyze(t);
-		if (check_reference(t) != 0) {
-			free(fast);
-			return -1;
-		}
-		rank_ctx = t;
-		qsort(ranked, (size_t)nranked, sizeof(int), cmp_impact);
-		int k = t->ngroups_max;
-		if (t->nsites <= k) {
-			k = t->nsites;
-		} else {
-			k--; /* the last group is the rest */
-		}
-		for (int g = 0; g < k && g < nranked; g++) {
-			const hmpt_tconfig_t *c = &t->configs[ranked[g]];
-			for (int i = 0; i < t->nsites; i++)
-				if (c->fast[i])
-					t->sites[i].group = g;
-		}
-		t->ngroups = k < nranked ? k : nranked;
-	}
-	/* the rest */
-	bool rest = false;
-	for (int i = 0; i < t->nsites; i++)
-		if (t->sites[i].group < 0) {
-			t->sites[i].group = t->ngroups;
-			rest = true;
-		}
-	if (rest)
-		t->ngroups++;
-	for (int g = 0; g < t->ngroups; g++) {
-		hmpt_tgroup_t *gr = &t->groups[g];
-		snprintf(gr->name, sizeof(gr->name), rest && g == t->ngroups - 1 ? "rest" : "G%d",
-		         g + 1);
-		for (int i = 0; i < t->nsites; i++)
-			if (t->sites[i].group == g) {
-				gr->nsites++;
-				gr->bytes += t->sites[i].bytes;
-				gr->access += t->sites[i].access > 0 ? t->sites[i].access : 0;
-			}
-	}
-	free(fast);
-	return 0;
-}
-
-static int measure_combos(hmpt_tune_t *t, runctx_t *x)
-{
-	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
-	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
-
-	for (int m = 0; m < ncomb; m++) {
-		char label[128] = "";
-		size_t len = 0;
-		for (int i = 0; i < t->nsites; i++)
-			fast[i] = (unsigned char)(m >> t->sites[i].group & 1);
-		for (int g = 0; g < t->ngroups; g++)
-			if (m >> g & 1)
-				len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
-				                        len ? "+" : "", t->groups[g].name);
-		if (m == 0)
-			snprintf(label, sizeof(label), "slow");
-		else if (m == ncomb - 1)
-			snprintf(label, sizeof(label), "fast");
-		list[m] = config_get(t, fast, label, true);
-		hmpt_tconfig_t *c = &t->configs[list[m]];
-		c->mask = (unsigned)m;
-		snprintf(c->label, sizeof(c->label), "%s", label);
-	}
-	t->ref = list[0];
-	t->ncombos = ncomb;
-	for (int m = 0; m < ncomb; m++)
-		t->configs[list[m]].ref = t->ref;
-	free(fast);
-	if (!x->quiet)
-		fprintf(stderr,
-		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
-		        "%d of all-slow\n",
-		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
-		        t->reps == 1 ? "" : "s", t->reps * ref_share(ncomb - 1));
-	return measure(t, x, list, ncomb);
-}
-
-static int write_plans(hmpt_tune_t *t)
-{
-	struct {
-		const char *file;
-		int config;
-		const char *what;
-	} out[] = {{"plan-best.json", t->best, "highest speedup"},
-	           {"plan-90.json", t->best90, "smallest fast footprint with 90 % of the best"},
-	           {"plan-capacity.json", t->fit, "highest speedup within --capacity"},
-	           {"plan-slow.json", t->ref, "the all-slow reference"}};
-	for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++) {
-		char path[PATH_MAX], text[512];
-		int ci = out[k].config >= 0 ? out[k].config : t->ref;
-		const hmpt_tconfig_t *c = &t->configs[ci];
-		if (k == 2 && !t->capacity)
-			continue;
-		if (out[k].config < 0)
-			snprintf(
-			    text, sizeof(text),
-			    "%s: none; no configuration was measurably faster than all-slow%s, "
-			    "so nothing is placed in the fast pool",
-			    out[k].what, k == 2 ? " within --capacity" : "");
-		else if (ci == t->ref)
-			snprintf(text, sizeof(text), "%s", out[k].what);
-		else
-			snprintf(text, sizeof(text),
-			         "%s: %s, %.3fx over all-slow (%.0f %% interval %.3f-%.3f, %d runs "
-			         "each), %.1f %% of the footprint in the fast pool",
-			         out[k].what, c->label, c->sp.speedup, 100 * (1 - t->alpha_used),
-			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
-		json_t *plan = config_plan(t, c, text);
-		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
-		int rc = hmpt_plan_emit(plan, path);
-		json_decref(plan);
-		if (rc)
-			return -1;
-	}
-	return 0;
-}
-
-/* ------------------------------------------------------------- command */
-
-static int compare(hmpt_tune_t *t, runctx_t *x, char **plans);
-
-/* a plan with the two pools and nothing placed */
-static json_t *pools_plan(const hmpt_tune_t *t)
-{
-	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
-	json_t *plan = hmpt_poolspec_plan(pools, "slow");
-	json_decref(pools);
-	return plan;
-}
-
-static void tune_free(hmpt_tune_t *t)
-{
-	for (int i = 0; i < t->nconfigs; i++) {
-		free(t->configs[i].fast);
-		free(t->configs[i].runs);
-	}
-	free(t->configs);
-	free(t->sites);
-	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
-		free((void *)t->cmd);
-	free(journal.recs);
-	if (journal.f)
-		fclose(journal.f);
-	memset(&journal, 0, sizeof(journal));
-	json_decref(t->profile);
-	json_decref(t->fast_pool);
-	json_decref(t->slow_pool);
-	free((char *)t->fast_name);
-	free((char *)t->slow_name);
-	if (t->metric)
-		regfree(&metric_re);
-	hmpt_sym_free(t->sym);
-}
-
-/* --launcher 'mpirun -np 4': its words (split as the shell would, without
- * running anything) before the program's */
-static int with_launcher(hmpt_tune_t *t, const char *launcher)
-{
-	static wordexp_t we;
-	size_t n = 0;
-
-	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
-		return -1;
-	while (t->cmd[n])
-		n++;
-	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
-	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
-	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
-	t->cmd = argv;
-	return 0;
-}
+	bool comparing;
+	const char *cmd; /* "tune" or "compare", for usage errors */
+	const char *pools, *lib, *sample, *launcher;
+	char *user[16]; /* --group */
+	int nuser;
+	bool restart;
+} opts_t;
 
 /* a whole-number option from lo to hi, or a usage error naming it */
 static int whole_option(const char *cmd, const char *name, const char *arg, int lo, int hi)
@@ -1307,7 +140,93 @@ static int whole_option(const char *cmd, const char *name, const char *arg, int 
 	hmpt_cli_usage_error(cmd, msg, arg);
 }
 
-static int tune_main(int argc, char **argv, bool comparing)
+/* Option c with its argument into t, x or o; a bad one is a usage error.
+ * true for --help, which it printed. */
+static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
+{
+	const char *cmd = o->cmd;
+	uint64_t v;
+	char *end;
+
+	switch (c) {
+	case 'o': t->dir = arg; break;
+	case 'p': o->pools = arg; break;
+	case 'm': {
+		char why[256];
+		if (hmpt_measure_metric(x, arg, why, sizeof(why)) != 0) {
+			fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", arg, why);
+			hmpt_cli_usage_error(
+			    cmd, "--metric: expected a POSIX extended regular expression", arg);
+		}
+		t->metric = arg;
+		break;
+	}
+	case 'H': t->maximize = true; break;
+	case 'r': t->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
+	case 'g': t->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
+	case 'G':
+		if (o->nuser == 9)
+			hmpt_cli_usage_error(cmd, "--group: at most 9 groups", arg);
+		o->user[o->nuser++] = arg;
+		break;
+	case 'c':
+		if (hmpt_options_parse_size(arg, &v) || v < 1)
+			hmpt_cli_usage_error(cmd, "--capacity: expected a size such as 512M or 16G",
+			                     arg);
+		t->capacity = v;
+		break;
+	case 'C': t->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
+	case 't':
+		t->timeout = strtod(arg, &end);
+		if (end == arg || *end || !(t->timeout > 0))
+			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
+			                     arg);
+		break;
+	case 'M':
+		t->min_gain = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(t->min_gain >= 0) || t->min_gain >= 1)
+			hmpt_cli_usage_error(cmd, "--min-gain: expected a percentage from 0 to 99",
+			                     arg);
+		break;
+	case 'A': {
+		double pct = strtod(arg, &end);
+		if (end == arg || *end || !(pct >= 50 && pct < 100))
+			hmpt_cli_usage_error(
+			    cmd, "--confidence: expected a percentage from 50 to 99.9", arg);
+		t->alpha = 1 - pct / 100;
+		break;
+	}
+	case 'z':
+		if (hmpt_options_parse_size(arg, &v) || v < 1)
+			hmpt_cli_usage_error(
+			    cmd, "--min-size: expected a size such as 4096, 64K or 1M", arg);
+		x->min_size = arg;
+		break;
+	case 's': {
+		hmpt_sampler_t kind;
+		if (hmpt_sampler_parse(arg, &kind))
+			hmpt_cli_usage_error(
+			    cmd, "--sample: expected auto, pebs, ibs, faults or off", arg);
+		o->sample = arg;
+		break;
+	}
+	case 'L': o->lib = arg; break;
+	case 'R': o->restart = true; break;
+	case 'q': x->quiet = true; break;
+	case 'l': o->launcher = arg; break;
+	case 'S': t->slurm.on = true; break;
+	case 'P': t->slurm.partition = arg; break;
+	case 'N': t->slurm.nodes = whole_option(cmd, "--nodes", arg, 1, 100000); break;
+	case 'T': t->slurm.time_limit = arg; break;
+	case 'j': t->slurm.parallel = whole_option(cmd, "--parallel", arg, 1, 4096); break;
+	case 'h': fputs(o->comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return true;
+	default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
+	}
+	return false;
+}
+
+/* The options: 0, or 1 after --help.  A usage error exits. */
+static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
 	                                      {"pools", required_argument, 0, 'p'},
@@ -1334,147 +253,89 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                                      {"time", required_argument, 0, 'T'},
 	                                      {"parallel", required_argument, 0, 'j'},
 	                                      {0, 0, 0, 0}};
-	hmpt_tune_t t = {.dir = "hmpt-tune.out",
-	                 .reps = 3,
-	                 .ngroups_max = 8,
-	                 .candidates = 16,
-	                 .alpha = 0.05,
-	                 .min_gain = 0.01};
-	runctx_t x = {.progress = isatty(2)};
-	const char *cmd = comparing ? "compare" : "tune";
-	const char *pools = NULL, *lib_opt = NULL, *sample = "auto", *launcher = NULL;
-	char *user[16];
-	int nuser = 0, c;
-	bool restart = false;
-	uint64_t v;
-	char *end;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:p:m:r:g:G:c:t:s:qh", longs, NULL)) != -1) {
-		switch (c) {
-		case 'o': t.dir = optarg; break;
-		case 'p': pools = optarg; break;
-		case 'm': {
-			int rc = regcomp(&metric_re, optarg, REG_EXTENDED);
-			if (rc) {
-				char why[256];
-				regerror(rc, &metric_re, why, sizeof(why));
-				fprintf(stderr, "hmpt-tune: --metric '%s': %s\n", optarg, why);
-				hmpt_cli_usage_error(cmd,
-				                     "--metric: expected a POSIX extended regular "
-				                     "expression",
-				                     optarg);
-			}
-			t.metric = optarg;
-			break;
-		}
-		case 'H': t.maximize = true; break;
-		case 'r': t.reps = whole_option(cmd, "--reps", optarg, 2, 100); break;
-		case 'g': t.ngroups_max = whole_option(cmd, "--groups", optarg, 1, 10); break;
-		case 'G':
-			if (nuser == 9)
-				hmpt_cli_usage_error(cmd, "--group: at most 9 groups", optarg);
-			user[nuser++] = optarg;
-			break;
-		case 'c':
-			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				hmpt_cli_usage_error(
-				    cmd, "--capacity: expected a size such as 512M or 16G", optarg);
-			t.capacity = v;
-			break;
-		case 'C': t.candidates = whole_option(cmd, "--candidates", optarg, 1, 1024); break;
-		case 't':
-			t.timeout = strtod(optarg, &end);
-			if (end == optarg || *end || !(t.timeout > 0))
-				hmpt_cli_usage_error(
-				    cmd, "--timeout: expected seconds, a number above 0", optarg);
-			break;
-		case 'M':
-			t.min_gain = strtod(optarg, &end) / 100;
-			if (end == optarg || *end || !(t.min_gain >= 0) || t.min_gain >= 1)
-				hmpt_cli_usage_error(
-				    cmd, "--min-gain: expected a percentage from 0 to 99", optarg);
-			break;
-		case 'A': {
-			double pct = strtod(optarg, &end);
-			if (end == optarg || *end || !(pct >= 50 && pct < 100))
-				hmpt_cli_usage_error(
-				    cmd, "--confidence: expected a percentage from 50 to 99.9",
-				    optarg);
-			t.alpha = 1 - pct / 100;
-			break;
-		}
-		case 'z':
-			if (hmpt_options_parse_size(optarg, &v) || v < 1)
-				hmpt_cli_usage_error(
-				    cmd, "--min-size: expected a size such as 4096, 64K or 1M",
-				    optarg);
-			x.min_size = optarg;
-			break;
-		case 's': {
-			hmpt_sampler_t kind;
-			if (hmpt_sampler_parse(optarg, &kind))
-				hmpt_cli_usage_error(
-				    cmd, "--sample: expected auto, pebs, ibs, faults or off",
-				    optarg);
-			sample = optarg;
-			break;
-		}
-		case 'L': lib_opt = optarg; break;
-		case 'R': restart = true; break;
-		case 'q': x.quiet = true; break;
-		case 'l': launcher = optarg; break;
-		case 'S': t.slurm.on = true; break;
-		case 'P': t.slurm.partition = optarg; break;
-		case 'N': t.slurm.nodes = whole_option(cmd, "--nodes", optarg, 1, 100000); break;
-		case 'T': t.slurm.time_limit = optarg; break;
-		case 'j':
-			t.slurm.parallel = whole_option(cmd, "--parallel", optarg, 1, 4096);
-			break;
-		case 'h': fputs(comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return 0;
-		default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
-		}
-		if (comparing && !strchr("mHrtMALqlSPNTj", c))
-			for (const struct option *o = longs; o->name; o++)
-				if (o->val == c)
+		if (take_option(c, optarg, t, x, o))
+			return 1;
+		if (o->comparing && !strchr("mHrtMALqlSPNTj", c))
+			for (const struct option *l = longs; l->name; l++)
+				if (l->val == c)
 					hmpt_cli_usage_error(
-					    cmd, "this option is for tuning, not for compare",
-					    o->name);
+					    o->cmd, "this option is for tuning, not for compare",
+					    l->name);
 	}
-	if ((t.slurm.partition || t.slurm.nodes || t.slurm.time_limit || t.slurm.parallel) &&
-	    !t.slurm.on)
+	if ((t->slurm.partition || t->slurm.nodes || t->slurm.time_limit || t->slurm.parallel) &&
+	    !t->slurm.on)
 		hmpt_cli_usage_error(
-		    cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
-	if (t.slurm.on) {
-		if (!realpath("/proc/self/exe", t.slurm.self))
-			snprintf(t.slurm.self, sizeof(t.slurm.self), "hmpt-tune");
-		slurm_g = &t.slurm;
+		    o->cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
+	if (t->slurm.on) {
+		if (!realpath("/proc/self/exe", t->slurm.self))
+			snprintf(t->slurm.self, sizeof(t->slurm.self), "hmpt-tune");
+		x->slurm = &t->slurm;
 	}
-	if (comparing) {
-		if (argc - optind < 4 || strcmp(argv[optind + 2], "--") != 0)
-			hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND",
-			                     NULL);
-		t.cmd = argv + optind + 3;
-		t.program = t.cmd[0];
-		if (launcher && with_launcher(&t, launcher) != 0)
-			hmpt_cli_usage_error(
-			    cmd, "--launcher: expected a command such as 'mpirun -np 4'", launcher);
-		if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
-			return EXIT_USAGE;
-		int rc = compare(&t, &x, argv + optind);
-		tune_free(&t);
-		return rc;
-	}
-	if (optind >= argc)
-		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
-	t.cmd = argv + optind;
-	t.program = t.cmd[0];
-	if (launcher && with_launcher(&t, launcher) != 0)
-		hmpt_cli_usage_error(cmd, "--launcher: expected a command such as 'mpirun -np 4'",
-		                     launcher);
-	x.progress = x.progress && !x.quiet;
+	return 0;
+}
 
+/* --launcher 'mpirun -np 4': its words (split as the shell would, without
+ * running anything) before the program's */
+static int with_launcher(hmpt_tune_t *t, const char *launcher)
+{
+	static wordexp_t we;
+	size_t n = 0;
+
+	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
+		return -1;
+	while (t->cmd[n])
+		n++;
+	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
+	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
+	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
+	t->cmd = argv;
+	return 0;
+}
+
+/* The command: `words`, after --launcher's words when given. */
+static void set_command(hmpt_tune_t *t, char **words, const opts_t *o)
+{
+	t->cmd = words;
+	t->program = t->cmd[0];
+	if (o->launcher && with_launcher(t, o->launcher) != 0)
+		hmpt_cli_usage_error(
+		    o->cmd, "--launcher: expected a command such as 'mpirun -np 4'", o->launcher);
+}
+
+/* ----------------------------------------------------------- the pools */
+
+/* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
+static int parse_pools(const char *arg, hmpt_tune_t *t)
+{
+	char *item[2];
+
+	if (hmpt_poolspec_split(arg, item, 2) != 2)
+		return -1;
+	t->fast_pool = hmpt_poolspec_parse(item[0]);
+	t->slow_pool = hmpt_poolspec_parse(item[1]);
+	t->fast_name = item[0];
+	t->slow_name = item[1];
+	return t->fast_pool && t->slow_pool ? 0 : -1;
+}
+
+/* a plan with the two pools and nothing placed */
+static json_t *pools_plan(const hmpt_tune_t *t)
+{
+	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
+	json_t *plan = hmpt_poolspec_plan(pools, "slow");
+	json_decref(pools);
+	return plan;
+}
+
+/* The two pools: --pools, else hbm,ddr where there is HBM; both must make a
+ * valid plan before anything runs.  0, or the exit status. */
+static int set_pools(hmpt_tune_t *t, const char *pools)
+{
 	if (pools) {
-		if (parse_pools(pools, &t) != 0)
+		if (parse_pools(pools, t) != 0)
 			hmpt_cli_usage_error(
 			    "tune", "--pools: expected FAST,SLOW, each " HMPT_POOLSPEC_HELP, pools);
 	} else {
@@ -1488,84 +349,168 @@ static int tune_main(int argc, char **argv, bool comparing)
 			        "--pools thp,4k to compare page sizes\n");
 			return EXIT_USAGE;
 		}
-		parse_pools("hbm,ddr", &t);
+		parse_pools("hbm,ddr", t);
 	}
-	/* both pools must make a valid plan before anything runs */
-	{
-		json_t *plan = pools_plan(&t);
-		char *text = json_dumps(plan, 0), err[1024];
-		static hmpt_plan_t check;
-		int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
-		if (!bad)
-			hmpt_plan_free(&check);
-		free(text);
-		json_decref(plan);
-		if (bad) {
-			fprintf(stderr, "hmpt-tune: --pools %s: %s\n", pools, err);
-			return EXIT_USAGE;
-		}
-	}
-	if (hmpt_lib_resolve(lib_opt, x.lib, sizeof(x.lib)) != 0)
+	json_t *plan = pools_plan(t);
+	char *text = json_dumps(plan, 0), err[1024];
+	static hmpt_plan_t check;
+	int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
+	if (!bad)
+		hmpt_plan_free(&check);
+	free(text);
+	json_decref(plan);
+	if (bad) {
+		fprintf(stderr, "hmpt-tune: --pools %s: %s\n", pools, err);
 		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* DIR/plans and DIR/runs, and DIR/plans/pools.json, checked against this
+ * machine: pools it cannot give would be measured as noise.  0, or 1. */
+static int prepare_dir(const hmpt_tune_t *t)
+{
 	char sub[PATH_MAX];
-	snprintf(sub, sizeof(sub), "%s/plans", t.dir);
+	snprintf(sub, sizeof(sub), "%s/plans", t->dir);
 	int rc = hmpt_mkdir_p(sub);
-	snprintf(sub, sizeof(sub), "%s/runs", t.dir);
+	snprintf(sub, sizeof(sub), "%s/runs", t->dir);
 	rc = rc ? rc : hmpt_mkdir_p(sub);
 	if (rc) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", sub, strerror(-rc));
 		return 1;
 	}
-	/* pools this machine cannot give would be measured as noise */
-	{
-		json_t *plan = pools_plan(&t);
-		snprintf(sub, sizeof(sub), "%s/plans/pools.json", t.dir);
-		rc = hmpt_plan_emit(plan, sub);
-		json_decref(plan);
-		if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
-			fprintf(stderr,
-			        "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
-			        t.fast_name, t.slow_name);
-			return 1;
-		}
-		if (rc)
-			return 1;
+	json_t *plan = pools_plan(t);
+	snprintf(sub, sizeof(sub), "%s/plans/pools.json", t->dir);
+	rc = hmpt_plan_emit(plan, sub);
+	json_decref(plan);
+	if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
+		fprintf(stderr, "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
+		        t->fast_name, t->slow_name);
+		return 1;
 	}
+	return rc ? 1 : 0;
+}
+
+/* --------------------------------------------------------- the command */
+
+/* what t owns */
+static void tune_free(hmpt_tune_t *t)
+{
+	for (int i = 0; i < t->nconfigs; i++) {
+		free(t->configs[i].fast);
+		free(t->configs[i].runs);
+	}
+	free(t->configs);
+	free(t->sites);
+	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
+		free((void *)t->cmd);
+	json_decref(t->profile);
+	json_decref(t->fast_pool);
+	json_decref(t->slow_pool);
+	free((char *)t->fast_name);
+	free((char *)t->slow_name);
+	hmpt_sym_free(t->sym);
+}
+
+/* DIR/journal.jsonl, opened (or resumed) for x: 0, or 1. */
+static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x, hmpt_journal_t *j)
+{
 	char groups_text[4096] = "";
-	for (int g = 0; g < nuser; g++)
+	for (int g = 0; g < o->nuser; g++)
 		snprintf(groups_text + strlen(groups_text),
-		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "", user[g]);
-	json_t *key = journal_key(&t, x.min_size, nuser ? groups_text : NULL);
-	rc = journal_open(t.dir, key, restart);
+		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "",
+		         o->user[g]);
+	json_t *key = hmpt_journal_key(t, x->min_size, o->nuser ? groups_text : NULL);
+	int rc = hmpt_journal_open(j, t->dir, key, o->restart);
 	json_decref(key);
 	if (rc)
 		return 1;
+	x->journal = j;
+	return 0;
+}
 
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	t.sym = hmpt_sym_new();
-	rc = 1;
-	if (do_profile(&t, &x, sample) != 0 || form_groups(&t, &x, user, nuser) != 0 ||
-	    measure_combos(&t, &x) != 0)
-		goto out;
-	analyze(&t);
-	if (check_reference(&t) != 0)
-		goto out;
-	if (write_plans(&t) != 0 || hmpt_tune_write_results(&t) != 0)
-		goto out;
-	if (!x.quiet)
-		hmpt_tune_print_summary(&t, stdout);
-	rc = 0;
-out:
-	if (interrupted) {
+/* The phases, then the plans, the results and the summary: 0, or 1 (128+N
+ * on signal N, the journal kept for the next run). */
+static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
+{
+	int rc = 1;
+
+	hmpt_measure_trap(SIGINT);
+	hmpt_measure_trap(SIGTERM);
+	hmpt_measure_trap(SIGHUP);
+	t->sym = hmpt_sym_new();
+	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
+	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
+	    hmpt_phases_analyze(t) == 0 && hmpt_phases_write_plans(t) == 0 &&
+	    hmpt_tune_write_results(t) == 0) {
+		if (!x->quiet)
+			hmpt_tune_print_summary(t, stdout);
+		rc = 0;
+	}
+	if (hmpt_measure_interrupted()) {
 		fprintf(stderr,
 		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
 		        "the same command again to go on\n",
-		        t.dir);
-		rc = 128 + (int)interrupted;
+		        t->dir);
+		rc = 128 + hmpt_measure_interrupted();
 	}
+	return rc;
+}
+
+/* hmpt-tune [tune] [options] -- COMMAND (args: what follows the options) */
+static int tune_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args, int nargs)
+{
+	if (nargs < 1)
+		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
+	set_command(t, args, o);
+	x->progress = x->progress && !x->quiet;
+	int rc = set_pools(t, o->pools);
+	if (rc)
+		return rc;
+	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
+		return EXIT_USAGE;
+	if (prepare_dir(t) != 0)
+		return 1;
+	hmpt_journal_t journal = {0};
+	rc = open_journal(t, o, x, &journal);
+	if (rc == 0)
+		rc = run_phases(t, x, o);
+	hmpt_journal_close(&journal);
+	return rc;
+}
+
+/* hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND */
+static int compare_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args,
+                           int nargs)
+{
+	if (nargs < 4 || strcmp(args[2], "--") != 0)
+		hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND", NULL);
+	set_command(t, args + 3, o);
+	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
+		return EXIT_USAGE;
+	return hmpt_compare_plans(t, x, args);
+}
+
+static int tune_main(int argc, char **argv, bool comparing)
+{
+	hmpt_tune_t t = {.dir = "hmpt-tune.out",
+	                 .reps = 3,
+	                 .ngroups_max = 8,
+	                 .candidates = 16,
+	                 .alpha = 0.05,
+	                 .min_gain = 0.01};
+	hmpt_measure_t x = {.progress = isatty(2)};
+	opts_t o = {
+	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
+	int rc;
+
+	if (parse_options(argc, argv, &t, &x, &o) != 0)
+		rc = 0; /* --help */
+	else if (comparing)
+		rc = compare_command(&t, &x, &o, argv + optind, argc - optind);
+	else
+		rc = tune_command(&t, &x, &o, argv + optind, argc - optind);
+	hmpt_measure_free(&x);
 	tune_free(&t);
 	return rc;
 }
@@ -1578,111 +523,4 @@ int hmpt_cmd_tune(int argc, char **argv)
 int hmpt_cmd_compare(int argc, char **argv)
 {
 	return tune_main(argc, argv, true);
-}
-
-const char hmpt_compare_usage[] =
-    "Usage: hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND [ARGS...]\n"
-    "\n"
-    "Run COMMAND under BASE.json and under PLAN.json, alternately, N times each,\n"
-    "and print PLAN's speedup over BASE with its confidence interval: to check\n"
-    "that a plan from hmpt-tune still holds, or to compare two plans.\n"
-    "\n"
-    "Options (as for tuning):\n"
-    "  -m, --metric REGEX    time by a figure the program prints (see hmpt-tune\n"
-    "                        --help), not by wall clock\n"
-    "      --higher-is-better  the metric is a rate\n"
-    "  -r, --reps N          runs under each plan (default: 3; at least 2)\n"
-    "  -t, --timeout SEC     kill a run after SEC seconds (default: none)\n"
-    "      --min-gain PCT    smallest speedup reported as one (default: 1)\n"
-    "      --confidence PCT  of the interval (default: 95)\n"
-    "      --lib PATH        the libhmpt.so to preload\n"
-    "  -q, --quiet           print only the result line\n"
-    "\n"
-    "COMMAND's output goes to a temporary directory, removed afterwards.\n"
-    "Exit status: 0 when every run succeeded, 1 when one failed, 2 for a usage\n"
-    "error.\n"
-    "\n"
-    "Example:\n"
-    "  hmpt-tune compare -m 'Time in seconds' out/plan-slow.json out/plan-best.json \\\n"
-    "      -- ./app args\n";
-
-/* PLAN against BASE, alternately, reps times each */
-static int compare(hmpt_tune_t *t, runctx_t *x, char **plans)
-{
-	char tmp[] = "/tmp/hmpt-compare.XXXXXX", log[PATH_MAX];
-	double v[2][100];
-	int n[2] = {0, 0}, rc = 0;
-
-	for (int k = 0; k < 2; k++) {
-		char err[1024];
-		static hmpt_plan_t check;
-		if (hmpt_plan_load(plans[k], &check, err, sizeof(err)) != 0) {
-			fprintf(stderr, "hmpt-tune compare: %s\n", err);
-			return 1;
-		}
-		hmpt_plan_free(&check);
-	}
-	if (!mkdtemp(tmp)) {
-		fprintf(stderr, "hmpt-tune compare: %s: %s\n", tmp, strerror(errno));
-		return 1;
-	}
-	struct sigaction sa = {.sa_handler = on_signal};
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	x->total = 2 * t->reps;
-	for (int r = 0; r < t->reps && !interrupted && !rc; r++)
-		for (int k = 0; k < 2 && !interrupted; k++) {
-			/* alternate which goes first, so that order effects cancel */
-			int which = (r & 1) ? 1 - k : k;
-			progress(x, plans[which], r);
-			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, which, r);
-			hmpt_trun_t run = run_measured(t->cmd, x->lib, NULL, plans[which], log,
-			                               t->timeout, t->metric != NULL);
-			x->done++;
-			x->spent += run.wall;
-			if (interrupted)
-				break;
-			if (run.status) {
-				fprintf(stderr,
-				        "%shmpt-tune compare: %s under %s %s; its output:\n",
-				        x->progress ? "\r\033[K" : "", t->program, plans[which],
-				        run.why);
-				FILE *f = fopen(log, "r");
-				int ch;
-				while (f && (ch = fgetc(f)) != EOF)
-					fputc(ch, stderr);
-				if (f)
-					fclose(f);
-				rc = 1;
-				break;
-			}
-			v[which][n[which]++] = run.value;
-			unlink(log);
-		}
-	if (x->progress)
-		fprintf(stderr, "\r\033[K");
-	for (int r = 0; r < t->reps; r++)
-		for (int k = 0; k < 2; k++) {
-			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, k, r);
-			unlink(log);
-		}
-	rmdir(tmp);
-	if (interrupted)
-		return 128 + (int)interrupted;
-	if (rc)
-		return rc;
-	hmpt_summary_t base, plan;
-	hmpt_speedup_t sp;
-	hmpt_stats_summary(v[0], n[0], &base);
-	hmpt_stats_summary(v[1], n[1], &plan);
-	hmpt_stats_speedup(&base, &plan, NULL, t->alpha, t->min_gain, t->maximize, &sp);
-	if (!x->quiet)
-		printf("%s: mean %.4g (sd %.2g); %s: mean %.4g (sd %.2g); %d runs each\n", plans[0],
-		       base.mean, base.sd, plans[1], plan.mean, plan.sd, t->reps);
-	printf("%s: %.3fx over %s (%.0f %% interval %.3f-%.3f): %s\n", plans[1], sp.speedup,
-	       plans[0], 100 * (1 - t->alpha), sp.lo, sp.hi,
-	       sp.faster   ? "faster"
-	       : sp.slower ? "slower"
-	                   : "no measurable difference");
-	return 0;
 }

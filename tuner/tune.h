@@ -1,119 +1,16 @@
-/* tune.h — the tuner: hmpt-tune [options] -- COMMAND.
+/* tune.h — the tuner's commands: hmpt-tune [tune] [options] -- COMMAND,
+ * and hmpt-tune compare.
  *
  * Contract: hmpt_cmd_tune() runs the whole method (profile, rank, group,
- * measure, choose, report) with DIR as its journal; results.c writes what it
- * found.  The structures here are the tuner's state, shared by the two.
+ * measure, choose, report) with DIR as its journal; hmpt_cmd_compare()
+ * measures one plan against another.  Both return the exit status.
  */
 #ifndef HMPT_TUNER_TUNE_H
 #define HMPT_TUNER_TUNE_H
-
-#include <jansson.h>
-#include <stdbool.h>
-#include <stdint.h>
-#include <stdio.h>
-
-#include "slurm.h"
-#include "stats.h"
-#include "symbolize.h"
 
 extern const char hmpt_tune_usage[];
 int hmpt_cmd_tune(int argc, char **argv);
 extern const char hmpt_compare_usage[];
 int hmpt_cmd_compare(int argc, char **argv);
-
-typedef struct {
-	const json_t *json; /* in the profile */
-	const char *id;
-	uint64_t bytes;  /* peak live bytes: its share of the footprint */
-	double access;   /* share of sampled accesses (or first touches); <0: none */
-	int group;       /* index into groups, or -1 before grouping */
-	char label[160]; /* "alloc_table (demo.c:44)" */
-} hmpt_tsite_t;
-
-typedef struct {
-	double value; /* the metric, or the wall time */
-	double wall;
-	int status;    /* as hmpt_run() returns it; 0 when it succeeded */
-	char why[160]; /* how it failed, when it did */
-	int rep;
-	char host[64]; /* where it ran (under --slurm) */
-} hmpt_trun_t;
-
-typedef struct {
-	char key[17];        /* hash of the sorted ids of its sites in the fast pool */
-	char label[128];     /* "slow", "fast", "G1+G3", "alone: <site>" */
-	unsigned char *fast; /* per site */
-	int nfast;
-	unsigned mask;  /* its groups, in the combination phase */
-	bool in_combos; /* one of the 2^K */
-	int ref;        /* the all-slow configuration of its phase: runs of a phase
-	                   are compared only with each other */
-	int share;      /* runs per round (0: one; the reference: more) */
-	uint64_t fast_bytes;
-	double fast_fraction, access_fraction; /* access < 0: not sampled */
-	hmpt_trun_t *runs;
-	int nruns, nfailed;
-	hmpt_summary_t sum;
-	hmpt_speedup_t sp;
-	double estimate;  /* from single-group speedups; 0: none */
-	double predicted; /* the search model's speedup for it; 0: none */
-} hmpt_tconfig_t;
-
-typedef struct {
-	char name[16];
-	int nsites;
-	uint64_t bytes;
-	double access;
-	double alone; /* speedup of the group alone (point estimate) */
-} hmpt_tgroup_t;
-
-typedef struct {
-	/* what was asked */
-	char *const *cmd;    /* as run: the launcher's words, then the program's */
-	const char *program; /* the program (not the launcher) */
-	hmpt_slurm_t slurm;
-	const char *dir;
-	const char *metric; /* regular expression, or NULL: wall clock */
-	bool maximize;      /* the metric is a rate */
-	int reps, ngroups_max, candidates;
-	double alpha, min_gain, timeout;
-	uint64_t capacity; /* 0: none */
-	json_t *fast_pool, *slow_pool;
-	const char *fast_name, *slow_name; /* as given to --pools */
-	/* what was found */
-	json_t *profile;
-	const char *access_kind; /* "accesses", "first touches", or NULL */
-	hmpt_tsite_t *sites;
-	int nsites;
-	uint64_t total_bytes;
-	hmpt_tgroup_t groups[16];
-	int ngroups;
-	hmpt_tconfig_t *configs;
-	int nconfigs;
-	int ref;               /* the all-slow configuration (of the last phase) */
-	int ncombos;           /* configurations in the combination phase */
-	int best, best90, fit; /* chosen configurations, -1: none */
-	double alpha_used;     /* alpha over the number of comparisons */
-	hmpt_sym_t *sym;
-} hmpt_tune_t;
-
-/* The configurations reported and chosen from: those of the combination
- * phase once it ran (the ranking phase's are in results.json and .csv). */
-static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
-{
-	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
-}
-
-/* A configuration the search model predicted instead of measuring: shown
- * apart (no interval, no runs, verdict "predicted"), never chosen. */
-static inline bool hmpt_tune_config_predicted(const hmpt_tconfig_t *c)
-{
-	return c->sum.n == 0 && c->nruns == 0 && c->predicted > 0;
-}
-
-/* results.c: results.json, results.csv, plots, report.html, the summary
- * table; 0 or nonzero after a message. */
-int hmpt_tune_write_results(hmpt_tune_t *t);
-void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out);
 
 #endif

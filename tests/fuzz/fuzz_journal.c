@@ -1,7 +1,7 @@
 /* fuzz_journal.c — libFuzzer target for the tuner's journal reader
  * (runrec.c): the input is a journal.jsonl, read line by line as
- * tune.c's journal_open() reads it; every line parses or is skipped, and
- * what a run record holds fits its buffers. */
+ * journal.c's hmpt_journal_open() reads it; every line parses or is
+ * skipped, and what a run record holds fits its buffers. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 
 #include "check.h"
 
-#include "tune.h"
+#include "results.h"
 
 static char dir[] = "/tmp/hmpt-test-results.XXXXXX";
 

@@ -1,0 +1,130 @@
+/* compare.c — hmpt-tune compare: one plan's speedup over another. */
+#include "compare.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "tune.h"
+
+const char hmpt_compare_usage[] =
+    "Usage: hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND [ARGS...]\n"
+    "\n"
+    "Run COMMAND under BASE.json and under PLAN.json, alternately, N times each,\n"
+    "and print PLAN's speedup over BASE with its confidence interval: to check\n"
+    "that a plan from hmpt-tune still holds, or to compare two plans.\n"
+    "\n"
+    "Options (as for tuning):\n"
+    "  -m, --metric REGEX    time by a figure the program prints (see hmpt-tune\n"
+    "                        --help), not by wall clock\n"
+    "      --higher-is-better  the metric is a rate\n"
+    "  -r, --reps N          runs under each plan (default: 3; at least 2)\n"
+    "  -t, --timeout SEC     kill a run after SEC seconds (default: none)\n"
+    "      --min-gain PCT    smallest speedup reported as one (default: 1)\n"
+    "      --confidence PCT  of the interval (default: 95)\n"
+    "      --lib PATH        the libhmpt.so to preload\n"
+    "  -q, --quiet           print only the result line\n"
+    "\n"
+    "COMMAND's output goes to a temporary directory, removed afterwards.\n"
+    "Exit status: 0 when every run succeeded, 1 when one failed, 2 for a usage\n"
+    "error.\n"
+    "\n"
+    "Example:\n"
+    "  hmpt-tune compare -m 'Time in seconds' out/plan-slow.json out/plan-best.json \\\n"
+    "      -- ./app args\n";
+
+/* The runs: reps times each plan, alternately, the figures in v[plan]
+ * (n[plan] of them); 0, or 1 after the output of a run that failed. */
+static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, const char *tmp,
+                     double (*v)[100], int *n)
+{
+	char log[PATH_MAX];
+	int rc = 0;
+
+	x->total = 2 * t->reps;
+	for (int r = 0; r < t->reps && !hmpt_measure_interrupted() && !rc; r++)
+		for (int k = 0; k < 2 && !hmpt_measure_interrupted(); k++) {
+			/* alternate which goes first, so that order effects cancel */
+			int which = (r & 1) ? 1 - k : k;
+			hmpt_measure_progress(x, plans[which], r);
+			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, which, r);
+			hmpt_trun_t run = hmpt_measure_run(x, t->cmd, plans[which], log, t->timeout,
+			                                   t->metric != NULL);
+			x->done++;
+			x->spent += run.wall;
+			if (hmpt_measure_interrupted())
+				break;
+			if (run.status) {
+				fprintf(stderr,
+				        "%shmpt-tune compare: %s under %s %s; its output:\n",
+				        x->progress ? "\r\033[K" : "", t->program, plans[which],
+				        run.why);
+				FILE *f = fopen(log, "r");
+				int ch;
+				while (f && (ch = fgetc(f)) != EOF)
+					fputc(ch, stderr);
+				if (f)
+					fclose(f);
+				rc = 1;
+				break;
+			}
+			v[which][n[which]++] = run.value;
+			unlink(log);
+		}
+	if (x->progress)
+		fprintf(stderr, "\r\033[K");
+	for (int r = 0; r < t->reps; r++)
+		for (int k = 0; k < 2; k++) {
+			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, k, r);
+			unlink(log);
+		}
+	return rc;
+}
+
+int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
+{
+	char tmp[] = "/tmp/hmpt-compare.XXXXXX";
+	double v[2][100];
+	int n[2] = {0, 0};
+
+	for (int k = 0; k < 2; k++) {
+		char err[1024];
+		static hmpt_plan_t check;
+		if (hmpt_plan_load(plans[k], &check, err, sizeof(err)) != 0) {
+			fprintf(stderr, "hmpt-tune compare: %s\n", err);
+			return 1;
+		}
+		hmpt_plan_free(&check);
+	}
+	if (!mkdtemp(tmp)) {
+		fprintf(stderr, "hmpt-tune compare: %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	hmpt_measure_trap(SIGINT);
+	hmpt_measure_trap(SIGTERM);
+	int rc = run_plans(t, x, plans, tmp, v, n);
+	rmdir(tmp);
+	if (hmpt_measure_interrupted())
+		return 128 + hmpt_measure_interrupted();
+	if (rc)
+		return rc;
+	hmpt_summary_t base, plan;
+	hmpt_speedup_t sp;
+	hmpt_stats_summary(v[0], n[0], &base);
+	hmpt_stats_summary(v[1], n[1], &plan);
+	hmpt_stats_speedup(&base, &plan, NULL, t->alpha, t->min_gain, t->maximize, &sp);
+	if (!x->quiet)
+		printf("%s: mean %.4g (sd %.2g); %s: mean %.4g (sd %.2g); %d runs each\n", plans[0],
+		       base.mean, base.sd, plans[1], plan.mean, plan.sd, t->reps);
+	printf("%s: %.3fx over %s (%.0f %% interval %.3f-%.3f): %s\n", plans[1], sp.speedup,
+	       plans[0], 100 * (1 - t->alpha), sp.lo, sp.hi,
+	       sp.faster   ? "faster"
+	       : sp.slower ? "slower"
+	                   : "no measurable difference");
+	return 0;
+}

@@ -1,0 +1,19 @@
+/* compare.h — hmpt-tune compare BASE.json PLAN.json -- COMMAND: the command
+ * run under each plan, alternately, t->reps times each, and PLAN's speedup
+ * over BASE with its confidence interval (Welch's: two samples alone).
+ *
+ * Contract: COMMAND's output goes to a temporary directory, removed
+ * afterwards; the result goes to standard output.  Returns the exit status:
+ * 0 when every run succeeded, 1 when one failed (its output is shown) or a
+ * plan is bad, 128+N on signal N.
+ */
+#ifndef HMPT_TUNER_COMPARE_H
+#define HMPT_TUNER_COMPARE_H
+
+#include "measure.h"
+#include "tuning.h"
+
+/* plans[0] is BASE, plans[1] PLAN; t has the command and the options. */
+int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans);
+
+#endif

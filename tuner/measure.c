@@ -1,0 +1,462 @@
+/* measure.c — runs of a tuning's configurations: the metric, one run here
+ * or under Slurm, and the interleaved rounds of a phase. */
+#include "measure.h"
+
+#include <math.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "profrun.h"
+#include "runner.h"
+
+/* ------------------------------------------------------------- signals */
+
+/* the signal caught: set by the handler, so a global */
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+	hmpt_run_kill_current();
+}
+
+void hmpt_measure_trap(int sig)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigaction(sig, &sa, NULL);
+}
+
+int hmpt_measure_interrupted(void)
+{
+	return (int)interrupted;
+}
+
+/* ------------------------------------------------------------- metric */
+
+int hmpt_measure_metric(hmpt_measure_t *x, const char *regex, char *why, size_t cap)
+{
+	hmpt_measure_free(x);
+	int rc = regcomp(&x->metric, regex, REG_EXTENDED);
+	if (rc) {
+		regerror(rc, &x->metric, why, cap);
+		return -1;
+	}
+	x->metric_set = true;
+	return 0;
+}
+
+void hmpt_measure_free(hmpt_measure_t *x)
+{
+	if (x->metric_set)
+		regfree(&x->metric);
+	x->metric_set = false;
+}
+
+int hmpt_measure_metric_read(const hmpt_measure_t *x, const char *log, double *value)
+{
+	FILE *f = fopen(log, "r");
+	char *line = NULL, last[256] = "";
+	size_t cap = 0;
+	bool found = false;
+
+	if (!f)
+		return -1;
+	while (getline(&line, &cap, f) > 0) {
+		regmatch_t m[2];
+		char *p = line;
+		while (regexec(&x->metric, p, 2, m, p == line ? 0 : REG_NOTBOL) == 0) {
+			const char *from = m[1].rm_so >= 0 ? p + m[1].rm_so : p + m[0].rm_eo;
+			size_t len =
+			    m[1].rm_so >= 0 ? (size_t)(m[1].rm_eo - m[1].rm_so) : strlen(from);
+			snprintf(last, sizeof(last), "%.*s", (int)(len < 255 ? len : 255), from);
+			found = true;
+			if (m[0].rm_eo == 0)
+				break;
+			p += m[0].rm_eo;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (!found)
+		return -1;
+	/* the first number in what the match gave */
+	for (char *p = last; *p; p++) {
+		char *end;
+		if (!strchr("0123456789.+-", *p))
+			continue;
+		double v = strtod(p, &end);
+		if (end != p && isfinite(v)) {
+			*value = v;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* ---------------------------------------------------------------- runs */
+
+void hmpt_measure_progress(hmpt_measure_t *x, const char *label, int rep)
+{
+	if (!x->progress)
+		return;
+	char left[32] = "";
+	if (x->done > 0) {
+		double s = x->spent / x->done * (x->total - x->done);
+		snprintf(left, sizeof(left), ", about %dm%02ds left", (int)s / 60, (int)s % 60);
+	}
+	fprintf(stderr, "\rhmpt-tune: run %d/%d (%.40s, run %d)%s\033[K", x->done + 1, x->total,
+	        label, rep + 1, left);
+}
+
+/* One run under Slurm, and what happened to it (a retry on another node
+ * when it failed on the first). */
+typedef struct {
+	hmpt_sjob_t job;
+	int ci, rep, tries;
+	bool done;
+	char first_host[256], first_why[200];
+	int first_status;
+	char planvar[PATH_MAX + 16], minvar[64];
+	char *set[5];
+} sitem_t;
+
+/* The environment of a measured run: its plan, no sampling, no profile. */
+static void measured_set(sitem_t *it, const char *plan_path, const char *min_size)
+{
+	int n = 0;
+	snprintf(it->planvar, sizeof(it->planvar), "HMPT_PLAN=%s", plan_path);
+	it->set[n++] = it->planvar;
+	it->set[n++] = "HMPT_SAMPLE=off";
+	it->set[n++] = "HMPT_PROFILE"; /* removed: an empty value draws a warning */
+	if (min_size) {
+		snprintf(it->minvar, sizeof(it->minvar), "HMPT_MIN_SIZE=%s", min_size);
+		it->set[n++] = it->minvar;
+	}
+	it->set[n] = NULL;
+}
+
+static void slurm_item_init(sitem_t *it, char *const *cmd, const char *lib, const char *log,
+                            double timeout)
+{
+	it->job.cmd = cmd;
+	it->job.set = it->set;
+	it->job.lib = lib;
+	it->job.timeout = timeout;
+	snprintf(it->job.log, sizeof(it->job.log), "%s", log);
+	snprintf(it->job.result, sizeof(it->job.result), "%s.result", log);
+	snprintf(it->job.script, sizeof(it->job.script), "%s.sbatch", log);
+}
+
+/* A run that ended: retry it once elsewhere when it failed (true: it goes
+ * on), and say what the retry showed about the first node. */
+static bool slurm_retry(hmpt_slurm_t *s, sitem_t *it)
+{
+	hmpt_sjob_t *j = &it->job;
+
+	if (j->status == 0 && it->tries == 1) {
+		fprintf(stderr,
+		        "\rhmpt-tune: node %s failed a run (%s); it ran on %s without trouble: %s "
+		        "is left out from now on\033[K\n",
+		        it->first_host, it->first_why, j->host, it->first_host);
+		size_t len = strlen(s->exclude);
+		snprintf(s->exclude + len, sizeof(s->exclude) - len, "%s%s", len ? "," : "",
+		         it->first_host);
+		return false;
+	}
+	if (j->status == 0 || it->tries == 1 || !*j->host || j->status == 130)
+		return false;
+	it->tries = 1;
+	it->first_status = j->status;
+	snprintf(it->first_host, sizeof(it->first_host), "%s", j->host);
+	snprintf(it->first_why, sizeof(it->first_why), "%s", j->why);
+	j->avoid = it->first_host;
+	if (hmpt_slurm_submit(s, j) == 0)
+		return true;
+	/* nowhere else to go: the first outcome stands */
+	j->status = it->first_status;
+	snprintf(j->why, sizeof(j->why), "%.100s (on %.40s; no other node to retry it on)",
+	         it->first_why, it->first_host);
+	snprintf(j->host, sizeof(j->host), "%s", it->first_host);
+	return false;
+}
+
+/* Run items under Slurm, up to --parallel at a time; done(it) (when given)
+ * as each ends. */
+static int slurm_batch(hmpt_slurm_t *s, sitem_t *items, int n, void (*done)(sitem_t *, void *),
+                       void *ctx)
+{
+	int next = 0, running = 0, parallel = s->parallel > 0 ? s->parallel : 1;
+
+	while (next < n || running) {
+		while (running < parallel && next < n) {
+			sitem_t *it = &items[next++];
+			if (hmpt_slurm_submit(s, &it->job) != 0) {
+				it->job.status = 126;
+				it->done = true;
+				if (done)
+					done(it, ctx);
+				continue;
+			}
+			running++;
+		}
+		usleep(100000);
+		for (int i = 0; i < next; i++) {
+			sitem_t *it = &items[i];
+			if (interrupted) {
+				if (!it->done)
+					hmpt_slurm_cancel(&it->job);
+				continue;
+			}
+			if (it->done || !hmpt_slurm_poll(&it->job) || slurm_retry(s, it))
+				continue;
+			it->done = true;
+			running--;
+			if (done)
+				done(it, ctx);
+		}
+		if (interrupted)
+			return -1;
+	}
+	return 0;
+}
+
+int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set, const char *log,
+                           double timeout, hmpt_sjob_t *job)
+{
+	static sitem_t it;
+
+	memset(&it, 0, sizeof(it));
+	for (int i = 0; i < 4 && set[i]; i++)
+		it.set[i] = set[i];
+	slurm_item_init(&it, cmd, x->lib, log, timeout);
+	int rc = slurm_batch(x->slurm, &it, 1, NULL, NULL);
+	*job = it.job;
+	return rc;
+}
+
+/* The figure of a run that ended (from its log), or why there is none. */
+static void run_figure(const hmpt_measure_t *x, hmpt_trun_t *run, const char *log, bool metric)
+{
+	run->value = run->wall;
+	if (run->status == 0 && metric && hmpt_measure_metric_read(x, log, &run->value) != 0) {
+		run->status = -1;
+		snprintf(run->why, sizeof(run->why), "printed no figure matching --metric");
+	}
+}
+
+static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
+{
+	run->status = it->job.status;
+	run->wall = it->job.wall;
+	snprintf(run->why, sizeof(run->why), "%.159s", it->job.why);
+	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
+}
+
+hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *plan_path,
+                             const char *log, double timeout, bool metric)
+{
+	hmpt_trun_t run = {.status = 126};
+	size_t added;
+	static sitem_t it;
+
+	memset(&it, 0, sizeof(it));
+	measured_set(&it, plan_path, x->min_size);
+	if (x->slurm) {
+		slurm_item_init(&it, cmd, x->lib, log, timeout);
+		if (slurm_batch(x->slurm, &it, 1, NULL, NULL) == 0)
+			sitem_to_run(&it, &run);
+		else
+			run.status = 130;
+		run_figure(x, &run, log, metric);
+		return run;
+	}
+	char **set = it.set;
+	char **env = hmpt_child_env(x->lib, set, &added);
+	if (!env) {
+		snprintf(run.why, sizeof(run.why), "out of memory");
+		return run;
+	}
+	hmpt_run_spec_t spec = {
+	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
+	hmpt_run_result_t res;
+	hmpt_run(&spec, &res);
+	hmpt_child_env_free(env, added);
+	run.wall = res.wall;
+	run.status = res.status;
+	if (res.status)
+		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
+	run_figure(x, &run, log, metric);
+	return run;
+}
+
+/* ------------------------------------------------------ configurations */
+
+static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
+{
+	for (int i = 0; i < c->nruns; i++)
+		if (c->runs[i].rep == rep)
+			return true;
+	return false;
+}
+
+/* A run of configuration ci ended: keep it, journal it. */
+static void record_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep, hmpt_trun_t *run,
+                       const char *log)
+{
+	hmpt_tconfig_t *c = &t->configs[ci];
+
+	run->rep = rep;
+	x->done++;
+	x->spent += run->wall;
+	c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(hmpt_trun_t));
+	c->runs[c->nruns++] = *run;
+	hmpt_journal_add_run(x->journal, c, run, log);
+}
+
+/* Run configuration c once as repetition rep; record it in the journal. */
+static int run_config(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
+{
+	hmpt_tconfig_t *c = &t->configs[ci];
+	char plan_path[PATH_MAX], log[PATH_MAX];
+
+	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
+		return -1;
+	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
+	hmpt_measure_progress(x, c->label, rep);
+	hmpt_trun_t run =
+	    hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, t->metric != NULL);
+	if (interrupted)
+		return -1;
+	record_run(t, x, ci, rep, &run, log);
+	return 0;
+}
+
+typedef struct {
+	hmpt_tune_t *t;
+	hmpt_measure_t *x;
+} batch_ctx_t;
+
+static void batch_done(sitem_t *it, void *ctx)
+{
+	batch_ctx_t *b = ctx;
+	hmpt_trun_t run = {0};
+
+	sitem_to_run(it, &run);
+	run_figure(b->x, &run, it->job.log, b->t->metric != NULL);
+	record_run(b->t, b->x, it->ci, it->rep, &run, it->job.log);
+	hmpt_measure_progress(b->x, b->t->configs[it->ci].label, it->rep);
+}
+
+/* --slurm: the runs of `order` (configuration, rep) as batch jobs, up to
+ * --parallel at a time; the journal takes each as it ends. */
+static int measure_slurm(hmpt_tune_t *t, hmpt_measure_t *x, const int (*order)[2], int n)
+{
+	sitem_t *items = calloc((size_t)n + 1, sizeof(*items));
+	batch_ctx_t b = {t, x};
+	int rc = 0;
+
+	for (int k = 0; k < n && rc == 0; k++) {
+		sitem_t *it = &items[k];
+		char plan_path[PATH_MAX], log[PATH_MAX];
+		const hmpt_tconfig_t *c = &t->configs[order[k][0]];
+		it->ci = order[k][0];
+		it->rep = order[k][1];
+		rc = hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path));
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
+		measured_set(it, plan_path, x->min_size);
+		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
+	}
+	if (rc == 0)
+		rc = slurm_batch(x->slurm, items, n, batch_done, &b);
+	free(items);
+	return rc;
+}
+
+/* Runs of the reference per round when k configurations are compared with
+ * it: every comparison uses its mean, and about sqrt(k) runs of it to one of
+ * each of the others give the narrowest intervals for the runs spent
+ * (Dunnett's allocation); a slow outlier among its runs also weighs less. */
+int hmpt_measure_ref_share(int k)
+{
+	int m = (int)lround(sqrt(k > 0 ? k : 0));
+	return m < 1 ? 1 : m;
+}
+
+/* Round r's runs (configuration, rep) shuffled, the same on every
+ * resumption. */
+static void shuffle_round(int (*items)[2], int n, int r)
+{
+	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
+	for (int i = n - 1; i > 0; i--) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		int j = (int)(s % (uint64_t)(i + 1)), tmp[2] = {items[i][0], items[i][1]};
+		items[i][0] = items[j][0], items[i][1] = items[j][1];
+		items[j][0] = tmp[0], items[j][1] = tmp[1];
+	}
+}
+
+/* The runs still to do, in order, into seq: every configuration in `list`
+ * reps times, round-robin in a shuffled order per round, the reference
+ * (list[0]) `share` times per round.  Their number. */
+static int schedule(const hmpt_tune_t *t, const int *list, int n, int share, int (*seq)[2])
+{
+	int k = 0;
+
+	for (int r = 0; r < t->reps; r++) {
+		int(*round)[2] = seq + k, m = 0;
+		for (int i = 0; i < n; i++)
+			for (int j = 0; j < (i ? 1 : share); j++) {
+				round[m][0] = list[i];
+				round[m++][1] = i ? r : r * share + j;
+			}
+		shuffle_round(round, m, r);
+		for (int i = 0; i < m; i++)
+			if (!config_has_rep(&t->configs[round[i][0]], round[i][1])) {
+				seq[k][0] = round[i][0];
+				seq[k++][1] = round[i][1];
+			}
+	}
+	return k;
+}
+
+/* Runs here start with one of the reference that is not counted: the first
+ * run after a pause meets cold caches and files. */
+int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int n)
+{
+	hmpt_tconfig_t *ref = &t->configs[list[0]];
+	int share = hmpt_measure_ref_share(n - 1), rc = 0;
+
+	if (ref->share > share)
+		share = ref->share;
+	int(*seq)[2] = calloc((size_t)(t->reps * (n - 1 + share)) + 1, sizeof(*seq));
+	if (!seq)
+		return -1;
+	ref->share = share;
+	int k = schedule(t, list, n, share, seq);
+	x->done = 0;
+	x->spent = 0;
+	x->total = k;
+	if (x->slurm) {
+		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
+	} else if (k) {
+		char plan_path[PATH_MAX], log[PATH_MAX];
+		rc = hmpt_config_plan_path(t, ref, plan_path, sizeof(plan_path));
+		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
+		if (rc == 0 && x->progress)
+			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
+		if (rc == 0)
+			hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
+			rc = run_config(t, x, seq[i][0], seq[i][1]);
+		rc = interrupted ? -1 : rc;
+	}
+	free(seq);
+	if (x->progress && x->total)
+		fprintf(stderr, "\r\033[K");
+	return rc;
+}

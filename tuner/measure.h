@@ -1,0 +1,72 @@
+/* measure.h — running a tuning's configurations and recording their runs.
+ *
+ * A run is the command under a configuration's plan, its figure the
+ * --metric in its output or its wall time; here one after another, or as
+ * Slurm batch jobs (--slurm, up to --parallel at a time, a run that failed
+ * retried once on another node).  Configurations are measured interleaved in
+ * shuffled rounds, so that drift hits all alike, and the order is the same
+ * on every resumption.
+ *
+ * Contract: every run that ends goes to its configuration's runs and to the
+ * journal before the next starts.  A signal caught by hmpt_measure_trap()
+ * kills the run in progress: the functions that run return -1, and
+ * hmpt_measure_interrupted() says which signal.  Progress goes to standard
+ * error when x->progress.
+ */
+#ifndef HMPT_TUNER_MEASURE_H
+#define HMPT_TUNER_MEASURE_H
+
+#include <limits.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "journal.h"
+#include "slurm.h"
+#include "tuning.h"
+
+typedef struct {
+	char lib[PATH_MAX];      /* the libhmpt.so preloaded */
+	const char *min_size;    /* --min-size, or NULL */
+	hmpt_slurm_t *slurm;     /* --slurm: where runs go; NULL: here */
+	hmpt_journal_t *journal; /* where runs are recorded */
+	regex_t metric;          /* --metric, once compiled */
+	bool metric_set;
+	int done, total; /* runs this session, for the progress line */
+	double spent;
+	bool progress, quiet;
+} hmpt_measure_t;
+
+/* Compile --metric's POSIX extended regular expression: 0, or -1 with why. */
+int hmpt_measure_metric(hmpt_measure_t *x, const char *regex, char *why, size_t cap);
+/* The figure in a run's output: the last match's first group, or the first
+ * number after the last match.  0, or -1 when there is none. */
+int hmpt_measure_metric_read(const hmpt_measure_t *x, const char *log, double *value);
+void hmpt_measure_free(hmpt_measure_t *x);
+
+/* Catch signal sig: kill the run in progress and stop. */
+void hmpt_measure_trap(int sig);
+/* The signal caught, or 0. */
+int hmpt_measure_interrupted(void);
+
+/* "run 3/40 (LABEL, run REP+1), about 1m20s left" on standard error. */
+void hmpt_measure_progress(hmpt_measure_t *x, const char *label, int rep);
+/* Run cmd once under plan_path, its output to log: the figure (with metric:
+ * the --metric, else the wall time), or how it failed. */
+hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *plan_path,
+                             const char *log, double timeout, bool metric);
+/* Run cmd once as a Slurm batch job with `set` ("NAME=value", at most 4,
+ * NULL-terminated) in its environment: its outcome in *job; 0, or -1 when
+ * interrupted. */
+int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set, const char *log,
+                           double timeout, hmpt_sjob_t *job);
+/* Runs of the reference per round when k configurations are compared. */
+int hmpt_measure_ref_share(int k);
+/* Measure configurations list[0..n-1] (list[0] the reference of the others)
+ * t->reps times each, the reference its share of times per round; runs
+ * already recorded are skipped.  It may be called again in a phase with
+ * other configurations against the same reference: the reference's share
+ * never shrinks, so that its runs so far still count.  0, or -1. */
+int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int n);
+
+#endif

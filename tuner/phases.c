@@ -1,0 +1,387 @@
+/* phases.c — the steps of a tuning: profile, group, combinations, analysis,
+ * plans. */
+#include "phases.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "method.h"
+#include "plancmd.h"
+#include "profiles.h"
+#include "profrun.h"
+#include "report.h"
+#include "runner.h"
+
+/* ------------------------------------------------------------- profile */
+
+/* The profile run: DIR/profile/profile.json and sites.tsv, journaled. */
+static int profile_run(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample, const char *pdir,
+                       const char *absdir)
+{
+	char pattern[PATH_MAX + 32], log[PATH_MAX], sv[64], mv[64];
+	char *set[5] = {pattern, NULL, NULL, NULL, NULL}, **sp = set + 1;
+
+	snprintf(pattern, sizeof(pattern), "HMPT_PROFILE=%s/profile.%%p.json", absdir);
+	snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample);
+	*sp++ = sv;
+	if (x->min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", x->min_size))
+		*sp++ = mv;
+	size_t added;
+	char **env = hmpt_child_env(x->lib, set, &added);
+	hmpt_profiles_clear(absdir);
+	snprintf(log, sizeof(log), "%s/runs/profile.log", t->dir);
+	if (!x->quiet)
+		fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->program, log);
+	hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
+	hmpt_run_result_t res = {0};
+	if (x->slurm) { /* on a node, as the measured runs will be */
+		hmpt_sjob_t job;
+		if (hmpt_measure_slurm_job(x, t->cmd, set, log, 0, &job) == 0 && job.status) {
+			fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
+			        *job.host ? job.host : "Slurm", job.why);
+			return -1;
+		}
+		res.wall = job.wall;
+	} else {
+		hmpt_run(&spec, &res);
+	}
+	hmpt_child_env_free(env, added);
+	if (hmpt_measure_interrupted())
+		return -1;
+	if (res.status) {
+		char why[160];
+		hmpt_run_describe(&res, 0, why, sizeof(why));
+		fprintf(stderr,
+		        "hmpt-tune: %s %s in the profile run, before any placement "
+		        "change: fix that first (its output is in %s)\n",
+		        t->program, why, log);
+		return -1;
+	}
+	double figure;
+	if (t->metric && hmpt_measure_metric_read(x, log, &figure) != 0) {
+		fprintf(stderr,
+		        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
+		        "give a regular expression that matches the line with the figure\n",
+		        t->metric, t->program, log);
+		return -1;
+	}
+	if (t->timeout == 0)
+		t->timeout = 30 + 5 * res.wall;
+	int none;
+	json_t *merged = hmpt_profiles_collect(absdir, (long)res.pid, &none);
+	if (!merged) {
+		if (none)
+			fprintf(stderr,
+			        "hmpt-tune: %s made no allocation of at least %s bytes: "
+			        "nothing to place (--min-size lowers the threshold)\n",
+			        t->program, x->min_size ? x->min_size : "1M");
+		return -1;
+	}
+	if (hmpt_profiles_write(pdir, merged, t->sym) != 0) {
+		json_decref(merged);
+		return -1;
+	}
+	json_decref(merged);
+	hmpt_journal_add_profile(x->journal, res.wall);
+	return 0;
+}
+
+static int cmp_bytes_desc(const void *a, const void *b)
+{
+	const hmpt_tsite_t *x = a, *y = b;
+	return (x->bytes < y->bytes) - (x->bytes > y->bytes);
+}
+
+/* t->profile from DIR/profile/profile.json, and its sites. */
+static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
+{
+	char path[PATH_MAX + 16], err[1024];
+	snprintf(path, sizeof(path), "%s/profile.json", pdir);
+	t->profile = hmpt_prof_load(path, err, sizeof(err));
+	if (!t->profile) {
+		fprintf(stderr, "hmpt-tune: %s (--restart profiles again)\n", err);
+		return -1;
+	}
+	if (t->timeout == 0) /* resumed: the journal has the profile run's time */
+		t->timeout = 30 + 5 * x->journal->profile_wall;
+	hmpt_prof_sort_sites(t->profile);
+	const json_t *sites = json_object_get(t->profile, "sites"), *s;
+	const json_t *sampling = json_object_get(t->profile, "sampling");
+	const char *mode = sampling ? hmpt_prof_str(sampling, "mode") : NULL;
+	if (mode && (!strcmp(mode, "pebs") || !strcmp(mode, "ibs")))
+		t->access_kind = "accesses";
+	else if (mode && !strcmp(mode, "faults"))
+		t->access_kind = "first touches";
+	size_t i;
+	t->nsites = (int)json_array_size(sites);
+	t->sites = calloc((size_t)t->nsites + 1, sizeof(*t->sites));
+	json_array_foreach(sites, i, s)
+	{
+		hmpt_tsite_t *ts = &t->sites[i];
+		const json_t *smp = json_object_get(s, "samples");
+		ts->json = s;
+		ts->id = hmpt_prof_str(s, "id");
+		ts->bytes = hmpt_prof_u64(s, "peak_live_bytes");
+		ts->access = smp && json_is_number(json_object_get(smp, "share"))
+		                 ? json_number_value(json_object_get(smp, "share"))
+		                 : -1;
+		ts->group = -1;
+		hmpt_site_loc_t loc;
+		hmpt_report_locate(t->sym, t->profile, s, &loc);
+		snprintf(ts->label, sizeof(ts->label), "%.100s (%.55s)", loc.function,
+		         loc.location);
+		t->total_bytes += ts->bytes;
+	}
+	qsort(t->sites, (size_t)t->nsites, sizeof(*t->sites), cmp_bytes_desc);
+	if (!t->nsites) {
+		fprintf(stderr, "hmpt-tune: the profile has no sites: nothing to place\n");
+		return -1;
+	}
+	return 0;
+}
+
+int hmpt_phases_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample)
+{
+	char pdir[PATH_MAX], absdir[PATH_MAX];
+
+	snprintf(pdir, sizeof(pdir), "%s/profile", t->dir);
+	if (hmpt_mkdir_p(pdir) != 0 || !realpath(pdir, absdir)) {
+		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", pdir, strerror(errno));
+		return -1;
+	}
+	if (!x->journal->profiled && profile_run(t, x, sample, pdir, absdir) != 0)
+		return -1;
+	return load_sites(t, x, pdir);
+}
+
+/* -------------------------------------------------------------- groups */
+
+/* The reference must have run: without it nothing can be compared. */
+static int check_reference(const hmpt_tune_t *t)
+{
+	const hmpt_tconfig_t *r = &t->configs[t->ref];
+	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
+		return 0;
+	for (int i = 0; i < r->nruns; i++)
+		if (r->runs[i].status) {
+			fprintf(stderr,
+			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
+			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
+			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
+			        r->runs[i].rep + 1);
+			return -1;
+		}
+	fprintf(stderr, "hmpt-tune: the all-slow reference has too few runs\n");
+	return -1;
+}
+
+int hmpt_phases_analyze(hmpt_tune_t *t)
+{
+	hmpt_method_analyze(t);
+	return check_reference(t);
+}
+
+/* --group: each a group, sites named by their ids or 4+ digit prefixes. */
+static int user_groups(hmpt_tune_t *t, char *const *user, int nuser)
+{
+	for (int g = 0; g < nuser; g++) {
+		char buf[4096];
+		snprintf(buf, sizeof(buf), "%s", user[g]);
+		for (char *sv, *id = strtok_r(buf, ",", &sv); id; id = strtok_r(NULL, ",", &sv)) {
+			int hit = -1, hits = 0;
+			for (int i = 0; i < t->nsites; i++)
+				if (strlen(id) >= 4 && !strncmp(t->sites[i].id, id, strlen(id)))
+					hit = i, hits++;
+			if (hits != 1 || t->sites[hit].group >= 0) {
+				fprintf(stderr,
+				        "hmpt-tune: --group %s: '%s' %s (give 4 or more hex "
+				        "digits of an id from %s/profile/sites.tsv)\n",
+				        user[g], id,
+				        hits > 1   ? "names several sites"
+				        : hits < 1 ? "names no site of the profile"
+				                   : "is already in a group",
+				        t->dir);
+				return -1;
+			}
+			t->sites[hit].group = g;
+		}
+	}
+	t->ngroups = nuser;
+	return 0;
+}
+
+/* The candidates for the ranking, cand[0..nsites-1]: the largest first, or
+ * the most accessed when sampled. */
+static void order_candidates(const hmpt_tune_t *t, int *cand)
+{
+	for (int i = 0; i < t->nsites; i++)
+		cand[i] = i;
+	if (t->access_kind && !strcmp(t->access_kind, "accesses"))
+		for (int i = 1; i < t->nsites; i++) /* insertion sort by access */
+			for (int j = i;
+			     j > 0 && t->sites[cand[j]].access > t->sites[cand[j - 1]].access;
+			     j--) {
+				int tmp = cand[j];
+				cand[j] = cand[j - 1];
+				cand[j - 1] = tmp;
+			}
+}
+
+/* The ranking phase: all-slow, and each candidate alone in the fast pool;
+ * the K-1 with most impact a group each (all K when no more sites). */
+static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
+	int ncand = t->nsites < t->candidates ? t->nsites : t->candidates;
+	int cand[t->nsites + 1], list[t->nsites + 2], n = 0;
+
+	order_candidates(t, cand);
+	t->ref = hmpt_config_get(t, x->journal, fast, "slow (ranking)", false);
+	list[n++] = t->ref;
+	for (int k = 0; k < ncand; k++) {
+		char label[128];
+		memset(fast, 0, (size_t)t->nsites);
+		fast[cand[k]] = 1;
+		snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
+		list[n++] = hmpt_config_get(t, x->journal, fast, label, false);
+	}
+	free(fast);
+	for (int k = 0; k < n; k++)
+		t->configs[list[k]].ref = t->ref;
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
+		        "(%d runs)\n",
+		        t->nsites, t->nsites == 1 ? "" : "s", t->program,
+		        (n - 1 + hmpt_measure_ref_share(n - 1)) * t->reps);
+	if (hmpt_measure_configs(t, x, list, n) != 0 || hmpt_phases_analyze(t) != 0)
+		return -1;
+	int *ranked = list + 1, nranked = n - 1;
+	hmpt_method_rank(t, ranked, nranked);
+	int k = t->ngroups_max;
+	if (t->nsites <= k) {
+		k = t->nsites;
+	} else {
+		k--; /* the last group is the rest */
+	}
+	for (int g = 0; g < k && g < nranked; g++) {
+		const hmpt_tconfig_t *c = &t->configs[ranked[g]];
+		for (int i = 0; i < t->nsites; i++)
+			if (c->fast[i])
+				t->sites[i].group = g;
+	}
+	t->ngroups = k < nranked ? k : nranked;
+	return 0;
+}
+
+int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser)
+{
+	if ((nuser ? user_groups(t, user, nuser) : ranked_groups(t, x)) != 0)
+		return -1;
+	/* the rest */
+	bool rest = false;
+	for (int i = 0; i < t->nsites; i++)
+		if (t->sites[i].group < 0) {
+			t->sites[i].group = t->ngroups;
+			rest = true;
+		}
+	if (rest)
+		t->ngroups++;
+	for (int g = 0; g < t->ngroups; g++) {
+		hmpt_tgroup_t *gr = &t->groups[g];
+		snprintf(gr->name, sizeof(gr->name), rest && g == t->ngroups - 1 ? "rest" : "G%d",
+		         g + 1);
+		for (int i = 0; i < t->nsites; i++)
+			if (t->sites[i].group == g) {
+				gr->nsites++;
+				gr->bytes += t->sites[i].bytes;
+				gr->access += t->sites[i].access > 0 ? t->sites[i].access : 0;
+			}
+	}
+	return 0;
+}
+
+/* -------------------------------------------------------- combinations */
+
+int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
+	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
+
+	for (int m = 0; m < ncomb; m++) {
+		char label[128] = "";
+		size_t len = 0;
+		for (int i = 0; i < t->nsites; i++)
+			fast[i] = (unsigned char)(m >> t->sites[i].group & 1);
+		for (int g = 0; g < t->ngroups; g++)
+			if (m >> g & 1)
+				len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
+				                        len ? "+" : "", t->groups[g].name);
+		if (m == 0)
+			snprintf(label, sizeof(label), "slow");
+		else if (m == ncomb - 1)
+			snprintf(label, sizeof(label), "fast");
+		list[m] = hmpt_config_get(t, x->journal, fast, label, true);
+		hmpt_tconfig_t *c = &t->configs[list[m]];
+		c->mask = (unsigned)m;
+		snprintf(c->label, sizeof(c->label), "%s", label);
+	}
+	t->ref = list[0];
+	t->ncombos = ncomb;
+	for (int m = 0; m < ncomb; m++)
+		t->configs[list[m]].ref = t->ref;
+	free(fast);
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
+		        "%d of all-slow\n",
+		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
+		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
+	return hmpt_measure_configs(t, x, list, ncomb);
+}
+
+/* --------------------------------------------------------------- plans */
+
+int hmpt_phases_write_plans(hmpt_tune_t *t)
+{
+	struct {
+		const char *file;
+		int config;
+		const char *what;
+	} out[] = {{"plan-best.json", t->best, "highest speedup"},
+	           {"plan-90.json", t->best90, "smallest fast footprint with 90 % of the best"},
+	           {"plan-capacity.json", t->fit, "highest speedup within --capacity"},
+	           {"plan-slow.json", t->ref, "the all-slow reference"}};
+	for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++) {
+		char path[PATH_MAX], text[512];
+		int ci = out[k].config >= 0 ? out[k].config : t->ref;
+		const hmpt_tconfig_t *c = &t->configs[ci];
+		if (k == 2 && !t->capacity)
+			continue;
+		if (out[k].config < 0)
+			snprintf(
+			    text, sizeof(text),
+			    "%s: none; no configuration was measurably faster than all-slow%s, "
+			    "so nothing is placed in the fast pool",
+			    out[k].what, k == 2 ? " within --capacity" : "");
+		else if (ci == t->ref)
+			snprintf(text, sizeof(text), "%s", out[k].what);
+		else
+			snprintf(text, sizeof(text),
+			         "%s: %s, %.3fx over all-slow (%.0f %% interval %.3f-%.3f, %d runs "
+			         "each), %.1f %% of the footprint in the fast pool",
+			         out[k].what, c->label, c->sp.speedup, 100 * (1 - t->alpha_used),
+			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
+		json_t *plan = hmpt_config_plan(t, c, text);
+		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
+		int rc = hmpt_plan_emit(plan, path);
+		json_decref(plan);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
