@@ -400,26 +400,45 @@ static void shuffle_round(int (*items)[2], int n, int r)
 	}
 }
 
-/* The runs still to do, in order, into seq: every configuration in `list`
- * reps times, round-robin in a shuffled order per round, the reference
- * (list[0]) `share` times per round.  Their number. */
-static int schedule(const hmpt_tune_t *t, const int *list, int n, int share, int (*seq)[2])
+/* The runs still to do, in order, into seq: each configuration's missing
+ * reps (below hmpt_tune_config_want) one per round, round-robin in a
+ * shuffled order per round; the reference's (list[0]) spread evenly over
+ * the rounds, `share` per round when nothing ran yet.  Their number. */
+static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 {
-	int k = 0;
+	int rounds = 1, k = 0;
+	const hmpt_tconfig_t *ref = &t->configs[list[0]];
+	int want_ref = hmpt_tune_config_want(t, ref), missing_ref = 0;
 
-	for (int r = 0; r < t->reps; r++) {
+	for (int i = 1; i < n; i++) {
+		const hmpt_tconfig_t *c = &t->configs[list[i]];
+		int missing = 0;
+		for (int r = 0; r < hmpt_tune_config_want(t, c); r++)
+			missing += !config_has_rep(c, r);
+		rounds = missing > rounds ? missing : rounds;
+	}
+	for (int r = 0; r < want_ref; r++)
+		missing_ref += !config_has_rep(ref, r);
+	for (int r = 0, done_ref = 0; r < rounds; r++) {
 		int(*round)[2] = seq + k, m = 0;
-		for (int i = 0; i < n; i++)
-			for (int j = 0; j < (i ? 1 : share); j++) {
-				round[m][0] = list[i];
-				round[m++][1] = i ? r : r * share + j;
+		/* the reference's missing runs up to this round's share of them */
+		int upto = (int)((long)missing_ref * (r + 1) / rounds);
+		for (int rep = 0, seen = 0; rep < want_ref && done_ref < upto; rep++)
+			if (!config_has_rep(ref, rep) && seen++ >= done_ref) {
+				round[m][0] = list[0];
+				round[m++][1] = rep;
+				done_ref++;
 			}
+		for (int i = 1; i < n; i++) {
+			const hmpt_tconfig_t *c = &t->configs[list[i]];
+			for (int rep = 0, seen = 0; rep < hmpt_tune_config_want(t, c); rep++)
+				if (!config_has_rep(c, rep) && seen++ == r) {
+					round[m][0] = list[i];
+					round[m++][1] = rep;
+				}
+		}
 		shuffle_round(round, m, r);
-		for (int i = 0; i < m; i++)
-			if (!config_has_rep(&t->configs[round[i][0]], round[i][1])) {
-				seq[k][0] = round[i][0];
-				seq[k++][1] = round[i][1];
-			}
+		k += m;
 	}
 	return k;
 }
@@ -433,11 +452,14 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 
 	if (ref->share > share)
 		share = ref->share;
-	int(*seq)[2] = calloc((size_t)(t->reps * (n - 1 + share)) + 1, sizeof(*seq));
+	ref->share = share;
+	size_t cap = (size_t)hmpt_tune_config_want(t, ref) + 1;
+	for (int i = 1; i < n; i++)
+		cap += (size_t)hmpt_tune_config_want(t, &t->configs[list[i]]);
+	int(*seq)[2] = calloc(cap, sizeof(*seq));
 	if (!seq)
 		return -1;
-	ref->share = share;
-	int k = schedule(t, list, n, share, seq);
+	int k = schedule(t, list, n, seq);
 	x->done = 0;
 	x->spent = 0;
 	x->total = k;

@@ -11,8 +11,7 @@ static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 
 	c->nfailed = 0;
 	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].status == 0 &&
-		    c->runs[i].rep < t->reps * (c->share > 1 ? c->share : 1))
+		if (c->runs[i].status == 0 && c->runs[i].rep < hmpt_tune_config_want(t, c))
 			v[n++] = c->runs[i].value;
 		else if (c->runs[i].status != 0)
 			c->nfailed++;

@@ -44,6 +44,9 @@ typedef struct {
 	int ref;        /* the all-slow configuration of its phase: runs of a phase
 	                   are compared only with each other */
 	int share;      /* runs per round (0: one; the reference: more) */
+	int want;       /* runs that count, reps 0..want-1 (0: --reps, times the
+	                   share for a reference); the model search raises it
+	                   for another round */
 	uint64_t fast_bytes;
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
@@ -71,6 +74,8 @@ typedef struct {
 	const char *metric; /* regular expression, or NULL: wall clock */
 	bool maximize;      /* the metric is a rate */
 	int reps, ngroups_max, candidates;
+	bool exhaustive; /* --search exhaustive: all 2^K, not the model's choice */
+	int budget;      /* --budget: runs of the combination phase, 0: none */
 	double alpha, min_gain, timeout;
 	uint64_t capacity; /* 0: none */
 	json_t *fast_pool, *slow_pool;
@@ -88,12 +93,20 @@ typedef struct {
 	int ref;               /* the all-slow configuration (of the last phase) */
 	int ncombos;           /* configurations in the combination phase */
 	int best, best90, fit; /* chosen configurations, -1: none */
+	int fastest;           /* the highest point estimate among the faster */
 	double alpha_used;     /* alpha over the number of comparisons */
+	hmpt_pooled_t pool;    /* the variance of log(run), pooled over all */
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
 
 /* The configurations reported and chosen from: those of the combination
  * phase once it ran (the ranking phase's are in results.json and .csv). */
+/* Runs of c that count (reps 0..want-1). */
+static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
+{
+	return c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
+}
+
 static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
 {
 	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;
