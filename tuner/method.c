@@ -32,6 +32,7 @@ static void speedups(hmpt_tune_t *t)
 		 * alike: one variance serves all, with the df of all runs */
 		hmpt_stats_pool(&pool, &t->configs[i].sum);
 	}
+	t->pool = pool;
 	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
 	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
 	for (int i = 0; i < t->nconfigs; i++) {
@@ -68,30 +69,30 @@ static void estimates(hmpt_tune_t *t)
 	}
 }
 
-/* Choices among configurations that ran cleanly and are really faster. */
+/* Choices among configurations shown that ran cleanly */
 static void choose(hmpt_tune_t *t)
 {
-	t->best = t->best90 = t->fit = -1;
-	for (int i = 0; i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed)
-			continue;
-		if (t->best < 0 || c->sp.speedup > t->configs[t->best].sp.speedup)
-			t->best = i;
-		if (t->capacity && c->fast_bytes <= t->capacity &&
-		    (t->fit < 0 || c->sp.speedup > t->configs[t->fit].sp.speedup))
-			t->fit = i;
+	hmpt_choice_in_t *in = calloc((size_t)t->nconfigs + 1, sizeof(*in));
+	hmpt_choice_t ch = {-1, -1, -1, -1};
+
+	if (in) {
+		for (int i = 0; i < t->nconfigs; i++) {
+			const hmpt_tconfig_t *c = &t->configs[i];
+			in[i] = (hmpt_choice_in_t){.sum = c->sum,
+			                           .sp = c->sp,
+			                           .bytes = (double)c->fast_bytes,
+			                           .eligible = hmpt_tune_config_shown(t, i) &&
+			                                       !c->nfailed && c->sum.n > 0 &&
+			                                       i != c->ref};
+		}
+		hmpt_method_choose(in, t->nconfigs, &t->pool, t->alpha_used, t->min_gain,
+		                   t->maximize, (double)t->capacity, &ch);
+		free(in);
 	}
-	for (int i = 0; t->best >= 0 && i < t->nconfigs; i++) {
-		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!hmpt_tune_config_shown(t, i) || !c->sp.faster || c->nfailed ||
-		    c->sp.speedup < 0.9 * t->configs[t->best].sp.speedup)
-			continue;
-		if (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
-		    (c->fast_bytes == t->configs[t->best90].fast_bytes &&
-		     c->sp.speedup > t->configs[t->best90].sp.speedup))
-			t->best90 = i;
-	}
+	t->fastest = ch.fastest;
+	t->best = ch.best;
+	t->best90 = ch.best90;
+	t->fit = ch.fit;
 }
 
 void hmpt_method_analyze(hmpt_tune_t *t)
@@ -126,4 +127,50 @@ void hmpt_method_rank(const hmpt_tune_t *t, int *configs, int n)
 	qsort(by, (size_t)n, sizeof(by[0]), cmp_impact);
 	for (int i = 0; i < n; i++)
 		configs[i] = by[i].config;
+}
+
+void hmpt_method_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *pool, double alpha,
+                        double min_gain, bool higher_is_better, double capacity, hmpt_choice_t *out)
+{
+	out->fastest = out->best = out->best90 = out->fit = -1;
+	int fastest_fit = -1;
+	for (int i = 0; i < n; i++) {
+		if (!c[i].eligible || !c[i].sp.faster)
+			continue;
+		if (out->fastest < 0 || c[i].sp.speedup > c[out->fastest].sp.speedup)
+			out->fastest = i;
+		if (capacity > 0 && c[i].bytes <= capacity &&
+		    (fastest_fit < 0 || c[i].sp.speedup > c[fastest_fit].sp.speedup))
+			fastest_fit = i;
+	}
+	/* the smallest footprint not measurably slower than the fastest: a
+	 * user pays for every byte of the fast pool */
+	for (int pass = 0; pass < 2; pass++) {
+		int top = pass ? fastest_fit : out->fastest, *pick = pass ? &out->fit : &out->best;
+		for (int i = 0; top >= 0 && i < n; i++) {
+			if (!c[i].eligible || !c[i].sp.faster || (pass && c[i].bytes > capacity))
+				continue;
+			hmpt_speedup_t vs;
+			if (i == top)
+				vs.slower = false;
+			else
+				hmpt_stats_speedup(&c[top].sum, &c[i].sum, pool, alpha, min_gain,
+				                   higher_is_better, &vs);
+			if (vs.slower)
+				continue;
+			if (*pick < 0 || c[i].bytes < c[*pick].bytes ||
+			    (c[i].bytes == c[*pick].bytes && c[i].sp.speedup > c[*pick].sp.speedup))
+				*pick = i;
+		}
+	}
+	/* 90 % of the best speedup measured, at the smallest footprint */
+	for (int i = 0; out->fastest >= 0 && i < n; i++) {
+		if (!c[i].eligible || !c[i].sp.faster ||
+		    c[i].sp.speedup < 0.9 * c[out->fastest].sp.speedup)
+			continue;
+		if (out->best90 < 0 || c[i].bytes < c[out->best90].bytes ||
+		    (c[i].bytes == c[out->best90].bytes &&
+		     c[i].sp.speedup > c[out->best90].sp.speedup))
+			out->best90 = i;
+	}
 }

@@ -13,9 +13,7 @@
  * can still change a decision: one that may beat the best measured, or one
  * with a smaller fast footprint that may reach 90 % of it.  It stops when no
  * such mask is left at the confidence asked for, or at max_configs.
- *
- * hmpt_search_choose applies the choice rules to measured configurations,
- * for the model search and the exhaustive one alike.
+
  */
 #ifndef HMPT_TUNER_SEARCH_H
 #define HMPT_TUNER_SEARCH_H
@@ -63,27 +61,5 @@ void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *
 
 /* Masks with data (any phase), all-slow included. */
 int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs);
-
-/* One measured configuration as the choice rules see it. */
-typedef struct {
-	hmpt_summary_t sum; /* its runs */
-	hmpt_speedup_t sp;  /* over its reference, as analysed */
-	double bytes;       /* fast footprint */
-	bool eligible;      /* measured cleanly in the phase chosen from */
-} hmpt_choice_in_t;
-
-typedef struct {
-	int fastest; /* highest point estimate among the measurably faster */
-	int best;    /* the smallest footprint not measurably slower than fastest */
-	int best90;  /* the smallest footprint reaching 90 % of best */
-	int fit;     /* the best by the same rule within capacity */
-} hmpt_choice_t;
-
-/* The choices among c[0..n-1] (-1: none).  "Not measurably slower" is the
- * speedup interval of a configuration over the fastest, from `pool` at
- * `alpha` (already corrected for the comparisons made). */
-void hmpt_search_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *pool, double alpha,
-                        double min_gain, bool higher_is_better, double capacity,
-                        hmpt_choice_t *out);
 
 #endif

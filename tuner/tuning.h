@@ -53,7 +53,7 @@ typedef struct {
 	int nruns, nfailed;
 	hmpt_summary_t sum;
 	hmpt_speedup_t sp;
-	double estimate; /* from single-group speedups; 0: none */
+	double estimate;  /* from single-group speedups; 0: none */
 	double predicted; /* the search model's speedup for it; 0: none */
 } hmpt_tconfig_t;
 

@@ -108,6 +108,39 @@ static void test_capacity(void)
 	CHECK(t.fit == -1);
 }
 
+/* plan-best: the smallest footprint not measurably slower than the
+ * fastest, which stays t->fastest */
+static void test_best_rule(void)
+{
+	hmpt_tune_t t;
+
+	reset(&t);
+	add(&t, (double[]){10.0, 10.1, 9.9}, 3, 0);
+	add(&t, (double[]){5.0, 5.3, 4.7}, 3, 100);  /* 2.0x, the fastest */
+	add(&t, (double[]){5.1, 5.4, 4.8}, 3, 60);   /* 1.96x: within the noise */
+	add(&t, (double[]){6.5, 6.55, 6.45}, 3, 30); /* 1.54x: measurably slower */
+	hmpt_method_analyze(&t);
+	CHECK(t.fastest == 1);
+	CHECK(t.best == 2);
+	CHECK(t.best90 == 2);
+	/* with quiet runs the same 2 % is measurable: the fastest is the best */
+	reset(&t);
+	add(&t, (double[]){10.0, 10.01, 9.99}, 3, 0);
+	add(&t, (double[]){5.0, 5.005, 4.995}, 3, 100);
+	add(&t, (double[]){5.1, 5.105, 5.095}, 3, 60);
+	hmpt_method_analyze(&t);
+	CHECK(t.fastest == 1 && t.best == 1 && t.best90 == 2);
+	/* a measured configuration may also be a predicted one's neighbour:
+	 * predictions (no runs) are never chosen */
+	reset(&t);
+	add(&t, (double[]){10.0, 10.1, 9.9}, 3, 0);
+	add(&t, (double[]){5.0, 5.05, 4.95}, 3, 100);
+	hmpt_tconfig_t *p = add(&t, NULL, 0, 1);
+	p->predicted = 3;
+	hmpt_method_analyze(&t);
+	CHECK(t.best == 1 && t.best90 == 1);
+}
+
 /* Only runs of reps within --reps (the reference: times its share) count. */
 static void test_reps(void)
 {
@@ -174,6 +207,7 @@ int main(void)
 {
 	test_choices();
 	test_capacity();
+	test_best_rule();
 	test_reps();
 	test_estimate();
 	test_rank();

@@ -17,7 +17,7 @@
  *
  * Both searches start from a simulated ranking phase (all-slow and groups 1
  * to K-1 alone, as the tuner's ranking measures the top sites alone) and
- * choose by the same rules (hmpt_search_choose).  Targets: at most 2K+4
+ * choose by the same rules (hmpt_method_choose).  Targets: at most 2K+4
  * configurations; the model's best reaches >= 98 % of the exhaustive best's
  * true speedup in >= 95 % of cases; its 90 % plan is within one group of the
  * exhaustive one's footprint.  Prints the distribution (the README's table).
@@ -33,6 +33,7 @@
 
 #include "check.h"
 
+#include "method.h"
 #include "search.h"
 #include "stats.h"
 
@@ -345,7 +346,7 @@ static void choose(const meas_t *me, const land_t *l, int *best, int *best90)
 		                           .sp = a.sp[m],
 		                           .bytes = mask_bytes(l, (unsigned)m),
 		                           .eligible = m && me->s[m].n > 0};
-	hmpt_search_choose(in, n, &a.pool, a.alpha, 0.01, false, 0, &ch);
+	hmpt_method_choose(in, n, &a.pool, a.alpha, 0.01, false, 0, &ch);
 	*best = ch.best;
 	*best90 = ch.best90;
 }
