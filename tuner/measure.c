@@ -469,10 +469,11 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 		char plan_path[PATH_MAX], log[PATH_MAX];
 		rc = hmpt_config_plan_path(t, ref, plan_path, sizeof(plan_path));
 		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-		if (rc == 0 && x->progress)
+		if (rc == 0 && x->progress && !x->warm)
 			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-		if (rc == 0)
+		if (rc == 0 && !x->warm)
 			hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+		x->warm = x->keep_warm;
 		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
 			rc = run_config(t, x, seq[i][0], seq[i][1]);
 		rc = interrupted ? -1 : rc;

@@ -35,6 +35,8 @@ typedef struct {
 	int done, total; /* runs this session, for the progress line */
 	double spent;
 	bool progress, quiet;
+	bool keep_warm; /* batches follow one another: one warm-up serves all */
+	bool warm;      /* the warm-up ran, and keep_warm */
 } hmpt_measure_t;
 
 /* Compile --metric's POSIX extended regular expression: 0, or -1 with why. */

@@ -45,7 +45,21 @@ static void speedups(hmpt_tune_t *t)
 	}
 }
 
-/* The linear estimate: time savings of single groups add up. */
+int hmpt_method_single(const hmpt_tune_t *t, int g)
+{
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		bool same = !c->in_combos && i != c->ref && c->sum.n > 0 && c->fast;
+		for (int s = 0; s < t->nsites && same; s++)
+			same = (c->fast[s] != 0) == (t->sites[s].group == g);
+		if (same)
+			return i;
+	}
+	return -1;
+}
+
+/* The linear estimate: time savings of single groups add up (a group the
+ * combinations did not measure alone: the ranking's run of it). */
 static void estimates(hmpt_tune_t *t)
 {
 	double single[16] = {0};
@@ -54,8 +68,12 @@ static void estimates(hmpt_tune_t *t)
 		if (c->in_combos && c->mask && !(c->mask & (c->mask - 1)) && c->sp.speedup > 0)
 			single[__builtin_ctz(c->mask)] = c->sp.speedup;
 	}
-	for (int g = 0; g < t->ngroups; g++)
+	for (int g = 0; g < t->ngroups; g++) {
+		int r = single[g] > 0 ? -1 : hmpt_method_single(t, g);
+		if (r >= 0 && !t->configs[r].nfailed)
+			single[g] = t->configs[r].sp.speedup;
 		t->groups[g].alone = single[g];
+	}
 	for (int i = 0; i < t->nconfigs; i++) {
 		hmpt_tconfig_t *c = &t->configs[i];
 		double saved = 0;

@@ -15,6 +15,9 @@
  * compared) and linear estimate, each group's speedup alone, and the choices
  * best, best90 and fit (-1: none). */
 void hmpt_method_analyze(hmpt_tune_t *t);
+/* The ranking phase's configuration of group g alone (its sites exactly,
+ * measured), or -1. */
+int hmpt_method_single(const hmpt_tune_t *t, int g);
 /* Sorts configs[0..n-1] (indices of analyzed configurations) by impact:
  * speedup, then fast bytes, the largest first. */
 void hmpt_method_rank(const hmpt_tune_t *t, int *configs, int n);

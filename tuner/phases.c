@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "profiles.h"
 #include "profrun.h"
 #include "report.h"
+#include "search.h"
 #include "runner.h"
 
 /* ------------------------------------------------------------- profile */
@@ -307,9 +309,10 @@ int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int 
 
 /* -------------------------------------------------------- combinations */
 
-int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
+/* Every combination of the groups, list[mask] its configuration. */
+static void combos_create(hmpt_tune_t *t, hmpt_measure_t *x, int *list)
 {
-	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
+	int ncomb = 1 << t->ngroups;
 	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
 
 	for (int m = 0; m < ncomb; m++) {
@@ -335,6 +338,163 @@ int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 	for (int m = 0; m < ncomb; m++)
 		t->configs[list[m]].ref = t->ref;
 	free(fast);
+}
+
+/* What the search knows: the ranking's singles (phase 0) and the
+ * combinations measured (phase 1), as log speedups over their phase's
+ * all-slow runs with the pooled variance. */
+static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs_t *obs)
+{
+	double var = t->pool.df > 0 ? t->pool.var : 0;
+	int n = 0;
+
+	for (int g = 0; g < t->ngroups; g++) {
+		int i = hmpt_method_single(t, g);
+		const hmpt_tconfig_t *c = i >= 0 ? &t->configs[i] : NULL;
+		if (!c || c->nfailed || t->configs[c->ref].sum.n == 0)
+			continue;
+		obs[n++] = (hmpt_search_obs_t){
+		    .mask = 1u << g,
+		    .phase = 0,
+		    .y = log(c->sp.speedup),
+		    .var = var * (1.0 / c->sum.n + 1.0 / t->configs[c->ref].sum.n)};
+	}
+	const hmpt_tconfig_t *ref = &t->configs[list[0]];
+	if (ref->sum.n) /* all-slow itself: log speedup 0, known to its mean's precision */
+		obs[n++] = (hmpt_search_obs_t){.phase = 1, .var = var / ref->sum.n};
+	for (int m = 1; m < t->ncombos && ref->sum.n; m++) {
+		const hmpt_tconfig_t *c = &t->configs[list[m]];
+		if (c->sum.n == 0 && !c->nfailed)
+			continue;
+		obs[n++] = (hmpt_search_obs_t){
+		    .mask = (unsigned)m,
+		    .phase = 1,
+		    .y = c->sum.n ? log(c->sp.speedup) : 0,
+		    .var = c->sum.n ? var * (1.0 / c->sum.n + 1.0 / ref->sum.n) : 0,
+		    .rounds = (c->sum.n + c->nfailed + t->reps - 1) / t->reps,
+		    .failed = c->nfailed > 0};
+	}
+	return n;
+}
+
+/* Runs of the combination phase so far, and configurations with runs. */
+static int phase_runs(const hmpt_tune_t *t, const int *list, int *configs)
+{
+	int runs = 0;
+	*configs = 0;
+	for (int m = 0; m < t->ncombos; m++) {
+		const hmpt_tconfig_t *c = &t->configs[list[m]];
+		int n = c->sum.n + c->nfailed;
+		runs += n;
+		*configs += m && n > 0;
+	}
+	return runs;
+}
+
+/* --search model: batches of configurations the model asks for (search.h),
+ * each measured --reps times against all-slow runs interleaved with it. */
+static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
+{
+	hmpt_search_setup_t s = {.k = t->ngroups, .confidence = 1 - t->alpha};
+	hmpt_search_obs_t *obs = calloc((size_t)t->ncombos + 16, sizeof(*obs));
+	int *batch = calloc((size_t)t->ncombos + 1, sizeof(int)), rc = 0, nobs = 0;
+	hmpt_tconfig_t *ref = &t->configs[list[0]];
+
+	if (!obs || !batch) {
+		free(obs);
+		free(batch);
+		return -1;
+	}
+	for (int g = 0; g < t->ngroups; g++)
+		s.bytes[g] = (double)t->groups[g].bytes;
+	x->keep_warm = true;
+	for (;;) {
+		int nb = 1, measured;
+		hmpt_method_analyze(t);
+		batch[0] = list[0];
+		/* first what an interruption left half done */
+		for (int m = 1; m < t->ncombos; m++) {
+			const hmpt_tconfig_t *c = &t->configs[list[m]];
+			if (!c->nfailed && c->sum.n > 0 && c->sum.n < hmpt_tune_config_want(t, c))
+				batch[nb++] = list[m];
+		}
+		nobs = search_observe(t, list, obs);
+		if (nb == 1) {
+			unsigned next[2];
+			int got = hmpt_search_next(&s, obs, nobs, next, 2);
+			for (int i = 0; i < got; i++) {
+				hmpt_tconfig_t *c = &t->configs[list[next[i]]];
+				if (c->sum.n > 0) /* another round */
+					c->want = hmpt_tune_config_want(t, c) + t->reps;
+				batch[nb++] = list[next[i]];
+			}
+		}
+		if (nb == 1)
+			break;
+		int runs = phase_runs(t, list, &measured), before = ref->want;
+		/* all-slow: sqrt(configurations) times --reps, and one run per
+		 * batch at least, so that every batch meets it */
+		int want = t->reps * hmpt_measure_ref_share(measured + nb - 1);
+		int have = ref->sum.n + ref->nfailed;
+		ref->want = want > have ? want : have + 1;
+		int cost = ref->want - have;
+		for (int i = 1; i < nb; i++) {
+			const hmpt_tconfig_t *c = &t->configs[batch[i]];
+			cost += hmpt_tune_config_want(t, c) - c->sum.n;
+		}
+		if (t->budget && runs + cost > t->budget) {
+			ref->want = before;
+			if (!x->quiet)
+				fprintf(stderr,
+				        "hmpt-tune: --budget %d runs reached (%d run; the next "
+				        "configurations would take %d)\n",
+				        t->budget, runs, cost);
+			break;
+		}
+		rc = hmpt_measure_configs(t, x, batch, nb);
+		if (rc)
+			break;
+	}
+	x->keep_warm = false;
+	if (rc == 0) {
+		double *mean = calloc((size_t)t->ncombos, sizeof(double));
+		double *sd = calloc((size_t)t->ncombos, sizeof(double));
+		if (mean && sd) {
+			hmpt_search_predict(&s, obs, nobs, mean, sd);
+			for (int m = 1; m < t->ncombos; m++) {
+				hmpt_tconfig_t *c = &t->configs[list[m]];
+				c->predicted = c->nruns ? 0 : exp(mean[m]);
+			}
+		}
+		free(mean);
+		free(sd);
+		t->search_runs = phase_runs(t, list, &t->search_configs);
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
+			        "search: %d configurations, %d runs)\n",
+			        t->search_configs, t->search_runs, t->ncombos, t->exhaustive_runs);
+	}
+	free(obs);
+	free(batch);
+	return rc;
+}
+
+int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
+
+	combos_create(t, x, list);
+	t->exhaustive_runs = t->reps * (ncomb - 1 + hmpt_measure_ref_share(ncomb - 1));
+	if (!t->exhaustive) {
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: %d group%s: model search among %d configurations (at "
+			        "most %d, %d runs each)\n",
+			        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb,
+			        2 * t->ngroups + 4 < ncomb ? 2 * t->ngroups + 4 : ncomb, t->reps);
+		return search_model(t, x, list);
+	}
 	if (!x->quiet)
 		fprintf(stderr,
 		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "

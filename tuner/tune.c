@@ -49,10 +49,11 @@ const char hmpt_tune_usage[] =
     "\n"
     "Find which allocations of COMMAND deserve the fast memory pool: profile it,\n"
     "measure each large allocation site alone in the fast pool, group the sites\n"
-    "(the K-1 with most impact one group each, the rest one group), measure every\n"
-    "combination of groups in the fast pool against all in the slow pool, and\n"
-    "write the plans.  COMMAND's output goes to DIR/runs/; a summary goes to\n"
-    "standard output, progress to standard error.\n"
+    "(the K-1 with most impact one group each, the rest one group), measure the\n"
+    "combinations of groups in the fast pool that a model of their speedups\n"
+    "asks for (or all 2^K) against all in the slow pool, and write the plans.\n"
+    "COMMAND's output goes to DIR/runs/; a summary goes to standard output,\n"
+    "progress to standard error.\n"
     "\n"
     "Options:\n"
     "  -o, --output DIR      journal and results (default: hmpt-tune.out); rerun\n"
@@ -69,6 +70,11 @@ const char hmpt_tune_usage[] =
     "                        all-slow runs about sqrt(configurations) times as\n"
     "                        often, since every comparison uses it\n"
     "  -g, --groups K        groups, 1-10: 2^K configurations (default: 8)\n"
+    "      --search HOW      model: measure the configurations where a run can\n"
+    "                        still change the best or the 90 % plan, at most\n"
+    "                        2K+4 (the default); exhaustive: all 2^K\n"
+    "      --budget RUNS     the model search stops before the combination phase\n"
+    "                        exceeds RUNS runs (all-slow's included)\n"
     "  -G, --group IDS       a group of your own: site ids (or 4+ digit prefixes),\n"
     "                        comma-separated (repeatable); skips the ranking runs;\n"
     "                        the sites you do not name form one more group\n"
@@ -100,9 +106,10 @@ const char hmpt_tune_usage[] =
     "      --time T          each job's time limit, as sbatch --time takes it\n"
     "      --parallel N      runs (jobs) at a time (default: 1)\n"
     "\n"
-    "Output in DIR: plan-best.json (highest speedup), plan-90.json (smallest fast\n"
-    "footprint reaching 90 % of the best speedup), plan-capacity.json (with\n"
-    "--capacity), plan-slow.json (the reference), results.json, results.csv,\n"
+    "Output in DIR: plan-best.json (the smallest fast footprint not measurably\n"
+    "slower than the fastest), plan-90.json (the smallest reaching 90 % of the\n"
+    "fastest's speedup), plan-capacity.json (with --capacity: the best by the\n"
+    "same rule that fits), plan-slow.json (the reference), results.json, results.csv,\n"
     "detail.svg/.png, summary.svg/.png and report.html.  A speedup is reported\n"
     "only when its interval (corrected for the number of configurations) lies\n"
     "above 1 and it reaches --min-gain; when none does, hmpt-tune says that the\n"
@@ -176,6 +183,12 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->capacity = v;
 		break;
 	case 'C': t->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
+	case 'Y':
+		if (strcmp(arg, "model") && strcmp(arg, "exhaustive"))
+			hmpt_cli_usage_error(cmd, "--search: expected model or exhaustive", arg);
+		t->exhaustive = !strcmp(arg, "exhaustive");
+		break;
+	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
 	case 't':
 		t->timeout = strtod(arg, &end);
 		if (end == arg || *end || !(t->timeout > 0))
@@ -237,6 +250,8 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"group", required_argument, 0, 'G'},
 	                                      {"capacity", required_argument, 0, 'c'},
 	                                      {"candidates", required_argument, 0, 'C'},
+	                                      {"search", required_argument, 0, 'Y'},
+	                                      {"budget", required_argument, 0, 'B'},
 	                                      {"timeout", required_argument, 0, 't'},
 	                                      {"min-gain", required_argument, 0, 'M'},
 	                                      {"confidence", required_argument, 0, 'A'},

@@ -94,6 +94,9 @@ typedef struct {
 	int ncombos;           /* configurations in the combination phase */
 	int best, best90, fit; /* chosen configurations, -1: none */
 	int fastest;           /* the highest point estimate among the faster */
+	int search_configs;    /* the model search: configurations measured, */
+	int search_runs;       /* runs of the combination phase, */
+	int exhaustive_runs;   /* and what exhaustive search would run */
 	double alpha_used;     /* alpha over the number of comparisons */
 	hmpt_pooled_t pool;    /* the variance of log(run), pooled over all */
 	hmpt_sym_t *sym;

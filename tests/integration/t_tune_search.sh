@@ -1,0 +1,59 @@
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tune_common.sh"
+# The model search (the default) on the modelled workload at K = 8: eight
+# arrays, each its own group, 1 % noise; the bandwidth saturates (a saving
+# of S gains only 3 S / (S + 3)) and h0 and s0 together pay 0.4 s.  It must
+# measure at most 2K+4 = 20 configurations (the 7 singles the ranking
+# measured, all-slow and all-fast included) of the 256, and choose what the
+# model says: a best within 2 % of the true best speedup, and a 90 % plan
+# that truly reaches 90 % of it (within the noise) with a fast footprint
+# within one group of the truly smallest one (h0 alone, 24 MiB).
+need_thp
+exact=(--base 0.5 h0:24M:3.0:4 h1:16M:1.5:3 h2:8M:1.0:3 h3:8M:0.5:2 h4:4M:0.2:2 h5:4M:0:1
+	s0:-:0.8:2 s1:-:0.05:2 --saturate 3 --pair h0,s0,0.4)
+model=("${exact[@]}" --noise 0.01 --seed 11 --state "$work/state")
+out=$work/tune
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 -- \
+	"$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
+	fail "hmpt-tune exited $?: $(cat "$work/err")"
+cat "$work/summary" "$work/err"
+grep -q 'model search: [0-9]* configurations' "$work/err" ||
+	fail "no line saying how many configurations the model search measured"
+grep -q 'exhaustive search: 256 configurations' "$work/err" ||
+	fail "the run count is not put beside exhaustive search's"
+
+model_py - "$out/results.json" "${model[@]}" <<'PY' || fail "the model search's answer is not the model's"
+import itertools, sys
+from model_truth import Model, Tuning, label
+m, t = Model(sys.argv[2:]), Tuning(sys.argv[1])
+groups = t.groups()
+assert len(groups) == 8 and all(len(a) == 1 for _, a in groups), groups
+combos = t.configs("combinations")
+measured = [c for c in combos if c["measured"] and c["runs"]]
+predicted = [c for c in combos if not c["measured"]]
+assert len(combos) == 256, len(combos)
+ranked = [c for c in t.configs("ranking") if c["runs"] and c["verdict"] != "reference"]
+singles = {frozenset(t.fast_arrays(c)) for c in ranked}
+# configurations with data: measured ones and the ranking's singles
+known = {frozenset(t.fast_arrays(c)) for c in measured} | singles
+assert len(known) <= 20, len(known)
+assert len(predicted) == 256 - len(measured), len(predicted)
+assert all(c["predicted"] and not c["runs"] for c in predicted), predicted[:1]
+# the truth over all 256 placements
+names = list(m.arrays)
+truth = [(m.speedup(set(s)), sum(m.arrays[n][0] for n in s), set(s))
+         for k in range(len(names) + 1) for s in itertools.combinations(names, k)]
+top = max(s for s, _, _ in truth)
+smallest90 = min(b for s, b, _ in truth if s >= 0.9 * top)
+best, ninety = t.chosen("best"), t.chosen("ninety")
+sb, s90 = m.speedup(best), m.speedup(ninety)
+b90 = sum(m.arrays[n][0] for n in ninety)
+widest = max(m.arrays[n][0] for n in names)
+assert sb >= 0.98 * top, (label(best), sb, top)
+assert s90 >= 0.9 * top * 0.98, (label(ninety), s90, top)
+assert b90 <= smallest90 + widest, (label(ninety), b90 >> 20, smallest90 >> 20)
+print(f"{len(measured)} of 256 configurations measured (+ {len(singles)} singles from ranking);",
+      f"best {label(best)} {sb:.3f}x (true best {top:.3f}x);",
+      f"90 % {label(ninety)} {s90:.3f}x with {b90 >> 20} MiB (smallest reaching 90 %: {smallest90 >> 20} MiB)")
+PY
+note "model search at K = 8: $(grep "model search:" "$work/err")"
