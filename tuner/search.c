@@ -297,7 +297,7 @@ static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, i
 	if (top < 0 || spent >= (1 << s->k) - 1)
 		return 0;
 	const hmpt_search_obs_t *f = &obs[top];
-	double floor90 = f->y + log(0.9);
+	double floor90 = fmax(f->y + log(0.9), log(1.01));
 	for (int pass = 0; pass < 2 && n < max; pass++)
 		for (int i = 0; i < nobs && n < max; i++) {
 			const hmpt_search_obs_t *o = &obs[i];
@@ -352,12 +352,14 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	for (unsigned m = 1; m < nm; m++)
 		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] > mean[best])
 			best = m;
-	/* the smallest measured reaching 90 % of it */
-	double zbest = mean[best], floor90 = zbest + log(0.9), f90 = footprint(s, best);
-	for (unsigned m = 0; m < nm; m++)
+	/* the smallest measured reaching 90 % of it; never all-slow, which
+	 * "reaches" 90 % of any speedup below 1.11x */
+	double floor90 = fmax(mean[best] + log(0.9), log(1.01)), f90 = footprint(s, best);
+	for (unsigned m = 1; m < nm; m++)
 		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] >= floor90 &&
 		    footprint(s, m) < f90)
 			f90 = footprint(s, m);
+	double zbest = mean[best];
 	double p_min = 1 - s->confidence, eps = log(1.01);
 	while (n < max && n < room) {
 		/* a mask that may beat the best: most expected improvement */
