@@ -11,9 +11,11 @@ static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 
 	c->nfailed = 0;
 	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].status == 0 && c->runs[i].rep < hmpt_tune_config_want(t, c))
+		if (c->runs[i].rep >= hmpt_tune_config_want(t, c))
+			continue; /* from a tuning with more runs, or not asked for yet */
+		if (c->runs[i].status == 0)
 			v[n++] = c->runs[i].value;
-		else if (c->runs[i].status != 0)
+		else
 			c->nfailed++;
 	}
 	hmpt_stats_summary(v, n, &c->sum);

@@ -407,27 +407,24 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 	}
 	for (int g = 0; g < t->ngroups; g++)
 		s.bytes[g] = (double)t->groups[g].bytes;
+	/* A configuration's journaled runs count only once the search asks for
+	 * it, so that a resumed search takes the same steps on the same data,
+	 * running only what is missing. */
+	for (int m = 0; m < t->ncombos; m++)
+		t->configs[list[m]].want = -1;
 	x->keep_warm = true;
 	for (;;) {
 		int nb = 1, measured;
 		hmpt_method_analyze(t);
 		batch[0] = list[0];
-		/* first what an interruption left half done */
-		for (int m = 1; m < t->ncombos; m++) {
-			const hmpt_tconfig_t *c = &t->configs[list[m]];
-			if (!c->nfailed && c->sum.n > 0 && c->sum.n < hmpt_tune_config_want(t, c))
-				batch[nb++] = list[m];
-		}
 		nobs = search_observe(t, list, obs);
-		if (nb == 1) {
-			unsigned next[2];
-			int got = hmpt_search_next(&s, obs, nobs, next, 2);
-			for (int i = 0; i < got; i++) {
-				hmpt_tconfig_t *c = &t->configs[list[next[i]]];
-				if (c->sum.n > 0) /* another round */
-					c->want = hmpt_tune_config_want(t, c) + t->reps;
-				batch[nb++] = list[next[i]];
-			}
+		unsigned next[2];
+		int got = hmpt_search_next(&s, obs, nobs, next, 2);
+		for (int i = 0; i < got; i++) {
+			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
+			/* new: --reps runs; measured: another round */
+			c->want = c->want < 0 ? t->reps : c->want + t->reps;
+			batch[nb++] = list[next[i]];
 		}
 		if (nb == 1)
 			break;
@@ -446,8 +443,8 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			ref->want = before;
 			if (!x->quiet)
 				fprintf(stderr,
-				        "hmpt-tune: --budget %d runs reached (%d run; the next "
-				        "configurations would take %d)\n",
+				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
+				        "configurations would take %d more)\n",
 				        t->budget, runs, cost);
 			break;
 		}
@@ -463,7 +460,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			hmpt_search_predict(&s, obs, nobs, mean, sd);
 			for (int m = 1; m < t->ncombos; m++) {
 				hmpt_tconfig_t *c = &t->configs[list[m]];
-				c->predicted = c->nruns ? 0 : exp(mean[m]);
+				c->predicted = c->sum.n + c->nfailed ? 0 : exp(mean[m]);
 			}
 		}
 		free(mean);

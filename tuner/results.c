@@ -166,7 +166,7 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 	    num_or_null(c->sp.speedup, have), "lo", num_or_null(c->sp.lo, c->sum.n > 1), "hi",
 	    num_or_null(c->sp.hi, c->sum.n > 1), "estimate",
 	    num_or_null(c->estimate, c->estimate > 0), "verdict", verdict(t, i), "failed_runs",
-	    c->nfailed, "runs", runs, "measured", c->nruns > 0, "predicted",
+	    c->nfailed, "runs", runs, "measured", c->sum.n + c->nfailed > 0, "predicted",
 	    num_or_null(c->predicted, c->predicted > 0));
 }
 

@@ -45,8 +45,9 @@ typedef struct {
 	                   are compared only with each other */
 	int share;      /* runs per round (0: one; the reference: more) */
 	int want;       /* runs that count, reps 0..want-1 (0: --reps, times the
-	                   share for a reference); the model search raises it
-	                   for another round */
+	                   share for a reference; -1: none, a configuration the
+	                   model search has not asked for: its runs in the
+	                   journal wait until it does) */
 	uint64_t fast_bytes;
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
@@ -107,7 +108,7 @@ typedef struct {
 /* Runs of c that count (reps 0..want-1). */
 static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
 {
-	return c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
+	return c->want < 0 ? 0 : c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
 }
 
 static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
@@ -119,7 +120,7 @@ static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
  * apart (no interval, no runs, verdict "predicted"), never chosen. */
 static inline bool hmpt_tune_config_predicted(const hmpt_tconfig_t *c)
 {
-	return c->sum.n == 0 && c->nruns == 0 && c->predicted > 0;
+	return c->sum.n == 0 && !c->nfailed && c->predicted > 0;
 }
 
 #endif

@@ -12,7 +12,7 @@ out=$work/t
 cmd=("$TUNE" -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --reps 2 -- "$P/crashy")
 "${cmd[@]}" >"$work/s1" 2>"$work/e1" || fail "hmpt-tune exited $?: $(cat "$work/e1")"
 "${cmd[@]}" >"$work/s2" 2>"$work/e2" || fail "the second hmpt-tune exited $?: $(cat "$work/e2")"
-grep -q 'resuming from .*: 16 runs done' "$work/e2" || fail "no resume message: $(cat "$work/e2")"
+grep -q 'resuming from .*: [0-9]* runs done' "$work/e2" || fail "no resume message: $(cat "$work/e2")"
 cmp "$work/s1" "$work/s2" || fail "the summary from the journal differs: $(diff "$work/s1" "$work/s2")"
 "$TUNE" compare --lib "$LIB" -m 'Time in seconds' "$out/plan-slow.json" "$out/plan-90.json" \
 	-- "$P/crashy" >"$work/c" 2>&1 || fail "compare exited $?: $(cat "$work/c")"

@@ -11,7 +11,8 @@ exact=(--base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 h3:4M:0.2:1 s1:-
 	--pair h0,s0,0.8)
 model=("${exact[@]}" --noise 0.01 --seed 7 --state "$work/state")
 out=$work/tune
-$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M -- \
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M \
+	--search exhaustive -- \
 	"$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
 	fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary"
@@ -47,6 +48,24 @@ assert label(t.chosen("capacity")) == "h0+h1", label(t.chosen("capacity"))
 print(f"{len(t.configs())} configurations within 3 % of the model, verdicts as it says;",
       "best h0+h1+h2+h3+s1, 90 % and 30M h0+h1")
 PY
+
+# The model search (the default) on the same workload: the same plans from
+# fewer configurations, the others predicted
+$TUNE -o "$work/m" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M -- \
+	"$MODEL" "${exact[@]}" --noise 0.01 --seed 7 --state "$work/mstate" >"$work/ms" 2>"$work/me" ||
+	fail "hmpt-tune (model search) exited $?: $(cat "$work/me")"
+model_py - "$work/m/results.json" <<'PY' || fail "the model search's plans are not exhaustive search's"
+import sys
+from model_truth import Tuning, label
+t = Tuning(sys.argv[1])
+combos = t.configs("combinations")
+measured = [c for c in combos if c["measured"]]
+assert len(measured) < len(combos) and all(c["predicted"] for c in combos if not c["measured"])
+got = [label(t.chosen(w)) for w in ("best", "ninety", "capacity")]
+assert got == ["h0+h1+h2+h3+s1", "h0+h1", "h0+h1"], got
+print(f"model search: {len(measured)} of {len(combos)} configurations measured, the same plans")
+PY
+note "$(grep 'model search:' "$work/me")"
 
 # every run is in results.csv: 6 sites alone and 2 x all-slow to rank, then
 # the 15 other combinations and 4 x all-slow, 3 rounds each; no
@@ -94,7 +113,7 @@ python3 -c "import math, sys; sys.exit(abs(math.log($applied / 1.4667)) > 0.03)"
 run_profile "$work/p" "$MODEL" "${exact[@]}" >/dev/null || fail "profile failed"
 h0=$(model_site "$work/p" h0) h1=$(model_site "$work/p" h1) h2=$(model_site "$work/p" h2)
 [ -n "$h0" ] && [ -n "$h1" ] && [ -n "$h2" ] || fail "sites not found: $(cat "$work/p/sites.tsv")"
-$TUNE -o "$work/g" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --group "$h0,$h1" --group "$h2" \
+$TUNE -o "$work/g" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --group "$h0,$h1" --group "$h2" --search exhaustive \
 	-- "$MODEL" "${model[@]}" >"$work/gs" 2>"$work/ge" || fail "hmpt-tune --group exited $?: $(cat "$work/ge")"
 model_py - "$work/g/results.json" "${model[@]}" <<'PY' || fail "the --group tuning is not what the model says"
 import itertools, math, sys
