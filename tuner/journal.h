@@ -30,7 +30,7 @@ typedef struct {
 	double profile_wall; /* and took this long */
 } hmpt_journal_t;
 
-/* What makes two tunings the same (a new reference). */
+/* What makes two tunings the same: a new JSON reference. */
 json_t *hmpt_journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups);
 /* Read DIR/journal.jsonl when it is there and `key` is its key (unless
  * restart), and open it for appending; or start a new one. */

@@ -44,6 +44,7 @@ int hmpt_measure_metric(hmpt_measure_t *x, const char *regex, char *why, size_t 
 /* The figure in a run's output: the last match's first group, or the first
  * number after the last match.  0, or -1 when there is none. */
 int hmpt_measure_metric_read(const hmpt_measure_t *x, const char *log, double *value);
+/* What x owns: the compiled --metric. */
 void hmpt_measure_free(hmpt_measure_t *x);
 
 /* Catch signal sig: kill the run in progress and stop. */
