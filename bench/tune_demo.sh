@@ -74,3 +74,35 @@ elif m:
     print("tune_demo: applied (the all-slow plan against itself): %sx, %s" % (m.group(1), m.group(4)))
 print("tune_demo: %d runs in %s s of tuning" % (sum(len(c["runs"]) for c in r["configs"]), secs))
 PY
+grep 'model search:' "$work/err" | sed 's/^hmpt-tune: /tune_demo: /'
+
+# exhaustive search on the same journal (the model search's runs serve, the
+# other combinations are measured): do both searches choose alike?
+cp -r "$out" "$work/exh"
+"$B/hmpt-tune" -o "$work/exh" --lib "$B/libhmpt.so" --pools thp,4k -m 'Time in seconds' \
+	--reps "$reps" --capacity "$capacity" --search exhaustive -q -- "$B/bench/hmpt-demo" "${args[@]}" \
+	2>"$work/exh.err" || {
+	echo "tune_demo: exhaustive search exited $?: $(cat "$work/exh.err")" >&2
+	exit 1
+}
+python3 - "$out/results.json" "$work/exh/results.json" <<'PY'
+import json, sys
+model, exh = (json.load(open(f)) for f in sys.argv[1:3])
+def chosen(r, what):
+    c = r["chosen"].get(what)
+    if not c:
+        return "none", 1.0
+    k = next(x for x in r["configs"] if x["key"] == c["key"])
+    return k["label"], k["speedup"]
+def measured(r):
+    return sum(1 for c in r["configs"] if c["phase"] == "combinations" and c["measured"])
+print("tune_demo: model search %d configurations, exhaustive %d" % (measured(model), measured(exh)))
+for what in ("best", "ninety"):
+    (ml, ms), (el, es) = chosen(model, what), chosen(exh, what)
+    # the exhaustive search's measured speedup of the model's choice
+    mk = model["chosen"].get(what)
+    mine = next((x["speedup"] for x in exh["configs"] if mk and x["key"] == mk["key"]), 1.0)
+    print("tune_demo: %-6s model search %s (%.3fx), exhaustive %s (%.3fx); the model's choice "
+          "measured by exhaustive: %.3fx, %.1f %% of its choice" % (what, ml, ms, el, es, mine,
+                                                                    100 * mine / es))
+PY

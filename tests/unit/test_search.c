@@ -292,10 +292,14 @@ static int ref_share(int k)
 	return m < 1 ? 1 : m;
 }
 
-/* the reference keeps sqrt(configurations) times the others' runs */
-static void run_reference(meas_t *me, const land_t *l, double drift)
+/* the reference keeps sqrt(configurations) times the others' runs; with
+ * `every`, one run at least per call (as the tuner's model search does
+ * per batch) */
+static void run_reference(meas_t *me, const land_t *l, double drift, bool every)
 {
 	int want = REPS * ref_share(me->configs - (me->s[0].n > 0));
+	if (every && want <= me->s[0].n)
+		want = me->s[0].n + 1;
 	if (me->s[0].n < want)
 		run_mask(me, l, 0, want - me->s[0].n, drift);
 }
@@ -357,7 +361,8 @@ static int observe(const meas_t *me, int k, int phase, hmpt_search_obs_t *obs, i
 	static analysis_t a;
 	analyse(me, k, &a);
 	for (int m = 0; m < 1 << k; m++) {
-		if (!me->s[m].n)
+		if (!me->s[m].n ||
+		    (m == 0 && phase == 0)) /* as the tuner: not ranking's all-slow */
 			continue;
 		double var = a.pool.df > 0 ? a.pool.var : 0.01;
 		obs[n++] = (hmpt_search_obs_t){
@@ -390,13 +395,13 @@ static void evaluate(const land_t *l, outcome_t *o)
 	memset(&rank, 0, sizeof(rank));
 	for (int g = 0; g < k - 1; g++)
 		run_mask(&rank, l, 1u << g, REPS, drift);
-	run_reference(&rank, l, drift);
+	run_reference(&rank, l, drift, false);
 
 	/* exhaustive: every mask */
 	memset(&exh, 0, sizeof(exh));
 	for (int m = 1; m <= full; m++)
 		run_mask(&exh, l, (unsigned)m, REPS, 1);
-	run_reference(&exh, l, 1);
+	run_reference(&exh, l, 1, false);
 	int eb, e90;
 	choose(&exh, l, &eb, &e90);
 
@@ -415,7 +420,7 @@ static void evaluate(const land_t *l, outcome_t *o)
 			CHECK(next[i] && (int)next[i] <= full);
 			run_mask(&mod, l, next[i], REPS, 1);
 		}
-		run_reference(&mod, l, 1);
+		run_reference(&mod, l, 1, true);
 	}
 	int n = observe(&rank, k, 0, obs, 0);
 	n = observe(&mod, k, 1, obs, n);
