@@ -509,9 +509,13 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 		const char *file;
 		int config;
 		const char *what;
-	} out[] = {{"plan-best.json", t->best, "highest speedup"},
-	           {"plan-90.json", t->best90, "smallest fast footprint with 90 % of the best"},
-	           {"plan-capacity.json", t->fit, "highest speedup within --capacity"},
+	} out[] = {{"plan-best.json", t->best,
+	            "smallest fast footprint not measurably slower than the fastest"},
+	           {"plan-90.json", t->best90,
+	            "smallest fast footprint with 90 % of the fastest's speedup"},
+	           {"plan-capacity.json", t->fit,
+	            "smallest fast footprint within --capacity not measurably slower than the "
+	            "fastest there"},
 	           {"plan-slow.json", t->ref, "the all-slow reference"}};
 	for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++) {
 		char path[PATH_MAX], text[512];

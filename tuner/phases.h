@@ -1,6 +1,6 @@
 /* phases.h — the steps of a tuning, in order: profile the program, group its
  * sites (by ranking each alone in the fast pool, or as --group says),
- * measure every combination of the groups, analyze, write the plans.
+ * measure combinations of the groups, analyze, write the plans.
  *
  * Contract: each step fills the hmpt_tune_t for the next, runs through
  * measure.h (so that its runs are journaled), and returns 0, or -1 after a
@@ -19,8 +19,10 @@ int hmpt_phases_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample);
  * digit prefixes), or the top K-1 sites by speedup alone (the ranking
  * phase); the sites of no group form the group "rest". */
 int hmpt_phases_group(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser);
-/* The combination phase: every combination of the groups in the fast pool,
- * against its own all-slow reference (t->ref). */
+/* The combination phase, against its own all-slow reference (t->ref): the
+ * combinations of the groups in the fast pool that the model search asks
+ * for (the others get a predicted speedup), or all of them with
+ * t->exhaustive. */
 int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x);
 /* hmpt_method_analyze(), then make sure the reference ran: without it
  * nothing can be compared. */

@@ -1068,6 +1068,12 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        top, lo, hi, 100 * t->min_gain);
 	}
 	choice_line(out, t, t->best, "best:", "plan-best.json", false);
+	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best)
+		fprintf(
+		    out,
+		    "%-13s (the fastest, %s at %.3fx, is not measurably faster: the best is the "
+		    "smallest footprint within its noise)\n",
+		    "", t->configs[t->fastest].label, t->configs[t->fastest].sp.speedup);
 	choice_line(out, t, t->best90, "90 % of best:", "plan-90.json", false);
 	if (t->capacity)
 		choice_line(out, t, t->fit, "in capacity:", "plan-capacity.json", false);
