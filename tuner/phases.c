@@ -439,6 +439,16 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			const hmpt_tconfig_t *c = &t->configs[batch[i]];
 			cost += hmpt_tune_config_want(t, c) - c->sum.n;
 		}
+		if (t->budget && runs + cost > t->budget && runs == 0) {
+			fprintf(
+			    stderr,
+			    "hmpt-tune: --budget %d: the model search's first configurations "
+			    "(all-fast, all-slow and the groups the ranking did not measure alone) "
+			    "take %d runs\n",
+			    t->budget, cost);
+			rc = -1;
+			break;
+		}
 		if (t->budget && runs + cost > t->budget) {
 			ref->want = before;
 			if (!x->quiet)

@@ -57,3 +57,20 @@ print(f"{len(measured)} of 256 configurations measured (+ {len(singles)} singles
       f"90 % {label(ninety)} {s90:.3f}x with {b90 >> 20} MiB (smallest reaching 90 %: {smallest90 >> 20} MiB)")
 PY
 note "model search at K = 8: $(grep "model search:" "$work/err")"
+
+# --budget: below what the first design takes, one clear error; --search
+# takes model or exhaustive only
+$TUNE -o "$work/b" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --budget 5 -q -- \
+	"$MODEL" "${exact[@]}" >/dev/null 2>"$work/be" && fail "--budget 5 did not fail"
+grep -q -- '--budget 5: the model search.s first configurations .* take [0-9]* runs' "$work/be" ||
+	fail "--budget 5: $(cat "$work/be")"
+$TUNE --search greedy -- "$MODEL" 2>"$work/se" && fail "--search greedy was taken"
+grep -q -- '--search: expected model or exhaustive' "$work/se" || fail "--search greedy: $(cat "$work/se")"
+# a budget the search meets: it stops there and says so
+$TUNE -o "$work/b2" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --budget 40 -- \
+	"$MODEL" "${model[@]/$work\/state/$work/state2}" >"$work/b2o" 2>"$work/b2e" ||
+	fail "--budget 40 exited $?: $(cat "$work/b2e")"
+grep -q -- '--budget 40 runs reached' "$work/b2e" || fail "--budget 40: $(cat "$work/b2e")"
+runs=$(python3 -c 'import json,sys; print(sum(len(c["runs"]) for c in json.load(open(sys.argv[1]))["configs"] if c["phase"] == "combinations"))' "$work/b2/results.json")
+[ "$runs" -le 40 ] || fail "--budget 40: $runs runs in the combination phase"
+note "--budget 40: $runs runs"
