@@ -290,11 +290,12 @@ static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, i
 		if (obs[i].phase == 1 && !obs[i].failed && obs[i].mask &&
 		    (top < 0 || obs[i].y > obs[top].y))
 			top = i;
-	/* never more rounds than the exhaustive search would run */
+	/* never more than half the rounds exhaustive search would run: with
+	 * few groups, measuring them all is the better use of runs */
 	int spent = 0;
 	for (int i = 0; i < nobs; i++)
 		spent += obs[i].phase == 1 && obs[i].mask ? obs[i].rounds : 0;
-	if (top < 0 || spent >= (1 << s->k) - 1)
+	if (top < 0 || 2 * spent >= (1 << s->k) - 1)
 		return 0;
 	const hmpt_search_obs_t *f = &obs[top];
 	double floor90 = fmax(f->y + log(0.9), log(1.01));
