@@ -105,8 +105,12 @@ static void choose(hmpt_tune_t *t)
 			                                       !c->nfailed && c->sum.n > 0 &&
 			                                       i != c->ref};
 		}
-		hmpt_method_choose(in, t->nconfigs, &t->pool, t->alpha_used, t->min_gain,
-		                   t->maximize, (double)t->capacity, &ch);
+		/* each configuration judged on its own against the fastest: at
+		 * the uncorrected alpha (corrected for 2^K comparisons, almost
+		 * nothing would be shown slower, and the two searches, comparing
+		 * different numbers, would differ by construction) */
+		hmpt_method_choose(in, t->nconfigs, &t->pool, t->alpha, t->min_gain, t->maximize,
+		                   (double)t->capacity, &ch);
 		free(in);
 	}
 	t->fastest = ch.fastest;
@@ -171,12 +175,19 @@ void hmpt_method_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *p
 			if (!c[i].eligible || !c[i].sp.faster || (pass && c[i].bytes > capacity))
 				continue;
 			hmpt_speedup_t vs;
+			/* from the pooled variance alone: a configuration's own larger
+			 * variance (one slow run) must not make it harder to show slower */
+			hmpt_summary_t a = c[top].sum, b = c[i].sum;
+			a.log_ss = b.log_ss = 0;
 			if (i == top)
 				vs.slower = false;
 			else
-				hmpt_stats_speedup(&c[top].sum, &c[i].sum, pool, alpha, min_gain,
-				                   higher_is_better, &vs);
-			if (vs.slower)
+				hmpt_stats_speedup(&a, &b, pool, alpha, min_gain, higher_is_better,
+				                   &vs);
+			/* within --min-gain of the fastest by its point estimate, too:
+			 * with few runs "not shown slower" alone lets a configuration
+			 * several per cent slower pass */
+			if (vs.slower || (i != top && vs.speedup < 1 - min_gain))
 				continue;
 			if (*pick < 0 || c[i].bytes < c[*pick].bytes ||
 			    (c[i].bytes == c[*pick].bytes && c[i].sp.speedup > c[*pick].sp.speedup))

@@ -40,7 +40,8 @@ typedef struct {
 /* The choices among c[0..n-1] (-1: none), for the model search and the
  * exhaustive one alike.  The best is the smallest footprint not measurably
  * slower than the fastest (a user pays for every GiB of the fast pool):
- * its speedup over the fastest, from `pool` at `alpha`, is not "slower";
+ * its speedup over the fastest, from `pool` alone at `alpha` (the
+ * tuner's uncorrected one), is not "slower";
  * the 90 % plan the smallest reaching 90 % of the fastest's speedup; the
  * capacity plan the best by the same rule among those within capacity. */
 void hmpt_method_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *pool, double alpha,

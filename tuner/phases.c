@@ -351,7 +351,7 @@ static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs
 	for (int g = 0; g < t->ngroups; g++) {
 		int i = hmpt_method_single(t, g);
 		const hmpt_tconfig_t *c = i >= 0 ? &t->configs[i] : NULL;
-		if (!c || c->nfailed || t->configs[c->ref].sum.n == 0)
+		if (!c || c->nfailed || t->configs[c->ref].sum.n == 0 || !(c->sp.speedup > 0))
 			continue;
 		obs[n++] = (hmpt_search_obs_t){
 		    .mask = 1u << g,
@@ -366,13 +366,16 @@ static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs
 		const hmpt_tconfig_t *c = &t->configs[list[m]];
 		if (c->sum.n == 0 && !c->nfailed)
 			continue;
+		/* a failed run, or a figure of 0 (a rate that printed 0): never
+		 * chosen, never asked for again, and no log of it */
+		bool failed = c->nfailed > 0 || !(c->sp.speedup > 0);
 		obs[n++] = (hmpt_search_obs_t){
 		    .mask = (unsigned)m,
 		    .phase = 1,
-		    .y = c->sum.n ? log(c->sp.speedup) : 0,
-		    .var = c->sum.n ? var * (1.0 / c->sum.n + 1.0 / ref->sum.n) : 0,
+		    .y = failed ? 0 : log(c->sp.speedup),
+		    .var = failed ? 0 : var * (1.0 / c->sum.n + 1.0 / ref->sum.n),
 		    .rounds = (c->sum.n + c->nfailed + t->reps - 1) / t->reps,
-		    .failed = c->nfailed > 0};
+		    .failed = failed};
 	}
 	return n;
 }
@@ -389,6 +392,21 @@ static int phase_runs(const hmpt_tune_t *t, const int *list, int *configs)
 		*configs += m && n > 0;
 	}
 	return runs;
+}
+
+/* The model search's first design has run: all-fast, and every group alone
+ * (in the ranking, or here). */
+static bool design_done(const hmpt_tune_t *t, const int *list)
+{
+	const hmpt_tconfig_t *fast = &t->configs[list[t->ncombos - 1]];
+	if (!fast->sum.n && !fast->nfailed)
+		return false;
+	for (int g = 0; g < t->ngroups; g++) {
+		const hmpt_tconfig_t *c = &t->configs[list[1 << g]];
+		if (!c->sum.n && !c->nfailed && hmpt_method_single(t, g) < 0)
+			return false;
+	}
+	return true;
 }
 
 /* --search model: batches of configurations the model asks for (search.h),
@@ -414,8 +432,12 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		t->configs[list[m]].want = -1;
 	x->keep_warm = true;
 	for (;;) {
-		int nb = 1, measured;
+		int nb = 1, measured, wants[3];
 		hmpt_method_analyze(t);
+		if (ref->nfailed && !ref->sum.n) { /* nothing can be compared */
+			rc = check_reference(t);
+			break;
+		}
 		batch[0] = list[0];
 		nobs = search_observe(t, list, obs);
 		unsigned next[2];
@@ -423,12 +445,14 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		for (int i = 0; i < got; i++) {
 			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
 			/* new: --reps runs; measured: another round */
+			wants[1 + i] = c->want;
 			c->want = c->want < 0 ? t->reps : c->want + t->reps;
 			batch[nb++] = list[next[i]];
 		}
 		if (nb == 1)
 			break;
-		int runs = phase_runs(t, list, &measured), before = ref->want;
+		int runs = phase_runs(t, list, &measured);
+		int before = ref->want;
 		/* all-slow: sqrt(configurations) times --reps, and one run per
 		 * batch at least, so that every batch meets it */
 		int want = t->reps * hmpt_measure_ref_share(measured + nb - 1);
@@ -439,18 +463,22 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			const hmpt_tconfig_t *c = &t->configs[batch[i]];
 			cost += hmpt_tune_config_want(t, c) - c->sum.n;
 		}
-		if (t->budget && runs + cost > t->budget && runs == 0) {
+		if (t->budget && runs + cost > t->budget && !design_done(t, list)) {
 			fprintf(
 			    stderr,
-			    "hmpt-tune: --budget %d: the model search's first configurations "
-			    "(all-fast, all-slow and the groups the ranking did not measure alone) "
-			    "take %d runs\n",
-			    t->budget, cost);
+			    "hmpt-tune: --budget %d: too small for the model search's first "
+			    "configurations (all-fast, all-slow and the groups the ranking did not "
+			    "measure alone; %d runs so far, the next %d)\n",
+			    t->budget, runs, cost);
 			rc = -1;
 			break;
 		}
 		if (t->budget && runs + cost > t->budget) {
+			/* as if the batch had not been asked for: runs of it that the
+			 * journal holds must not count */
 			ref->want = before;
+			for (int i = 1; i < nb; i++)
+				t->configs[batch[i]].want = wants[i];
 			if (!x->quiet)
 				fprintf(stderr,
 				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
@@ -460,6 +488,9 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		}
 		rc = hmpt_measure_configs(t, x, batch, nb);
 		if (rc)
+			break;
+		hmpt_method_analyze(t);
+		if (phase_runs(t, list, &measured) == runs) /* nothing new: no way on */
 			break;
 	}
 	x->keep_warm = false;

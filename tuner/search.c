@@ -13,6 +13,7 @@
 typedef struct {
 	int k;
 	double u[HMPT_SEARCH_MAX_K];
+	double uvar[HMPT_SEARCH_MAX_K]; /* the variance of each single's log speedup */
 	double t;
 	int n;
 	unsigned x[MAX_POINTS];
@@ -168,8 +169,10 @@ static void model_build(model_t *md, const hmpt_search_setup_t *s, const hmpt_se
 		wsum[g] += w;
 		ysum[g] += w * o->y;
 	}
-	for (int g = 0; g < s->k; g++)
+	for (int g = 0; g < s->k; g++) {
 		md->u[g] = wsum[g] > 0 ? 1 - exp(-ysum[g] / wsum[g]) : 0;
+		md->uvar[g] = wsum[g] > 0 ? 1 / wsum[g] : 0;
+	}
 	md->t = fit_saturation(md, obs, nobs);
 
 	/* the residuals, and how large they are where singles do not fix them */
@@ -234,6 +237,12 @@ static void model_predict(const model_t *md, unsigned m, double *mean, double *s
 	solve_lower(md->chol, md->n, kx, false);
 	for (int i = 0; i < md->n; i++)
 		var -= kx[i] * kx[i];
+	/* the singles the mean function adds are measurements too: far from
+	 * the data their noise is the prediction's (near it, the data's) */
+	double from_singles = 0;
+	for (int g = 0; g < md->k; g++)
+		from_singles += (m >> g & 1) && md->uvar[g] > md->sf2 ? md->uvar[g] : 0;
+	var += from_singles * (var > 0 ? var : 0) / md->sf2;
 	*mean = base + mu;
 	*sd = sqrt(var > 1e-12 ? var : 1e-12);
 }
@@ -336,9 +345,12 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	/* the first design: all-fast, and the singles phase 0 did not give */
 	for (int g = -1; g < s->k && n < max; g++) {
 		unsigned m = g < 0 ? full : 1u << g;
-		if (!state[m] && !(g >= 0 && m == full))
+		/* all-fast in this phase whatever phase 0 knows (with one group
+		 * it is the ranking's single, and the plans need it measured) */
+		bool want = g < 0 ? state[m] != 1 : !state[m] && m != full;
+		if (want)
 			out[n++] = m;
-		if (!state[m])
+		if (want || !state[m])
 			state[m] = 1;
 	}
 	if (n) /* the first design is measured whatever the budget */

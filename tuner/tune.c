@@ -280,6 +280,9 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 					    o->cmd, "this option is for tuning, not for compare",
 					    l->name);
 	}
+	if (t->budget && t->exhaustive)
+		hmpt_cli_usage_error(
+		    o->cmd, "--budget goes with the model search, not --search exhaustive", NULL);
 	if ((t->slurm.partition || t->slurm.nodes || t->slurm.time_limit || t->slurm.parallel) &&
 	    !t->slurm.on)
 		hmpt_cli_usage_error(
