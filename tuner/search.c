@@ -413,8 +413,5 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			state[pick90] = 1;
 		}
 	}
-	if (n)
-		return n;
-	return confirm(s, obs, nobs, out, max);
-	return n;
+	return n ? n : confirm(s, obs, nobs, out, max);
 }
