@@ -121,15 +121,14 @@ expect "$work/runf" work thp_kb 0
 [ ! -s "$work/runf.err" ] || fail "the shim said: $(cat "$work/runf.err")"
 note "Fortran: /grid/ hg ($(field "$work/runf" grid thp_kb) kB in THP), /work/ untouched"
 
-# 7. the tuner ranks, groups and places static sites like any other: table
-# (every first touch of the gather) is G1; each configuration's plan names
-# every static site, the fast ones in fast and the rest in slow.  The table
-# gains ~1.2x and a run scatters by ~7 %: ranking all six sites alone, one
-# slow run of the table's let a site the gather never reads rank first (CI,
-# twice, at 2 and at 5 runs), so only the two largest are ranked alone (the
-# table and a 16 MiB array: page-fault touches do not order candidates), 5
-# runs each
-$TUNE -q -o "$work/tune" -p thp,4k -g 2 -r 5 --candidates 2 -m 'gather_s=' -- "$S" gather 5 >"$work/tune.out" \
+# 7. the tuner ranks, groups and places static sites like any other: each
+# configuration's plan names every static site, the fast ones in fast and the
+# rest in slow, and applied, puts them in those pools.  Which site ranks first
+# is the machine's answer (the table gains ~1.2x here and a run scatters by
+# ~7 %; CI once ranked the 16 MiB array a first): it is said, not asserted.
+# Exhaustive search, so that G1 alone has a measured plan.
+$TUNE -q -o "$work/tune" -p thp,4k -g 2 -r 5 --candidates 2 --search exhaustive -m 'gather_s=' -- \
+	"$S" gather 5 >"$work/tune.out" \
 	2>&1 || fail "hmpt-tune on static_stream: $(tail -5 "$work/tune.out")"
 python3 - "$work/tune" <<'PY' || fail "tuner results (the assertion above)"
 import json, os, sys
@@ -138,21 +137,26 @@ r = json.load(open(os.path.join(d, "results.json")))
 first = [s for s in r["sites"] if s["group"] == "G1"]
 ranking = [(c["label"], round(c["speedup"], 3), [x["value"] for x in c["runs"]])
            for c in r["configs"] if c["phase"] == "ranking"]
-assert [s["location"] for s in first] == ["table (static, .bss)"], (first, ranking)
+assert len(first) == 1 and first[0]["location"] in (
+    "table (static, .bss)", "a (static, .bss)"), (first, ranking)
 assert len(r["sites"]) == 6 and all("(static, ." in s["location"] for s in r["sites"]), r["sites"]
 g1 = [c for c in r["configs"] if c["label"] == "G1"][0]
 plan = json.load(open(os.path.join(d, "plans", g1["key"] + ".json")))
 pools = {" ".join(s["symbols"]): g["pool"] for g in plan["groups"] for s in g["sites"]}
-assert pools["table (static, .bss)"] == "fast" and len(pools) == 6, pools
-assert sorted(p for n, p in pools.items() if n != "table (static, .bss)") == ["slow"] * 5, pools
+name = first[0]["location"]
+assert pools[name] == "fast" and len(pools) == 6, pools
+assert sorted(p for n, p in pools.items() if n != name) == ["slow"] * 5, pools
 slow = json.load(open(os.path.join(d, "plan-slow.json")))
 assert sum(len(g["sites"]) for g in slow["groups"] if g["pool"] == "slow") == 6, slow
-print("G1 =", first[0]["location"], "alone %.3fx" % g1["speedup"])
+print("G1 =", name, "alone %.3fx" % g1["speedup"], "; ranking:", ranking)
 PY
-g1=$(python3 -c 'import json,sys
+read -r g1 g1name < <(python3 -c 'import json,sys
 r = json.load(open(sys.argv[1]))
-print([c for c in r["configs"] if c["label"] == "G1"][0]["key"])' "$work/tune/results.json")
+name = [s["location"] for s in r["sites"] if s["group"] == "G1"][0].split()[0]
+print([c for c in r["configs"] if c["label"] == "G1"][0]["key"], name)' "$work/tune/results.json")
 HMPT_PLAN=$work/tune/plans/$g1.json LD_PRELOAD=$LIB "$S" report >"$work/rung1" 2>&1 || fail "G1's plan"
-expect "$work/rung1" table flags hg
-for x in a b c; do expect "$work/rung1" $x flags nh; done
-note "tuner: table (static) is G1, its plan gives it thp and the other static arrays 4k"
+expect "$work/rung1" "$g1name" flags hg
+for x in a b c table; do
+	[ "$x" = "$g1name" ] || expect "$work/rung1" $x flags nh
+done
+note "tuner: $g1name (static) is G1 here, its plan gives it thp and the other static arrays 4k"
