@@ -1,7 +1,8 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
 # Groups given by the user (--group): no ranking runs, the sites not named
-# form the rest group, and every combination of the three groups is measured.
+# form the rest group, and every combination of the three groups is in the
+# results (measured, or predicted by the model search).
 run_profile "$work/p" "$DEMO" -s 32 -i 1 >/dev/null || fail "profile failed"
 id_at() { awk -F'\t' -v loc="demo.c:$(grep -n "= $1(" "$top/bench/demo.c" | cut -d: -f1)" \
 	'NR > 1 && $9 == loc { print substr($1, 1, 8) }' "$work/p/sites.tsv"; }
