@@ -473,7 +473,7 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
 		if (rc == 0 && !x->warm)
 			hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
-		x->warm = x->keep_warm;
+		x->warm = true;
 		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
 			rc = run_config(t, x, seq[i][0], seq[i][1]);
 		rc = interrupted ? -1 : rc;

@@ -35,8 +35,8 @@ typedef struct {
 	int done, total; /* runs this session, for the progress line */
 	double spent;
 	bool progress, quiet;
-	bool keep_warm; /* batches follow one another: one warm-up serves all */
-	bool warm;      /* the warm-up ran, and keep_warm */
+	bool warm; /* this phase's warm-up ran: batches that follow one another
+	              need no other (a phase sets it false) */
 } hmpt_measure_t;
 
 /* Compile --metric's POSIX extended regular expression: 0, or -1 with why. */

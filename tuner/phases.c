@@ -394,21 +394,6 @@ static int phase_runs(const hmpt_tune_t *t, const int *list, int *configs)
 	return runs;
 }
 
-/* The model search's first design has run: all-fast, and every group alone
- * (in the ranking, or here). */
-static bool design_done(const hmpt_tune_t *t, const int *list)
-{
-	const hmpt_tconfig_t *fast = &t->configs[list[t->ncombos - 1]];
-	if (!fast->sum.n && !fast->nfailed)
-		return false;
-	for (int g = 0; g < t->ngroups; g++) {
-		const hmpt_tconfig_t *c = &t->configs[list[1 << g]];
-		if (!c->sum.n && !c->nfailed && hmpt_method_single(t, g) < 0)
-			return false;
-	}
-	return true;
-}
-
 /* --search model: batches of configurations the model asks for (search.h),
  * each measured --reps times against all-slow runs interleaved with it. */
 static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
@@ -430,10 +415,9 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 	 * running only what is missing. */
 	for (int m = 0; m < t->ncombos; m++)
 		t->configs[list[m]].want = -1;
-	x->keep_warm = true;
+	hmpt_method_analyze(t);
 	for (;;) {
 		int nb = 1, measured, wants[3];
-		hmpt_method_analyze(t);
 		if (ref->nfailed && !ref->sum.n) { /* nothing can be compared */
 			rc = check_reference(t);
 			break;
@@ -463,7 +447,8 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			const hmpt_tconfig_t *c = &t->configs[batch[i]];
 			cost += hmpt_tune_config_want(t, c) - c->sum.n;
 		}
-		if (t->budget && runs + cost > t->budget && !design_done(t, list)) {
+		if (t->budget && runs + cost > t->budget &&
+		    hmpt_search_design(&s, obs, nobs, NULL, 0) > 0) {
 			fprintf(
 			    stderr,
 			    "hmpt-tune: --budget %d: too small for the model search's first "
@@ -493,7 +478,6 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		if (phase_runs(t, list, &measured) == runs) /* nothing new: no way on */
 			break;
 	}
-	x->keep_warm = false;
 	if (rc == 0) {
 		double *mean = calloc((size_t)t->ncombos, sizeof(double));
 		double *sd = calloc((size_t)t->ncombos, sizeof(double));
@@ -506,12 +490,14 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		}
 		free(mean);
 		free(sd);
-		t->search_runs = phase_runs(t, list, &t->search_configs);
+		int configs, runs = phase_runs(t, list, &configs);
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
 			        "search: %d configurations, %d runs)\n",
-			        t->search_configs, t->search_runs, t->ncombos, t->exhaustive_runs);
+			        configs, runs, t->ncombos,
+			        t->reps *
+			            (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)));
 	}
 	free(obs);
 	free(batch);
@@ -523,7 +509,7 @@ int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
 
 	combos_create(t, x, list);
-	t->exhaustive_runs = t->reps * (ncomb - 1 + hmpt_measure_ref_share(ncomb - 1));
+	x->warm = false; /* a phase begins with a warm-up run */
 	if (!t->exhaustive) {
 		if (!x->quiet)
 			fprintf(stderr,

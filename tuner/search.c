@@ -278,14 +278,6 @@ static double footprint(const hmpt_search_setup_t *s, unsigned m)
 	return b;
 }
 
-static bool failed_mask(const hmpt_search_obs_t *obs, int nobs, unsigned m)
-{
-	for (int i = 0; i < nobs; i++)
-		if (obs[i].failed && obs[i].mask == m)
-			return true;
-	return false;
-}
-
 /* Another round for measured masks whose comparison the noise still hides:
  * the fastest and a smaller one not clearly slower (the best), and smaller
  * ones near 90 % of the fastest (the 90 % plan). */
@@ -330,31 +322,68 @@ static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, i
 	return n;
 }
 
-int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
-                     unsigned *out, int max)
+/* What the observations say of each mask: 0 nothing, 1 measured in phase
+ * 1 or failed (known), 2 phase 0 only; failed[m] when a run of it failed. */
+static void mask_states(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                        unsigned char *state, bool *failed)
 {
-	unsigned full = (1u << s->k) - 1, nm = 1u << s->k;
-	static unsigned char state[MAX_MASKS]; /* 1: known (phase 1 or failed), 2: phase 0 */
-	int limit = s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
-	int n = 0, room = limit - hmpt_search_count(obs, nobs);
-
+	unsigned nm = 1u << s->k;
 	memset(state, 0, nm);
-	for (int i = 0; i < nobs; i++)
-		if (obs[i].mask < nm && state[obs[i].mask] != 1)
-			state[obs[i].mask] = obs[i].phase == 1 || obs[i].failed ? 1 : 2;
-	/* the first design: all-fast, and the singles phase 0 did not give */
-	for (int g = -1; g < s->k && n < max; g++) {
+	if (failed)
+		memset(failed, 0, nm * sizeof(*failed));
+	for (int i = 0; i < nobs; i++) {
+		unsigned m = obs[i].mask;
+		if (m >= nm)
+			continue;
+		if (state[m] != 1)
+			state[m] = obs[i].phase == 1 || obs[i].failed ? 1 : 2;
+		if (failed && obs[i].failed)
+			failed[m] = true;
+	}
+}
+
+/* The first design's masks still missing: all of them counted, the first
+ * `max` in out (marked known in state). */
+static int design_missing(const hmpt_search_setup_t *s, unsigned char *state, unsigned *out,
+                          int max)
+{
+	unsigned full = (1u << s->k) - 1;
+	int n = 0;
+	for (int g = -1; g < s->k; g++) {
 		unsigned m = g < 0 ? full : 1u << g;
 		/* all-fast in this phase whatever phase 0 knows (with one group
 		 * it is the ranking's single, and the plans need it measured) */
 		bool want = g < 0 ? state[m] != 1 : !state[m] && m != full;
-		if (want)
-			out[n++] = m;
+		if (want && n < max)
+			out[n] = m;
+		n += want;
 		if (want || !state[m])
 			state[m] = 1;
 	}
+	return n;
+}
+
+int hmpt_search_design(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                       unsigned *out, int max)
+{
+	static unsigned char state[MAX_MASKS];
+	mask_states(s, obs, nobs, state, NULL);
+	return design_missing(s, state, out, max);
+}
+
+int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                     unsigned *out, int max)
+{
+	unsigned nm = 1u << s->k;
+	static unsigned char state[MAX_MASKS];
+	static bool failed[MAX_MASKS];
+	int limit = s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
+	int room = limit - hmpt_search_count(obs, nobs);
+
+	mask_states(s, obs, nobs, state, failed);
+	int n = design_missing(s, state, out, max);
 	if (n) /* the first design is measured whatever the budget */
-		return n;
+		return n < max ? n : max;
 	if (room <= 0)
 		return confirm(s, obs, nobs, out, max);
 
@@ -363,14 +392,13 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	/* the best measured (by the model's mean: it shrinks the noise) */
 	unsigned best = 0;
 	for (unsigned m = 1; m < nm; m++)
-		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] > mean[best])
+		if (state[m] == 1 && !failed[m] && mean[m] > mean[best])
 			best = m;
 	/* the smallest measured reaching 90 % of it; never all-slow, which
 	 * "reaches" 90 % of any speedup below 1.11x */
 	double floor90 = fmax(mean[best] + log(0.9), log(1.01)), f90 = footprint(s, best);
 	for (unsigned m = 1; m < nm; m++)
-		if (state[m] == 1 && !failed_mask(obs, nobs, m) && mean[m] >= floor90 &&
-		    footprint(s, m) < f90)
+		if (state[m] == 1 && !failed[m] && mean[m] >= floor90 && footprint(s, m) < f90)
 			f90 = footprint(s, m);
 	double zbest = mean[best];
 	double p_min = 1 - s->confidence, eps = log(1.01);

@@ -55,6 +55,11 @@ typedef struct {
 int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
                      unsigned *out, int max);
 
+/* The first design's masks that have no data yet (all-fast in phase 1, and
+ * every group alone in either phase): how many, the first `max` in out[]. */
+int hmpt_search_design(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                       unsigned *out, int max);
+
 /* The model's log speedup of every mask (mean[m], sd[m], m < 2^K). */
 void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
                          double *mean, double *sd);
