@@ -65,10 +65,16 @@ int hmpt_method_single(const hmpt_tune_t *t, int g)
 static void estimates(hmpt_tune_t *t)
 {
 	double single[16] = {0};
+	for (int g = 0; g < t->ngroups; g++)
+		t->groups[g].alone_failed = false;
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (c->in_combos && c->mask && !(c->mask & (c->mask - 1)) && c->sp.speedup > 0)
+		if (!c->in_combos || !c->mask || (c->mask & (c->mask - 1)))
+			continue;
+		if (c->sp.speedup > 0)
 			single[__builtin_ctz(c->mask)] = c->sp.speedup;
+		if (c->nfailed)
+			t->groups[__builtin_ctz(c->mask)].alone_failed = true;
 	}
 	for (int g = 0; g < t->ngroups; g++) {
 		int r = single[g] > 0 ? -1 : hmpt_method_single(t, g);

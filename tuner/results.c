@@ -998,12 +998,8 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		if (t->access_kind)
 			snprintf(acc, sizeof(acc), "%.1f%%", 100 * t->groups[g].access);
 		/* never measured alone (a model search that did not ask): "-" */
-		bool failed = false;
-		for (int i = 0; i < t->nconfigs; i++)
-			failed |= t->configs[i].in_combos && t->configs[i].mask == 1u << g &&
-			          t->configs[i].nfailed;
 		char alone[16];
-		snprintf(alone, sizeof(alone), "%s", failed ? "failed" : "-");
+		snprintf(alone, sizeof(alone), "%s", t->groups[g].alone_failed ? "failed" : "-");
 		if (t->groups[g].alone > 0)
 			snprintf(alone, sizeof(alone), "%.3fx", t->groups[g].alone);
 		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,

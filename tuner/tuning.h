@@ -63,7 +63,8 @@ typedef struct {
 	int nsites;
 	uint64_t bytes;
 	double access;
-	double alone; /* speedup of the group alone (point estimate) */
+	double alone;      /* speedup of the group alone (point estimate) */
+	bool alone_failed; /* a run of it alone (combination phase) failed */
 } hmpt_tgroup_t;
 
 typedef struct {
@@ -95,9 +96,6 @@ typedef struct {
 	int ncombos;           /* configurations in the combination phase */
 	int best, best90, fit; /* chosen configurations, -1: none */
 	int fastest;           /* the highest point estimate among the faster */
-	int search_configs;    /* the model search: configurations measured, */
-	int search_runs;       /* runs of the combination phase, */
-	int exhaustive_runs;   /* and what exhaustive search would run */
 	double alpha_used;     /* alpha over the number of comparisons */
 	hmpt_pooled_t pool;    /* the variance of log(run), pooled over all */
 	hmpt_sym_t *sym;

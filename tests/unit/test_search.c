@@ -33,6 +33,7 @@
 
 #include "check.h"
 
+#include "measure.h"
 #include "method.h"
 #include "search.h"
 #include "stats.h"
@@ -286,18 +287,12 @@ static void run_mask(meas_t *me, const land_t *l, unsigned m, int reps, double d
 	}
 }
 
-static int ref_share(int k)
-{
-	int m = (int)lround(sqrt(k > 0 ? k : 0));
-	return m < 1 ? 1 : m;
-}
-
 /* the reference keeps sqrt(configurations) times the others' runs; with
  * `every`, one run at least per call (as the tuner's model search does
  * per batch) */
 static void run_reference(meas_t *me, const land_t *l, double drift, bool every)
 {
-	int want = REPS * ref_share(me->configs - (me->s[0].n > 0));
+	int want = REPS * hmpt_measure_ref_share(me->configs - (me->s[0].n > 0));
 	if (every && want <= me->s[0].n)
 		want = me->s[0].n + 1;
 	if (me->s[0].n < want)
