@@ -102,12 +102,16 @@ done
 
 # 6. over budget: by capacity (C), and by the node's free memory (a 200 MiB
 # D on a 128 MiB node): both go whole to DDR, nothing is killed
-mk "$work/plan6.json" -p 'hbm={"nodes":"hbm","capacity":"12M","fallback":"ddr"}' -p "$DDR" \
-	-d ddr -s "$A,$C=hbm"
-PREFIX="taskset -c 0" run_placed "$work/plan6.json" "$work/run6" arrays $M
-cat "$work/run6" "$work/run6.err"
-expect "$work/run6" A nodes "2:$pages"
-expect "$work/run6" C nodes "0:$pages"
+# capacity_case NAME HBM-POOL: A and C planned in a pool with room for one
+# 8 MiB array: A (allocated first) on HBM node 2, C whole on DDR node 0
+capacity_case() {
+	mk "$work/plan$1.json" -p "$2" -p "$DDR" -d ddr -s "$A,$C=hbm"
+	PREFIX="taskset -c 0" run_placed "$work/plan$1.json" "$work/run$1" arrays $M
+	cat "$work/run$1" "$work/run$1.err"
+	expect "$work/run$1" A nodes "2:$pages"
+	expect "$work/run$1" C nodes "0:$pages"
+}
+capacity_case 6 'hbm={"nodes":"hbm","capacity":"12M","fallback":"ddr"}'
 grep -q "^hmpt: pool hbm cannot take 8.00 MiB for site $C (budget 12.0 MiB from capacity" "$work/run6.err" ||
 	fail "capacity message: $(cat "$work/run6.err")"
 mk "$work/plan6b.json" -p "$HBM" -p "$DDR" -d ddr -s "$A,$D=hbm"
@@ -122,12 +126,7 @@ grep -q "^hmpt: pool hbm cannot take 200.0 MiB for site $D (only .* MiB left on 
 
 # 6c. a share of the pool's own nodes: 10 % of node 2's MemTotal (about
 # 12.8 MiB; of all four nodes it would be 100 MiB) takes A, not C as well
-mk "$work/plan6c.json" -p 'hbm={"nodes":[2],"capacity":"10%","fallback":"ddr"}' -p "$DDR" \
-	-d ddr -s "$A,$C=hbm"
-PREFIX="taskset -c 0" run_placed "$work/plan6c.json" "$work/run6c" arrays $M
-cat "$work/run6c" "$work/run6c.err"
-expect "$work/run6c" A nodes "2:$pages"
-expect "$work/run6c" C nodes "0:$pages"
+capacity_case 6c 'hbm={"nodes":[2],"capacity":"10%","fallback":"ddr"}'
 kb=$(awk '$3 == "MemTotal:" { print $4 }' /sys/devices/system/node/node2/meminfo)
 python3 - "$work/run6c.profile.json" $((kb * 1024 / 100 * 10)) "$C" <<'PY' || fail "share budget"
 import json, sys
