@@ -427,12 +427,13 @@ static int site_pool(uint32_t site)
 	hmpt_sites_lock();
 	s = hmpt_sites_get(site);
 	if (!s->decided) {
-		uint64_t hashes[HMPT_MAX_DEPTH];
-		for (uint32_t i = 0; i < s->nframes; i++)
-			hashes[i] = s->mods[i] == HMPT_MODULE_UNKNOWN
-			                ? 0
-			                : hmpt_modules_get(s->mods[i])->name_hash;
-		s->plan_site = hmpt_plan_match(&plan_g, hashes, s->offs, s->nframes);
+		uint64_t hashes[HMPT_MAX_DEPTH], offs[HMPT_MAX_DEPTH];
+		for (uint32_t i = 0; i < s->nid; i++) {
+			uint32_t m = s->mods[s->idx[i]];
+			hashes[i] = m == HMPT_MODULE_UNKNOWN ? 0 : hmpt_modules_get(m)->name_hash;
+			offs[i] = s->offs[s->idx[i]];
+		}
+		s->plan_site = hmpt_plan_match(&plan_g, hashes, offs, s->nid);
 		/* the default pool is for heap allocations: static data no plan
 		 * site names is left alone */
 		s->pool = (int16_t)(s->plan_site >= 0

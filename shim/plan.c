@@ -13,6 +13,7 @@
 #include "fmt.h"
 #include "hash.h"
 #include "options.h"
+#include "siteid.h"
 #include "sys.h"
 
 const char *const hmpt_plan_kinds_g[] = {"hbw",
@@ -567,6 +568,15 @@ static int parse_pools(ctx_t *c, const hmpt_json_t *pools, const hmpt_json_t *de
 
 /* ------------------------------------------------------------- groups */
 
+/* 0-15, or -1 for a character that is no hexadecimal digit */
+static int hex_digit(char h)
+{
+	return h >= '0' && h <= '9'   ? h - '0'
+	       : h >= 'a' && h <= 'f' ? h - 'a' + 10
+	       : h >= 'A' && h <= 'F' ? h - 'A' + 10
+	                              : -1;
+}
+
 /* "module!0x1a2b" -> module (copied) and offset */
 static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const char **module,
                        uint64_t *hash, uint64_t *off)
@@ -579,18 +589,12 @@ static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const 
 	    bang[1] != '0' || (bang[2] != 'x' && bang[2] != 'X') || !bang[3])
 		return fail(c, v, field, what, v);
 	for (const char *h = bang + 3; *h; h++) {
-		unsigned d;
-		if (*h >= '0' && *h <= '9')
-			d = (unsigned)(*h - '0');
-		else if (*h >= 'a' && *h <= 'f')
-			d = (unsigned)(*h - 'a' + 10);
-		else if (*h >= 'A' && *h <= 'F')
-			d = (unsigned)(*h - 'A' + 10);
-		else
+		int d = hex_digit(*h);
+		if (d < 0)
 			return fail(c, v, field, what, v);
 		if (o >> 60)
 			return fail(c, v, field, "the offset does not fit in 64 bits", v);
-		o = o << 4 | d;
+		o = o << 4 | (unsigned)d;
 	}
 	size_t len = (size_t)(bang - v->str);
 	char *m = bump(c, len + 1);
@@ -608,9 +612,9 @@ static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const 
 
 static bool same_site(const hmpt_plan_site_t *a, const hmpt_plan_site_t *b)
 {
-	return a->prefix == b->prefix && a->nframes == b->nframes &&
-	       memcmp(a->name_hashes, b->name_hashes, a->nframes * sizeof(uint64_t)) == 0 &&
-	       memcmp(a->offsets, b->offsets, a->nframes * sizeof(uint64_t)) == 0;
+	return a->prefix == b->prefix && a->legacy_prefix == b->legacy_prefix && a->nid == b->nid &&
+	       memcmp(a->id_hashes, b->id_hashes, a->nid * sizeof(uint64_t)) == 0 &&
+	       memcmp(a->id_offsets, b->id_offsets, a->nid * sizeof(uint64_t)) == 0;
 }
 
 static int parse_hex_id(const hmpt_json_t *v, uint64_t *out)
@@ -620,24 +624,56 @@ static int parse_hex_id(const hmpt_json_t *v, uint64_t *out)
 	if (v->type != HMPT_JSON_STRING || v->len != 16)
 		return -1;
 	for (size_t i = 0; i < 16; i++) {
-		char h = v->str[i];
-		unsigned d = h >= '0' && h <= '9'   ? (unsigned)(h - '0')
-		             : h >= 'a' && h <= 'f' ? (unsigned)(h - 'a' + 10)
-		             : h >= 'A' && h <= 'F' ? (unsigned)(h - 'A' + 10)
-		                                    : 16u;
-		if (d == 16)
+		int d = hex_digit(v->str[i]);
+		if (d < 0)
 			return -1;
-		id = id << 4 | d;
+		id = id << 4 | (unsigned)d;
 	}
 	*out = id;
+	return 0;
+}
+
+/* Fields of an object read by people and hmpt-tune, not by the shim: each
+ * a string ('s') or a whole number ('u'); any may be missing. */
+typedef struct {
+	const char *name;
+	char type;
+} field_t;
+
+static int want_fields(ctx_t *c, const hmpt_json_t *v, const char *base, const field_t *fields)
+{
+	const char *keys[16];
+	uint64_t u;
+	unsigned n = 0;
+	int rc;
+
+	for (; fields[n].name && n < 15; n++)
+		keys[n] = fields[n].name;
+	keys[n] = NULL;
+	if ((rc = want_type(c, v, base, HMPT_JSON_OBJECT)) || (rc = check_keys(c, v, base, keys)))
+		return rc;
+	for (unsigned i = 0; i < n; i++) {
+		const hmpt_json_t *m = member(v, fields[i].name);
+		path_t f;
+		if (!m)
+			continue;
+		path_join(&f, base, fields[i].name, -1);
+		if (fields[i].type == 's' && (rc = want_type(c, m, f.s, HMPT_JSON_STRING)))
+			return rc;
+		if (fields[i].type == 'u' && !hmpt_json_u64(m, &u))
+			return fail(c, m, f.s, "expected a whole number", m);
+	}
 	return 0;
 }
 
 static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t group,
                       hmpt_plan_site_t *s)
 {
-	static const char *const keys[] = {"frames", "match", "id", "symbols", "bytes", NULL};
+	static const char *const keys[] = {"frames", "match",    "id", "symbols",
+	                                   "bytes",  "symbolic", NULL};
 	static const char *const matches[] = {"stack", "prefix", NULL};
+	bool runtime[64];
+	uint32_t idx[64];
 	const hmpt_json_t *fr, *m;
 	path_t f;
 	int rc, e;
@@ -659,7 +695,6 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 	s->offsets = bump(c, fr->count * sizeof(uint64_t));
 	if (!s->modules || !s->name_hashes || !s->offsets)
 		return -ENOMEM;
-	s->id = HMPT_HASH_SEED;
 	uint32_t k = 0;
 	for (const hmpt_json_t *x = fr->child; x; x = x->next, k++) {
 		path_t xf;
@@ -667,7 +702,23 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 		if ((rc = parse_frame(c, x, xf.s, &s->modules[k], &s->name_hashes[k],
 		                      &s->offsets[k])))
 			return rc;
-		s->id = hmpt_hash_frame(s->id, s->name_hashes[k], s->offsets[k]);
+		runtime[k] = hmpt_siteid_runtime(s->modules[k]);
+	}
+	/* version 1 hashed every frame; matching uses the identity frames */
+	s->nid = hmpt_siteid_frames(runtime, s->nframes, HMPT_SITEID_OWNED, idx);
+	s->id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, s->nid);
+	s->id_hashes = bump(c, s->nid * sizeof(uint64_t));
+	s->id_offsets = bump(c, s->nid * sizeof(uint64_t));
+	if (!s->id_hashes || !s->id_offsets)
+		return -ENOMEM;
+	for (k = 0; k < s->nid; k++) {
+		s->id_hashes[k] = s->name_hashes[idx[k]];
+		s->id_offsets[k] = s->offsets[idx[k]];
+	}
+	uint64_t given_id = s->id;
+	if (c->plan->version == 1) {
+		uint32_t all = hmpt_siteid_frames(runtime, s->nframes, HMPT_SITEID_ALL, idx);
+		given_id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, all);
 	}
 	if ((m = member(v, "match"))) {
 		path_join(&f, base, "match", -1);
@@ -675,17 +726,21 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 			return rc;
 		s->prefix = e == 1;
 	}
+	/* a version-1 stack cut at the depth counted runtime frames too: it
+	 * names the first frames of a stack the shim now takes deeper */
+	s->legacy_prefix = c->plan->version == 1 && !s->prefix && s->nid < s->nframes &&
+	                   s->nframes == (c->plan->stack_depth ? c->plan->stack_depth : 16);
 	if ((m = member(v, "id"))) {
 		uint64_t id;
 		path_join(&f, base, "id", -1);
 		if (parse_hex_id(m, &id) != 0)
 			return fail(c, m, f.s, "expected a site id of 16 hexadecimal digits", m);
-		if (!s->prefix && id != s->id) {
+		if (!s->prefix && id != given_id) {
 			char what[96];
 			hmpt_fmt_t w;
 			hmpt_fmt_init(&w, what, sizeof(what), -1);
 			hmpt_fmt_str(&w, "does not match the frames (their id is ");
-			hmpt_fmt_hex(&w, s->id, 16);
+			hmpt_fmt_hex(&w, given_id, 16);
 			hmpt_fmt_str(&w, "): the frames or the id were edited");
 			return fail(c, m, f.s, hmpt_fmt_cstr(&w), NULL);
 		}
@@ -699,6 +754,23 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 			path_t xf;
 			path_join(&xf, base, "symbols", k);
 			if ((rc = want_type(c, x, xf.s, HMPT_JSON_STRING)))
+				return rc;
+		}
+	}
+	if ((m = member(v, "symbolic"))) {
+		static const field_t fields[] = {{"function", 's'},      {"file", 's'},
+		                                 {"line", 'u'},          {"column", 'u'},
+		                                 {"discriminator", 'u'}, {"inlined_into", 's'},
+		                                 {"position", 'u'},      {"positions", 'u'},
+		                                 {"variable", 's'},      {NULL, 0}};
+		path_join(&f, base, "symbolic", -1);
+		if ((rc = want_type(c, m, f.s, HMPT_JSON_ARRAY)))
+			return rc;
+		k = 0;
+		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
+			path_t xf;
+			path_join(&xf, base, "symbolic", k);
+			if (x->type != HMPT_JSON_NULL && (rc = want_fields(c, x, xf.s, fields)))
 				return rc;
 		}
 	}
@@ -803,13 +875,55 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 	return 0;
 }
 
+/* "modules": {"name": {"build_id": "hex", "path": "..."}} */
+static int parse_modules(ctx_t *c, const hmpt_json_t *v)
+{
+	static const field_t fields[] = {{"build_id", 's'}, {"path", 's'}, {NULL, 0}};
+	hmpt_plan_t *pl = c->plan;
+	int rc;
+
+	if ((rc = want_type(c, v, "modules", HMPT_JSON_OBJECT)))
+		return rc;
+	pl->modules = bump(c, (v->count + 1) * sizeof(hmpt_plan_module_t));
+	if (!pl->modules)
+		return -ENOMEM;
+	for (const hmpt_json_t *m = v->child; m; m = m->next) {
+		hmpt_plan_module_t *pm = &pl->modules[pl->nmodules];
+		const hmpt_json_t *b;
+		path_t f;
+		path_join(&f, "modules", m->key, -1);
+		if ((rc = want_fields(c, m, f.s, fields)))
+			return rc;
+		pm->name = m->key;
+		pm->name_hash = hmpt_hash_module(m->key, strlen(m->key));
+		b = member(m, "build_id");
+		for (size_t i = 0; b && i < b->len; i++) {
+			int d = hex_digit(b->str[i]);
+			if (d < 0 || b->len % 2 || b->len > 2 * sizeof(pm->build_id)) {
+				path_t bf;
+				path_join(&bf, f.s, "build_id", -1);
+				return fail(
+				    c, b, bf.s,
+				    "expected a GNU build id: an even number of hexadecimal "
+				    "digits, at most 64",
+				    b);
+			}
+			pm->build_id[i / 2] = (uint8_t)(pm->build_id[i / 2] << 4 | d);
+		}
+		pm->build_id_len = b ? (uint8_t)(b->len / 2) : 0;
+		pm->line = m->line;
+		pl->nmodules++;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------- top level */
 
 static int parse_top(ctx_t *c, const hmpt_json_t *root)
 {
 	static const char *const keys[] = {
-	    "format",    "format_version", "pools",       "default_pool", "groups",
-	    "hbm_nodes", "ddr_nodes",      "stack_depth", "provenance",   NULL};
+	    "format",    "format_version", "pools",      "default_pool", "groups", "hbm_nodes",
+	    "ddr_nodes", "stack_depth",    "provenance", "modules",      NULL};
 	hmpt_plan_t *pl = c->plan;
 	const hmpt_json_t *m;
 	uint64_t u;
@@ -824,11 +938,13 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 	if (m->type != HMPT_JSON_STRING || strcmp(m->str, HMPT_PLAN_FORMAT) != 0)
 		return fail(c, m, "format", "expected \"" HMPT_PLAN_FORMAT "\"", m);
 	if (!(m = member(root, "format_version")))
-		return fail(c, root, "format_version", "missing: expected 1", NULL);
-	if (!hmpt_json_u64(m, &u) || u != HMPT_PLAN_VERSION)
-		return fail(
-		    c, m, "format_version",
-		    "expected 1 (this hmpt reads version 1 plans; a newer hmpt wrote this?)", m);
+		return fail(c, root, "format_version", "missing: expected 2 (or 1)", NULL);
+	if (!hmpt_json_u64(m, &u) || u < 1 || u > HMPT_PLAN_VERSION)
+		return fail(c, m, "format_version",
+		            "expected 2 or 1 (this hmpt reads plans of versions 1 and 2; a newer "
+		            "hmpt wrote this?)",
+		            m);
+	pl->version = (uint32_t)u;
 	if ((m = member(root, "stack_depth"))) {
 		if (!hmpt_json_u64(m, &u) || u < 1 || u > 64)
 			return fail(c, m, "stack_depth", "expected a whole number from 1 to 64", m);
@@ -849,6 +965,8 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 			return rc;
 		pl->provenance = m;
 	}
+	if ((m = member(root, "modules")) && (rc = parse_modules(c, m)))
+		return rc;
 	if (!(m = member(root, "pools")))
 		return fail(c, root, "pools", "missing: a plan needs at least one pool", NULL);
 	if ((rc = parse_pools(c, m, member(root, "default_pool"))))
@@ -970,6 +1088,8 @@ void hmpt_plan_free(hmpt_plan_t *plan)
 	plan->groups = NULL;
 	plan->sites = NULL;
 	plan->ngroups = plan->nsites = 0;
+	plan->modules = NULL;
+	plan->nmodules = 0;
 	plan->npools = 0;
 }
 
@@ -981,19 +1101,28 @@ int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const 
 
 	for (uint32_t i = 0; i < plan->nsites; i++) {
 		const hmpt_plan_site_t *s = &plan->sites[i];
-		if (s->prefix ? s->nframes > n : s->nframes != n)
+		bool prefix = s->prefix || s->legacy_prefix;
+		if (prefix ? s->nid > n : s->nid != n)
 			continue;
-		if (memcmp(s->name_hashes, name_hashes, s->nframes * sizeof(uint64_t)) != 0 ||
-		    memcmp(s->offsets, offsets, s->nframes * sizeof(uint64_t)) != 0)
+		if (memcmp(s->id_hashes, name_hashes, s->nid * sizeof(uint64_t)) != 0 ||
+		    memcmp(s->id_offsets, offsets, s->nid * sizeof(uint64_t)) != 0)
 			continue;
-		if (!s->prefix)
+		if (!prefix)
 			return (int)i; /* a whole-stack match is the most specific */
-		if (s->nframes > best_len) {
+		if (s->nid > best_len) {
 			best = (int)i;
-			best_len = s->nframes;
+			best_len = s->nid;
 		}
 	}
 	return best;
+}
+
+int hmpt_plan_module(const hmpt_plan_t *plan, uint64_t name_hash)
+{
+	for (uint32_t i = 0; i < plan->nmodules; i++)
+		if (plan->modules[i].name_hash == name_hash)
+			return (int)i;
+	return -1;
 }
 
 const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool)

@@ -24,7 +24,7 @@
 #include "topo.h"
 
 #define HMPT_PLAN_FORMAT    "hmpt-plan"
-#define HMPT_PLAN_VERSION   1
+#define HMPT_PLAN_VERSION   2 /* 1 is read too: siteid.h */
 #define HMPT_PLAN_MAX_POOLS 32
 #define HMPT_PLAN_MAX_BYTES (64u << 20)
 #define HMPT_POOL_NAME_MAX  32
@@ -63,11 +63,24 @@ typedef struct {
 	const char **modules;  /* base names */
 	uint64_t *name_hashes; /* hmpt_hash_module of each */
 	uint64_t *offsets;
-	bool prefix; /* "match": "prefix" */
-	uint64_t id; /* hmpt_hash_frame over all frames */
+	/* the identity frames (siteid.h): what matching compares */
+	uint32_t nid;
+	uint64_t *id_hashes, *id_offsets;
+	bool prefix;        /* "match": "prefix" */
+	bool legacy_prefix; /* a version-1 stack cut at the depth: matched as a prefix */
+	uint64_t id;        /* the site id (siteid.h) */
 	uint32_t group;
 	uint32_t line;
 } hmpt_plan_site_t;
+
+/* "modules": what the plan was made against */
+typedef struct {
+	const char *name;
+	uint64_t name_hash;
+	uint8_t build_id[32];
+	uint8_t build_id_len; /* 0: not given */
+	uint32_t line;
+} hmpt_plan_module_t;
 
 typedef struct {
 	const char *name;
@@ -78,6 +91,7 @@ typedef struct {
 
 typedef struct {
 	char path[256]; /* as given, for messages (truncated) */
+	uint32_t version;
 	int npools;
 	hmpt_plan_pool_t pools[HMPT_PLAN_MAX_POOLS];
 	int default_pool; /* index or HMPT_POOL_SYSTEM */
@@ -86,7 +100,9 @@ typedef struct {
 	hmpt_plan_site_t *sites;
 	bool has_hbm_nodes, has_ddr_nodes;
 	hmpt_nodemask_t hbm_nodes, ddr_nodes;
-	uint32_t stack_depth;          /* 0: not given */
+	uint32_t stack_depth; /* 0: not given */
+	uint32_t nmodules;
+	hmpt_plan_module_t *modules;
 	const hmpt_json_t *provenance; /* or NULL */
 	hmpt_json_doc_t doc;           /* keeps strings and provenance alive */
 	void *mem;
@@ -101,11 +117,13 @@ int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t 
 int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen);
 void hmpt_plan_free(hmpt_plan_t *plan);
 
-/* The plan site that places a stack of n frames, given as module-name
- * hashes and offsets: the most specific match (a whole-stack match, else the
- * longest prefix); -1 when none. */
+/* The plan site that places a stack whose n identity frames (siteid.h)
+ * are given as module-name hashes and offsets: the most specific match (a
+ * whole-stack match, else the longest prefix); -1 when none. */
 int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
                     uint32_t n);
+/* The plan's "modules" entry for a module-name hash, or -1. */
+int hmpt_plan_module(const hmpt_plan_t *plan, uint64_t name_hash);
 
 /* Pool name for an index (HMPT_POOL_SYSTEM -> "system"). */
 const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool);

@@ -590,7 +590,9 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 		return -errno;
 
 	hmpt_fmt_init(&f, out_buf_g, sizeof(out_buf_g), fd);
-	hmpt_fmt_str(&f, "{\n  \"format\": \"hmpt-profile\",\n  \"format_version\": 1,\n  ");
+	hmpt_fmt_str(&f, "{\n  \"format\": \"hmpt-profile\",\n  \"format_version\": ");
+	hmpt_fmt_u64(&f, HMPT_PROFILE_VERSION);
+	hmpt_fmt_str(&f, ",\n  ");
 	key(&f, "hmpt_version");
 	hmpt_fmt_json_str(&f, HMPT_VERSION);
 	hmpt_fmt_str(&f, ",\n");

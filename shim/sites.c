@@ -10,6 +10,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "siteid.h"
 #include "sys.h"
 
 #define MAX_SITES   HMPT_SITES_MAX
@@ -17,6 +18,9 @@
 #define MAX_MODULES 4096u
 /* frames captured beyond the kept depth, for hmpt's and the runtime's */
 #define SKIP_ROOM 16
+/* frames captured and kept: the depth counts identity frames (siteid.h),
+ * and runtime frames between them are kept too, up to this many */
+#define RAW_MAX (HMPT_MAX_DEPTH + 2 * SKIP_ROOM)
 
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static hmpt_site_t *sites_g;
@@ -34,19 +38,6 @@ static const char *base_name(const char *path)
 {
 	const char *s = strrchr(path, '/');
 	return s ? s + 1 : path;
-}
-
-/* Frames in these modules are the allocator's, not the program's: leading
- * ones are skipped so operator new or a libc wrapper does not become the
- * site of every allocation.  (hmpt's own frames are found by address.) */
-static bool is_runtime(const char *name)
-{
-	static const char *const prefixes[] = {"libc.so",   "libstdc++.so", "libgfortran.so",
-	                                       "libc++.so", "libc++abi.so", "ld-linux"};
-	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
-		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
-			return true;
-	return false;
 }
 
 static void read_build_id(const struct dl_phdr_info *info, hmpt_module_t *m)
@@ -118,7 +109,9 @@ static int refresh_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	m->lo = lo;
 	m->hi = hi;
 	m->alive = true;
-	m->runtime = is_runtime(m->name);
+	/* leading frames in them are the allocator's (operator new, a libc
+	 * wrapper) and skipped; later ones are no part of a site's identity */
+	m->runtime = hmpt_siteid_runtime(m->name);
 	m->self = (uintptr_t)&hmpt_sites_capture >= lo && (uintptr_t)&hmpt_sites_capture < hi;
 	read_build_id(info, m);
 	nmodules_g++;
@@ -192,38 +185,43 @@ static bool same_frames(const hmpt_site_t *s, const uintptr_t *ips, uint32_t n)
 
 static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
 {
-	uint64_t id = HMPT_HASH_SEED;
+	uint64_t hashes[HMPT_MAX_DEPTH];
+	bool runtime[HMPT_MAX_DEPTH];
 
 	if (nsites_g == MAX_SITES)
 		return HMPT_SITE_OVERFLOW;
 	hmpt_site_t *s = &sites_g[nsites_g];
-	s->ips = hmpt_sys_perm_alloc(n * (sizeof(uintptr_t) + sizeof(uint64_t) + sizeof(uint32_t)));
+	s->ips =
+	    hmpt_sys_perm_alloc(n * (sizeof(uintptr_t) + sizeof(uint64_t) + 2 * sizeof(uint32_t)));
 	if (n && !s->ips)
 		return HMPT_SITE_OVERFLOW;
 	s->offs = (uint64_t *)(s->ips + n);
 	s->mods = (uint32_t *)(s->offs + n);
+	s->idx = s->mods + n;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t m = module_of(ips[i]);
 		s->ips[i] = ips[i];
 		s->mods[i] = m;
 		s->offs[i] = m == HMPT_MODULE_UNKNOWN ? ips[i] : ips[i] - modules_g[m].base;
-		uint64_t name_hash = m == HMPT_MODULE_UNKNOWN ? 0 : modules_g[m].name_hash;
+		hashes[i] = m == HMPT_MODULE_UNKNOWN ? 0 : modules_g[m].name_hash;
+		runtime[i] = m != HMPT_MODULE_UNKNOWN && modules_g[m].runtime;
 		if (m != HMPT_MODULE_UNKNOWN)
 			modules_g[m].used = true;
-		id = hmpt_hash_frame(id, name_hash, s->offs[i]);
 	}
+	s->nid = hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, s->idx);
 	s->nframes = n;
 	s->key = key;
-	s->id = id;
+	s->id = hmpt_siteid_hash(hashes, s->offs, s->idx, s->nid);
 	return nsites_g++;
 }
 
 uint32_t hmpt_sites_capture(void)
 {
-	void *raw[HMPT_MAX_DEPTH + SKIP_ROOM];
+	void *raw[RAW_MAX];
 	uintptr_t ips[HMPT_MAX_DEPTH];
-	int got = unw_backtrace(raw, (int)(depth_g + SKIP_ROOM));
-	uint32_t n = 0, site;
+	unsigned want = depth_g + 2 * SKIP_ROOM;
+	int got = unw_backtrace(raw, (int)(want < RAW_MAX ? want : RAW_MAX));
+	uint32_t n = 0, owned = 0, site;
 	int first = -1, first_foreign = -1;
 
 	if (got < 0)
@@ -244,8 +242,14 @@ uint32_t hmpt_sites_capture(void)
 	}
 	if (first < 0) /* only runtime frames: keep them */
 		first = first_foreign < 0 ? got : first_foreign;
-	for (int i = first; i < got && n < depth_g; i++)
+	/* the depth counts the frames that name the site (siteid.h), so that
+	 * a runtime with more or fewer frames does not move the window */
+	for (int i = first; i < got && n < HMPT_MAX_DEPTH && owned < depth_g; i++) {
+		uint32_t m = module_of((uintptr_t)raw[i]);
+		if (m == HMPT_MODULE_UNKNOWN || !modules_g[m].runtime)
+			owned++;
 		ips[n++] = (uintptr_t)raw[i];
+	}
 
 	uint64_t key = hmpt_hash_bytes(HMPT_HASH_SEED, ips, n * sizeof(ips[0]));
 	uint32_t slot = (uint32_t)key & (SLOTS - 1);

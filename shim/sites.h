@@ -36,7 +36,7 @@ typedef struct {
 	uint8_t build_id[32];
 	uint8_t build_id_len;
 	bool self;    /* libhmpt itself */
-	bool runtime; /* allocator runtime: libc, libstdc++, libgfortran, ... */
+	bool runtime; /* system runtime library (siteid.h) */
 	bool alive;   /* still loaded */
 	bool used;    /* named by some site's frame */
 } hmpt_module_t;
@@ -59,8 +59,10 @@ typedef enum { HMPT_SITE_HEAP, HMPT_SITE_STATIC } hmpt_site_kind_t;
 
 typedef struct {
 	uint64_t key; /* hash of the raw return addresses */
-	uint64_t id;  /* stable id: hash of the module!offset frames */
+	uint64_t id;  /* stable id: hash of the identity frames (siteid.h) */
 	uint32_t nframes;
+	uint32_t nid; /* identity frames: frames[idx[0..nid-1]] */
+	uint32_t *idx;
 	uintptr_t *ips;
 	uint32_t *mods; /* module index per frame, or HMPT_MODULE_UNKNOWN */
 	uint64_t *offs; /* offset from the module's load base */

@@ -119,6 +119,7 @@ json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *me
 	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
 	if (depth)
 		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
+	hmpt_plan_add_modules(plan, t->profile);
 	return plan;
 }
 

@@ -23,6 +23,7 @@
 #include "poolspec.h"
 #include "profiles.h"
 #include "report.h"
+#include "siteid.h"
 #include "topo.h"
 
 const char hmpt_plan_usage[] =
@@ -329,6 +330,39 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	return e;
 }
 
+void hmpt_plan_add_modules(json_t *plan, const json_t *prof)
+{
+	json_t *mods = json_object(), *g, *site, *f;
+	size_t i, k, j;
+
+	json_array_foreach(json_object_get(plan, "groups"), i, g)
+	{
+		json_array_foreach(json_object_get(g, "sites"), k, site)
+		{
+			json_array_foreach(json_object_get(site, "frames"), j, f)
+			{
+				const char *s = json_string_value(f), *bang = strstr(s, "!0x");
+				char name[256];
+				snprintf(name, sizeof(name), "%.*s", (int)(bang - s), s);
+				/* a runtime library's update is no reason to warn */
+				if (hmpt_siteid_runtime(name) || json_object_get(mods, name))
+					continue;
+				const json_t *m = hmpt_prof_module(prof, name);
+				const char *id = m ? hmpt_prof_str(m, "build_id") : NULL;
+				if (!m || !id || !*id)
+					continue;
+				json_object_set_new(mods, name,
+				                    json_pack("{s:s,s:s}", "build_id", id, "path",
+				                              hmpt_prof_str(m, "path") ?: ""));
+			}
+		}
+	}
+	if (json_object_size(mods))
+		json_object_set_new(plan, "modules", mods);
+	else
+		json_decref(mods);
+}
+
 int hmpt_plan_emit(const json_t *plan, const char *path)
 {
 	char *text = json_dumps(plan, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -472,6 +506,7 @@ static int cmd_make(int argc, char **argv)
 	if (def)
 		json_object_set_new(plan, "default_pool", json_string(def));
 	json_object_set(plan, "groups", groups);
+	hmpt_plan_add_modules(plan, prof);
 	json_object_set_new(plan, "provenance", provenance(prof, argv[optind]));
 
 	if (hmpt_plan_emit(plan, out) == 0) {

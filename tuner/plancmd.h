@@ -12,6 +12,10 @@ extern const char hmpt_plan_usage[];
  * first `prefix`, 0: all), symbols for people, bytes. */
 json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym);
 int hmpt_cmd_plan(int argc, char **argv);
+/* The plan's "modules": the build id of each module its sites' identity
+ * frames name (siteid.h), from the profile, so that the shim can say when
+ * it runs another build. */
+void hmpt_plan_add_modules(json_t *plan, const json_t *prof);
 
 /* `plan check` of one file: the format, and with `machine` whether it fits
  * this machine; errors and warnings on standard error, the plan on standard

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "siteid.h"
+
 static int fail(char *err, size_t errlen, const char *path, const char *field, const char *what)
 {
 	snprintf(err, errlen, "%s: %s: %s", path, field, what);
@@ -63,11 +65,13 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 		goto bad;
 	}
 	v = json_object_get(p, "format_version");
-	if (!json_is_integer(v) || json_integer_value(v) != HMPT_PROFILE_VERSION) {
+	if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+	    json_integer_value(v) > HMPT_PROFILE_VERSION) {
 		fail(err, errlen, path, "format_version",
-		     "expected 1 (this hmpt-tune reads version 1 profiles)");
+		     "expected 2 or 1 (this hmpt-tune reads profiles of versions 1 and 2)");
 		goto bad;
 	}
+	bool v1 = json_integer_value(v) == 1;
 	if (need(p, "process", JSON_OBJECT, path, "", err, errlen) ||
 	    need(p, "totals", JSON_OBJECT, path, "", err, errlen) ||
 	    need(p, "modules", JSON_ARRAY, path, "", err, errlen) ||
@@ -121,11 +125,46 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 				goto bad;
 			}
 		}
+		char id[17];
+		if (v1 && hmpt_prof_site_id(json_object_get(v, "frames"), id) == 0)
+			json_object_set_new(v, "id", json_string(id));
 	}
+	if (v1)
+		json_object_set_new(p, "format_version", json_integer(HMPT_PROFILE_VERSION));
 	return p;
 bad:
 	json_decref(p);
 	return NULL;
+}
+
+int hmpt_prof_site_id(const json_t *frames, char id[17])
+{
+	uint64_t hashes[64], offs[64];
+	bool runtime[64];
+	uint32_t idx[64], n = 0;
+	const json_t *f;
+	size_t i;
+
+	json_array_foreach(frames, i, f)
+	{
+		const char *s = json_string_value(f), *bang = s ? strstr(s, "!0x") : NULL;
+		char *end;
+		if (!bang || n == 64)
+			return -1;
+		char module[256];
+		snprintf(module, sizeof(module), "%.*s", (int)(bang - s), s);
+		offs[n] = strtoull(bang + 3, &end, 16);
+		if (*end)
+			return -1;
+		/* profiles write "??" for a frame in no known module, hashed as 0 */
+		hashes[n] =
+		    strcmp(module, "??") == 0 ? 0 : hmpt_hash_module(module, strlen(module));
+		runtime[n] = hmpt_siteid_runtime(module);
+		n++;
+	}
+	uint32_t k = hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, idx);
+	snprintf(id, 17, "%016llx", (unsigned long long)hmpt_siteid_hash(hashes, offs, idx, k));
+	return 0;
 }
 
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen)
@@ -155,7 +194,7 @@ const char *hmpt_prof_str(const json_t *obj, const char *key)
 	return json_string_value(json_object_get(obj, key));
 }
 
-const char *hmpt_prof_module_path(const json_t *prof, const char *name)
+const json_t *hmpt_prof_module(const json_t *prof, const char *name)
 {
 	size_t i;
 	json_t *m;
@@ -164,9 +203,14 @@ const char *hmpt_prof_module_path(const json_t *prof, const char *name)
 	{
 		const char *n = hmpt_prof_str(m, "name");
 		if (n && strcmp(n, name) == 0)
-			return hmpt_prof_str(m, "path");
+			return m;
 	}
 	return NULL;
+}
+
+const char *hmpt_prof_module_path(const json_t *prof, const char *name)
+{
+	return hmpt_prof_str(hmpt_prof_module(prof, name), "path");
 }
 
 static void add_u64(json_t *dst, const json_t *src, const char *key)

@@ -13,10 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define HMPT_PROFILE_FORMAT  "hmpt-profile"
-#define HMPT_PROFILE_VERSION 1
+#include "profile.h" /* HMPT_PROFILE_VERSION */
 
+#define HMPT_PROFILE_FORMAT "hmpt-profile"
+
+/* Version-1 profiles are read too: their site ids are recomputed as
+ * version 2 defines them (siteid.h). */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
+/* The site id (siteid.h) of frames "module!0xoffset", as 16 hex digits
+ * into id[17]; -1 when a frame is not of that form. */
+int hmpt_prof_site_id(const json_t *frames, char id[17]);
 /* The same on the text of a profile in memory (`path` names it in messages);
  * for the fuzzer, which has no file. */
 json_t *hmpt_prof_parse(const char *text, size_t len, const char *path, char *err, size_t errlen);
@@ -31,6 +37,8 @@ int hmpt_prof_write(const json_t *prof, const char *path);
 /* convenience getters on validated profiles */
 uint64_t hmpt_prof_u64(const json_t *obj, const char *key);
 const char *hmpt_prof_str(const json_t *obj, const char *key);
+/* the module named `name` (its "modules" entry), or NULL */
+const json_t *hmpt_prof_module(const json_t *prof, const char *name);
 /* path of the module named `name`, or NULL */
 const char *hmpt_prof_module_path(const json_t *prof, const char *name);
 

@@ -195,6 +195,68 @@ static void test_match(void)
 	hmpt_plan_free(&plan);
 }
 
+/* siteid.h: runtime frames are no part of a site's identity */
+static void test_identity(void)
+{
+	char buf[2048];
+	uint64_t hs[3] = {h("app"), h("app"), h("app")}, offs[3] = {0x10, 0x20, 0x30};
+	uint64_t own =
+	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("app"), 0x10), h("app"), 0x20);
+	uint64_t all =
+	    hmpt_hash_frame(hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("app"), 0x10),
+	                                    h("libc.so.6"), 0x271ca),
+	                    h("app"), 0x20);
+	const char *fmt = "{\"format\": \"hmpt-plan\", \"format_version\": %d,%s \"pools\": "
+	                  "{\"p\": {}}, \"groups\": [{\"pool\": \"p\", \"sites\": [{\"id\": "
+	                  "\"%016llx\", \"frames\": [\"app!0x10\", \"libc.so.6!0x%x\", "
+	                  "\"app!0x20\"]%s}]}]}";
+
+	/* version 2: the id leaves libc out, so a shifted libc frame keeps it */
+	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)own, 0x271ca, "");
+	CHECK(parse(buf) == 0);
+	CHECK(plan.version == 2 && plan.sites[0].id == own && plan.sites[0].nid == 2);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == -1);
+	hmpt_plan_free(&plan);
+	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)own, 0x2720a, "");
+	CHECK(parse(buf) == 0);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
+	hmpt_plan_free(&plan);
+	/* version 1: the id of every frame is checked; matching is as in 2 */
+	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)all, 0x271ca, "");
+	CHECK(parse(buf) == 0);
+	CHECK(plan.sites[0].id == own && !plan.sites[0].legacy_prefix);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
+	hmpt_plan_free(&plan);
+	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)own, 0x271ca, "");
+	CHECK(parse(buf) != 0);
+	/* a version-1 stack cut at its depth (3 frames, libc among them)
+	 * names the first frames of a deeper stack */
+	snprintf(buf, sizeof(buf), fmt, 1, " \"stack_depth\": 3,", (unsigned long long)all, 0x271ca,
+	         "");
+	CHECK(parse(buf) == 0);
+	CHECK(plan.sites[0].legacy_prefix);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 0);
+	hmpt_plan_free(&plan);
+	/* only runtime frames: they are the identity */
+	CHECK(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": {}},"
+	            " \"groups\": [{\"pool\": \"p\", \"sites\": [{\"frames\": "
+	            "[\"libc.so.6!0x5\", \"ld-linux-x86-64.so.2!0x6\"]}]}]}") == 0);
+	CHECK(plan.sites[0].nid == 2);
+	hmpt_plan_free(&plan);
+	/* modules and symbolic frames */
+	snprintf(buf, sizeof(buf), fmt, 2,
+	         " \"modules\": {\"app\": {\"build_id\": \"0aFf\", \"path\": \"/x/app\"}},",
+	         (unsigned long long)own, 0x271ca,
+	         ", \"symbolic\": [{\"function\": \"f\", \"file\": \"a.c\", \"line\": 3, "
+	         "\"discriminator\": 2, \"position\": 1, \"positions\": 3}, null, {}]");
+	CHECK(parse(buf) == 0);
+	CHECK(plan.nmodules == 1 && plan.modules[0].build_id_len == 2 &&
+	      plan.modules[0].build_id[0] == 0x0a && plan.modules[0].build_id[1] == 0xff);
+	CHECK(hmpt_plan_module(&plan, h("app")) == 0 && hmpt_plan_module(&plan, h("b")) == -1);
+	hmpt_plan_free(&plan);
+}
+
 static void test_fallback_defaults(void)
 {
 	const char *text = "{\"format\": \"hmpt-plan\", \"format_version\": 1,\n"
@@ -226,6 +288,7 @@ int main(void)
 	test_missing_file();
 	test_examples();
 	test_match();
+	test_identity();
 	test_fallback_defaults();
 	return failures != 0;
 }

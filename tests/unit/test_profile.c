@@ -27,7 +27,7 @@ static const char *write_file(const char *name, const char *text)
 }
 
 #define GOOD_HEAD                                                                                  \
-	"{\"format\": \"hmpt-profile\", \"format_version\": 1,"                                    \
+	"{\"format\": \"hmpt-profile\", \"format_version\": 2,"                                    \
 	" \"process\": {\"pid\": %d, \"exe\": \"/bin/x\"},"                                        \
 	" \"totals\": {\"tracked_allocations\": 2, \"tracked_bytes\": %d,"                         \
 	" \"peak_tracked_bytes\": 10, \"live_tracked_bytes\": 0, \"peak_rss_bytes\": %d,"          \
@@ -118,7 +118,8 @@ int main(void)
 	expect_error("{", "bad.json:");
 	expect_error("[]", "expected an object");
 	expect_error("{\"format\": \"other\"}", "format: expected \"hmpt-profile\"");
-	expect_error("{\"format\": \"hmpt-profile\", \"format_version\": 2}", "format_version");
+	expect_error("{\"format\": \"hmpt-profile\", \"format_version\": 3}", "format_version");
+	expect_error("{\"format\": \"hmpt-profile\", \"format_version\": 0}", "format_version");
 	expect_error(profile(1, 10, 5, site("a", 1, -3, 1, 0)),
 	             "sites[0].bytes: expected an integer >= 0");
 	expect_error(profile(1, 10, 5,
@@ -132,6 +133,28 @@ int main(void)
 	            " \"max_size\": 1, \"peak_live_bytes\": 1, \"live_bytes\": 0,"
 	            " \"first_s\": 0, \"last_s\": 0}"),
 	    "sites[0].frames[0]: expected a string \"module!0xoffset\"");
+
+	/* a version-1 profile: its ids are recomputed without the runtime's
+	 * frames, so that a shifted libc frame changes nothing */
+	{
+		char v1[16384];
+		snprintf(v1, sizeof(v1), "%s",
+		         profile(1, 10, 5, site("0123456789abcdef", 1, 1, 1, 0)));
+		char *ver = strstr(v1, "\"format_version\": 2");
+		ver[18] = '1';
+		json_t *p = hmpt_prof_load(write_file("v1.json", v1), err, sizeof(err));
+		CHECK(p != NULL);
+		json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
+		json_t *shifted = json_pack("[s,s]", "x!0x1234", "libc.so.6!0x2728a");
+		json_t *alone = json_pack("[s]", "x!0x1234");
+		char id1[17], id2[17];
+		CHECK(hmpt_prof_site_id(shifted, id1) == 0 && hmpt_prof_site_id(alone, id2) == 0);
+		CHECK(s0 && !strcmp(hmpt_prof_str(s0, "id"), id1) && !strcmp(id1, id2));
+		CHECK(hmpt_prof_u64(p, "format_version") == 2);
+		json_decref(shifted);
+		json_decref(alone);
+		json_decref(p);
+	}
 
 	/* merge: the same site in two processes adds up */
 	snprintf(both, sizeof(both), "%s, %s", site("aaaa", 1, 100, 100, 0.5),

@@ -1,0 +1,77 @@
+/* siteid.h — which frames of a call stack make an allocation site's
+ * identity; shared by the shim (sites.c), the plan loader (plan.c) and
+ * hmpt-tune, so that an id means the same thing in a profile, in a plan and
+ * in the running program.
+ *
+ * Why: the system's runtime libraries (the C library and its dynamic
+ * loader, the C++/Fortran runtimes, the OpenMP runtimes, libgcc) are not
+ * the user's: a distribution update moves every offset in them, and
+ * another host has other builds of them.  Their frames between or below the
+ * program's own (libc's start-up frames, an OpenMP runtime's fork or
+ * thread-start frames, ld.so running constructors) say nothing about which
+ * array is allocated, so a site's identity leaves them out.  Frames of any
+ * other library (the program's own, MPI, HDF5, BLAS) stay: an allocation
+ * made inside a library the program calls is named by that library's
+ * frames.  (Leading runtime frames, such as operator new or a libc wrapper,
+ * are not recorded at all: sites.c skips them.)  A stack made only of
+ * runtime frames keeps them all: there is nothing else to name it by.
+ *
+ * Version-1 plans hashed every frame (HMPT_SITEID_ALL): plan.c accepts
+ * either id there and matches on the identity frames.
+ */
+#ifndef HMPT_SITEID_H
+#define HMPT_SITEID_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "hash.h"
+
+/* Is this module (a base name, as frames write it) a system runtime
+ * library?  Matched by prefix, so that every soname version counts. */
+static inline bool hmpt_siteid_runtime(const char *name)
+{
+	static const char *const prefixes[] = {
+	    "libc.so",        "ld-linux",   "ld64.so",      "libpthread.so", "libdl.so",
+	    "librt.so",       "libm.so",    "libstdc++.so", "libc++.so",     "libc++abi.so",
+	    "libgfortran.so", "libgomp.so", "libomp.so",    "libiomp5.so",   "libgcc_s.so"};
+	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
+typedef enum {
+	HMPT_SITEID_OWNED, /* the program's frames only (unless all are runtime) */
+	HMPT_SITEID_ALL,   /* every frame: ids of version-1 plans and profiles */
+} hmpt_siteid_rule_t;
+
+/* The indices of the identity frames of n frames (runtime[i]: frame i is
+ * in a runtime library) into idx; returns how many. */
+static inline uint32_t hmpt_siteid_frames(const bool *runtime, uint32_t n, hmpt_siteid_rule_t rule,
+                                          uint32_t *idx)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		if (rule == HMPT_SITEID_ALL || !runtime[i])
+			idx[k++] = i;
+	if (k == 0) /* only runtime frames: they are all there is */
+		for (; k < n; k++)
+			idx[k] = k;
+	return k;
+}
+
+/* The site id: the hash of the identity frames (module-name hash, offset). */
+static inline uint64_t hmpt_siteid_hash(const uint64_t *name_hashes, const uint64_t *offsets,
+                                        const uint32_t *idx, uint32_t k)
+{
+	uint64_t id = HMPT_HASH_SEED;
+
+	for (uint32_t i = 0; i < k; i++)
+		id = hmpt_hash_frame(id, name_hashes[idx[i]], offsets[idx[i]]);
+	return id;
+}
+
+#endif
