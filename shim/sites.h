@@ -2,7 +2,9 @@
  *
  * Why: ASLR moves every address between runs, so a site is named by
  * (module base name, offset from the module's load base) frames, which are
- * the same in every run of the same binaries.  Within a process, sites are
+ * the same in every run of the same binaries; its id hashes those of them
+ * outside the system runtime libraries (siteid.h), and the depth counts
+ * those.  Within a process, sites are
  * found by their raw return addresses (fast); the module!offset form and the
  * stable id are computed once, when a site is first seen.
  *
