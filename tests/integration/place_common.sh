@@ -1,5 +1,14 @@
 # Helpers for the placement tests (sourced after lib.sh).
 
+# need_thp: skip unless transparent huge pages can be asked for (a fact of
+# the kernel and its settings, not of a package)
+need_thp() {
+	[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+		skip "transparent huge pages are disabled here (enabled = never)"
+	return 0
+}
+
 # profile `placed` once to learn the ids of its call sites (they are the
 # same in every run: module!offset frames)
 learn_sites() { # DIR ARGS...

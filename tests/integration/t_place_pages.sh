@@ -2,9 +2,7 @@
 # Placement by page policy, checked from /proc/self/smaps: the planned
 # sites get transparent huge pages, the others 4 KiB pages; every page
 # present (move_pages counts them).  Node policies: tests/vm/placement.sh.
-[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
-	skip "transparent huge pages are disabled here (enabled = never)"
+need_thp
 M=8
 learn_sites "$work/prof" arrays $M
 A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)

@@ -4,9 +4,7 @@
 # any C library update moves them, still places its arrays (smaps says so),
 # with its ids unchanged; so does one whose OpenMP runtime frames moved; and
 # a version-1 plan (every frame hashed) still loads and places.
-[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
-	skip "transparent huge pages are disabled here (enabled = never)"
+need_thp
 M=8
 learn_sites "$work/prof" arrays $M
 A=$(site_id "$work/prof" alloc_a) C=$(site_id "$work/prof" alloc_c)

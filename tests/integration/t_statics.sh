@@ -5,9 +5,7 @@
 # /proc/self/smaps, pages shared by two objects by the documented rule, the
 # kernels' results checked; and the tuner ranks and places them.  (Nodes:
 # tests/vm/statics.sh in the guest.)
-[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
-	skip "transparent huge pages are disabled here (enabled = never)"
+need_thp
 S=$P/static_stream F=$P/static_common
 N=$(((2 * 1024 * 1024 + 300) * 8)) # bytes of a, b and c
 
