@@ -419,6 +419,15 @@ static void place_init_once(void)
 	}
 	hmpt_arena_set_shaper(&shaper_g);
 	placing_g = true;
+	/* "stack" sites compare stacks as deep as the plan's profile's: the
+	 * sites set up in the constructor took the default depth, and no stack
+	 * was captured yet (every capture waits for this) */
+	if (plan_g.stack_depth && !opt_g[HMPT_OPT_STACK_DEPTH].set &&
+	    __atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE)) {
+		hmpt_sites_lock();
+		hmpt_sites_set_depth(plan_g.stack_depth);
+		hmpt_sites_unlock();
+	}
 	hmpt_job_share_pools(&plan_g, plan_hash(&plan_g));
 	hmpt_stale_init(&plan_g);
 	log_plan();
