@@ -125,6 +125,16 @@ HMPT_PLAN=$work/exits.json LD_PRELOAD=$LIB sh -c 'exit 3' 2>"$work/run5.err"
 [ $? = 3 ] && [ ! -s "$work/run5.err" ] || fail "a wrapper spoke: $(cat "$work/run5.err")"
 note "_exit 7: status 7 and the exit line; sh -c: silent"
 
+# a library loaded later (dlopen) is checked when a site in it is first decided
+lid=$(bid "$P/libhmpt_testlib.so")
+[ -n "$lid" ] || fail "libhmpt_testlib.so has no build id"
+printf '{"format":"hmpt-plan","format_version":2,"modules":{"libhmpt_testlib.so":{"build_id":"0123456789abcdef0123456789abcdef01234567"}},"pools":{"p":{"pages":"4k"}},"groups":[]}' >"$work/lib.json"
+HMPT_PLAN=$work/lib.json LD_PRELOAD=$LIB "$P/dlopen_main" "$P/libhmpt_testlib.so" >/dev/null \
+	2>"$work/runl.err" || fail "dlopen_main under the plan: $(cat "$work/runl.err")"
+[ "$(cat "$work/runl.err")" = "hmpt: $work/lib.json was made for libhmpt_testlib.so with build id 01234567..., this one has ${lid:0:8}...: its sites may not match; 'hmpt-tune plan rebase $work/lib.json -- CMD' moves the plan onto this build" ] ||
+	fail "dlopen: $(cat "$work/runl.err")"
+note "dlopen: the library's build-id line"
+
 # 5. fork children: what they match counts, and the line is said once
 run_profile "$work/fp" "$P/forker" >/dev/null || fail "profiling forker"
 kids=$(awk -F'\t' 'NR > 1 && ($2 == 3145728 || $2 == 5242880) { printf "%s%s", s, $1; s = "," }' "$work/fp/sites.tsv")
