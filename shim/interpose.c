@@ -40,6 +40,7 @@
 #include "profile.h"
 #include "sample.h"
 #include "sites.h"
+#include "stale.h"
 #include "statics.h"
 #include "sys.h"
 
@@ -94,6 +95,7 @@ static size_t (*real_usable_g)(void *);
 static hmpt_pthread_create_fn real_pthread_create_g;
 
 static int warned_invalid_free_g, warned_arena_g, warned_track_g;
+static int builds_checked_g;
 
 /* -------------------------------------------------------------- bootstrap */
 
@@ -273,6 +275,8 @@ static bool init(void)
 	return false;
 }
 
+static void check_loaded_builds(void);
+
 static void sites_init_once(void)
 {
 	unsigned depth = (unsigned)opt_g[HMPT_OPT_STACK_DEPTH].num;
@@ -286,6 +290,7 @@ static void sites_init_once(void)
 		return;
 	}
 	__atomic_store_n(&sites_ready_g, true, __ATOMIC_RELEASE);
+	check_loaded_builds();
 }
 
 /* ------------------------------------------------------------- placement */
@@ -309,7 +314,7 @@ static void plan_failed(const char *err)
 	hmpt_log_begin(&f, buf, sizeof(buf));
 	hmpt_fmt_str(&f, err);
 	hmpt_fmt_str(&f, strict ? "; HMPT_STRICT=1: stopping with exit status 125"
-	                        : "; the program runs with default placement");
+	                        : "; " HMPT_PLAN_SAID_UNUSED);
 	hmpt_log_end(&f, HMPT_LOG_ERROR);
 	if (strict)
 		for (;;)
@@ -414,8 +419,35 @@ static void place_init_once(void)
 	}
 	hmpt_arena_set_shaper(&shaper_g);
 	placing_g = true;
+	/* "stack" sites compare stacks as deep as the plan's profile's: the
+	 * sites set up in the constructor took the default depth, and no stack
+	 * was captured yet (every capture waits for this) */
+	if (plan_g.stack_depth && !opt_g[HMPT_OPT_STACK_DEPTH].set &&
+	    __atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE)) {
+		hmpt_sites_lock();
+		hmpt_sites_set_depth(plan_g.stack_depth);
+		hmpt_sites_unlock();
+	}
 	hmpt_job_share_pools(&plan_g, plan_hash(&plan_g));
+	hmpt_stale_init(&plan_g);
 	log_plan();
+	check_loaded_builds();
+}
+
+/* The modules loaded when the plan is read: built as the plan says?  Once
+ * the plan is in force and the module table is read, whichever comes
+ * last; modules loaded later are checked when a site of theirs is first
+ * decided (site_pool). */
+static void check_loaded_builds(void)
+{
+	if (!placing_g || !__atomic_load_n(&sites_ready_g, __ATOMIC_ACQUIRE) ||
+	    !hmpt_log_first(&builds_checked_g))
+		return;
+	hmpt_sites_lock();
+	for (uint32_t i = 0; i < hmpt_modules_count(); i++)
+		if (hmpt_modules_get(i)->alive)
+			hmpt_stale_check_module(hmpt_modules_get(i));
+	hmpt_sites_unlock();
 }
 
 /* The pool planned for a site, decided the first time the site allocates. */
@@ -443,6 +475,12 @@ static int site_pool(uint32_t site)
 		s->placed = hmpt_sys_perm_alloc((size_t)(plan_g.npools + 1) * sizeof(*s->placed));
 		s->nplaced = s->placed ? (uint32_t)plan_g.npools + 1 : 0;
 		s->decided = true;
+		/* a module loaded since the plan was read (dlopen) may be
+		 * another build than the plan's */
+		for (uint32_t i = 0; i < s->nid; i++)
+			if (s->mods[s->idx[i]] != HMPT_MODULE_UNKNOWN)
+				hmpt_stale_check_module(hmpt_modules_get(s->mods[s->idx[i]]));
+		hmpt_stale_note_site(s->plan_site);
 	}
 	pool = s->pool;
 	hmpt_sites_unlock();
@@ -1173,12 +1211,14 @@ __attribute__((destructor)) static void hmpt_fini(void)
 {
 	log_pools_at_exit();
 	profile_at_exit(HMPT_END_EXIT);
+	hmpt_stale_at_exit();
 	hmpt_job_leave();
 }
 
 EXPORT __attribute__((noreturn)) void _exit(int status)
 {
 	profile_at_exit(HMPT_END__EXIT);
+	hmpt_stale_at_exit();
 	hmpt_job_leave();
 	for (;;)
 		syscall(SYS_exit_group, status);

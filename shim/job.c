@@ -153,9 +153,10 @@ bool hmpt_job_is_launcher(const char *exe)
 
 /* ------------------------------------------------------- the node's segment */
 
-#define SEG_MAGIC 0x686d70746a6f6201ull /* "hmptjob" v1 */
+#define SEG_MAGIC 0x686d70746a6f6202ull /* "hmptjob" v2 */
 #define SEG_PIDS  512
 #define SEG_SAID  256
+#define SEG_SITES 8192 /* plan sites whose matches the ranks share */
 
 typedef struct {
 	uint64_t allocations, bytes, refused, refused_bytes;
@@ -173,6 +174,12 @@ typedef struct {
 	hmpt_pool_accounts_t acc;
 	seg_pool_t pools[HMPT_PLAN_MAX_POOLS];
 	uint64_t said[SEG_SAID]; /* hashes of the warnings said, 0: free */
+	/* the plan's sites (stale.h): what the ranks holding it matched */
+	uint64_t sites_hash; /* 0: no rank holds a plan yet */
+	uint32_t sites_n;
+	bool sites_decided;
+	bool holder[SEG_PIDS]; /* pids[i] holds the plan */
+	uint64_t matched[SEG_SITES / 64], relevant[SEG_SITES / 64];
 } seg_t;
 
 static seg_t *seg_g;
@@ -181,6 +188,7 @@ static pid_t attach_pid_g;
 static int left_g;
 static const hmpt_plan_t *plan_g;
 static char prefix_g[40];
+static bool sites_joined_g;
 
 static bool alive(pid_t pid)
 {
@@ -288,8 +296,10 @@ static void seg_join(void)
 		memset((char *)seg_g + from, 0, sizeof(seg_t) - from);
 		slot = 0;
 	}
-	if (slot >= 0)
+	if (slot >= 0) {
 		seg_g->pids[slot] = (int32_t)getpid();
+		seg_g->holder[slot] = false; /* a dead rank's flag */
+	}
 	seg_g->ranks_seen++;
 }
 
@@ -368,12 +378,7 @@ static void say_summary(const seg_t *s, bool refused)
 	hmpt_fmt_t f;
 	struct utsname u;
 	/* the summary is the job's: no rank's prefix, never filtered */
-	const char *prefix = hmpt_log_prefix_g;
-	bool (*filter)(int, const char *, unsigned) = hmpt_log_filter_g;
-
-	hmpt_log_filter_g = NULL;
-	hmpt_log_prefix_g = "hmpt: ";
-	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_log_begin_plain(&f, buf, sizeof(buf));
 	hmpt_fmt_str(&f, "job summary, ");
 	hmpt_fmt_u64(&f, s->ranks_seen);
 	hmpt_fmt_str(&f, s->ranks_seen == 1 ? " rank on " : " ranks on ");
@@ -399,9 +404,68 @@ static void say_summary(const seg_t *s, bool refused)
 			hmpt_fmt_str(&f, hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
 		}
 	}
-	hmpt_log_end(&f, refused ? HMPT_LOG_WARN : HMPT_LOG_INFO);
-	hmpt_log_prefix_g = prefix;
-	hmpt_log_filter_g = filter;
+	hmpt_log_end_unfiltered(&f, refused ? HMPT_LOG_WARN : HMPT_LOG_INFO);
+}
+
+/* Under the lock: this process's slot in pids, or -1. */
+static int own_slot(void)
+{
+	for (int i = 0; i < SEG_PIDS; i++)
+		if (seg_g->pids[i] == (int32_t)getpid())
+			return i;
+	return -1;
+}
+
+void hmpt_job_plan_join(uint64_t sites_hash, uint32_t nsites)
+{
+	if (!seg_g || getpid() != attach_pid_g || hmpt_job_g.all_say || nsites > SEG_SITES)
+		return;
+	seg_lock();
+	int slot = own_slot();
+	if (slot >= 0 && (!seg_g->sites_hash || seg_g->sites_hash == (sites_hash | 1))) {
+		seg_g->sites_hash = sites_hash | 1;
+		seg_g->sites_n = nsites;
+		seg_g->holder[slot] = true;
+		sites_joined_g = true;
+	}
+	seg_unlock();
+}
+
+hmpt_job_say_t hmpt_job_plan_leave(uint8_t *matched, uint8_t *relevant, uint32_t n, bool *decided)
+{
+	bool last = true;
+
+	if (!sites_joined_g || !seg_g || getpid() != attach_pid_g || n != seg_g->sites_n)
+		return HMPT_JOB_SAY_OWN;
+	seg_lock();
+	for (uint32_t i = 0; i < n; i++) {
+		if (matched[i])
+			seg_g->matched[i / 64] |= 1ull << (i % 64);
+		if (relevant[i])
+			seg_g->relevant[i / 64] |= 1ull << (i % 64);
+	}
+	seg_g->sites_decided |= *decided;
+	int slot = own_slot();
+	if (slot >= 0)
+		seg_g->holder[slot] = false;
+	for (int i = 0; i < SEG_PIDS; i++)
+		if (seg_g->holder[i] && seg_g->pids[i] != (int32_t)getpid() &&
+		    alive(seg_g->pids[i]))
+			last = false;
+	if (last) {
+		for (uint32_t i = 0; i < n; i++) {
+			matched[i] = (seg_g->matched[i / 64] >> (i % 64)) & 1;
+			relevant[i] = (seg_g->relevant[i / 64] >> (i % 64)) & 1;
+		}
+		*decided = seg_g->sites_decided;
+		/* a rank that reads the plan after this starts afresh */
+		seg_g->sites_hash = 0;
+		seg_g->sites_decided = false;
+		memset(seg_g->matched, 0, sizeof(seg_g->matched));
+		memset(seg_g->relevant, 0, sizeof(seg_g->relevant));
+	}
+	seg_unlock();
+	return last ? HMPT_JOB_SAY_NODE : HMPT_JOB_SAY_NONE;
 }
 
 void hmpt_job_leave(void)

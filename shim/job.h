@@ -41,6 +41,21 @@ void hmpt_job_init(char *const *env, const char *ranks);
 /* After the pools are resolved: share their budgets with the job's other
  * ranks on this node (the first rank's view of the node is everyone's). */
 void hmpt_job_share_pools(const hmpt_plan_t *plan, uint64_t plan_hash);
+/* Who says the line about a plan's sites that matched nothing (stale.h). */
+typedef enum {
+	HMPT_JOB_SAY_OWN,  /* not shared with other ranks: this process says its own */
+	HMPT_JOB_SAY_NODE, /* the last rank of the node with the plan: the node's */
+	HMPT_JOB_SAY_NONE, /* another rank says it */
+} hmpt_job_say_t;
+/* After the plan is in force: share what its sites match with the job's
+ * other ranks on this node that read a plan of the same sites (sites_hash),
+ * unless it has more sites than the segment holds or HMPT_RANKS=all. */
+void hmpt_job_plan_join(uint64_t sites_hash, uint32_t nsites);
+/* At exit, before hmpt_job_leave(): add this rank's flags per plan site
+ * (matched, relevant: n bytes each) and whether it decided any site.  With
+ * HMPT_JOB_SAY_NODE they come back as the node's (this rank was the last
+ * holding the plan to leave). */
+hmpt_job_say_t hmpt_job_plan_leave(uint8_t *matched, uint8_t *relevant, uint32_t n, bool *decided);
 /* At exit (once): add this rank's pool totals; the last rank out prints the
  * job's summary line (always when a pool refused, else at HMPT_VERBOSE=1). */
 void hmpt_job_leave(void);

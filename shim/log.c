@@ -15,16 +15,16 @@ void hmpt_log_begin(hmpt_fmt_t *f, char *buf, unsigned cap)
 	hmpt_fmt_str(f, hmpt_log_prefix_g);
 }
 
-void hmpt_log_end(hmpt_fmt_t *f, int level)
+void hmpt_log_begin_plain(hmpt_fmt_t *f, char *buf, unsigned cap)
+{
+	hmpt_fmt_init(f, buf, cap, -1);
+	hmpt_fmt_str(f, "hmpt: ");
+}
+
+void hmpt_log_end_unfiltered(hmpt_fmt_t *f, int level)
 {
 	if (level > hmpt_log_level_g)
 		return;
-	if (hmpt_log_filter_g) {
-		size_t skip = strlen(hmpt_log_prefix_g);
-		if (f->len >= skip &&
-		    !hmpt_log_filter_g(level, f->buf + skip, (unsigned)(f->len - skip)))
-			return;
-	}
 	if (f->truncated && f->len >= 4)
 		f->len -= 4, hmpt_fmt_str(f, "...");
 	/* the buffer always keeps room for one more byte */
@@ -35,6 +35,19 @@ void hmpt_log_end(hmpt_fmt_t *f, int level)
 			break;
 		off += (size_t)n;
 	}
+}
+
+void hmpt_log_end(hmpt_fmt_t *f, int level)
+{
+	if (level > hmpt_log_level_g)
+		return;
+	if (hmpt_log_filter_g) {
+		size_t skip = strlen(hmpt_log_prefix_g);
+		if (f->len >= skip &&
+		    !hmpt_log_filter_g(level, f->buf + skip, (unsigned)(f->len - skip)))
+			return;
+	}
+	hmpt_log_end_unfiltered(f, level);
 }
 
 void hmpt_log_msg(int level, const char *msg)

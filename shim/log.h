@@ -25,6 +25,10 @@ extern bool (*hmpt_log_filter_g)(int level, const char *msg, unsigned len);
 void hmpt_log_begin(hmpt_fmt_t *f, char *buf, unsigned cap);
 /* Finish it: adds the newline and writes it if `level` is enabled. */
 void hmpt_log_end(hmpt_fmt_t *f, int level);
+/* A job's line (job.c: said by one rank for all): "hmpt: ", whatever the
+ * rank's prefix, and never filtered. */
+void hmpt_log_begin_plain(hmpt_fmt_t *f, char *buf, unsigned cap);
+void hmpt_log_end_unfiltered(hmpt_fmt_t *f, int level);
 /* A whole message from one string. */
 void hmpt_log_msg(int level, const char *msg);
 /* True the first time it is called on `flag` (atomic), false after. */

@@ -28,6 +28,11 @@
 #define HMPT_PLAN_MAX_POOLS 32
 #define HMPT_PLAN_MAX_BYTES (64u << 20)
 #define HMPT_POOL_NAME_MAX  32
+/* What the shim says, in words hmpt-tune compare looks for in a run's
+ * output: a plan that could not be used (interpose.c), one whose sites
+ * matched no allocation at all (stale.c). */
+#define HMPT_PLAN_SAID_UNUSED  "the program runs with default placement"
+#define HMPT_PLAN_SAID_NOTHING "placed nothing"
 /* the normal allocator's placement, usable wherever a pool is named */
 #define HMPT_POOL_SYSTEM      (-1)
 #define HMPT_POOL_SYSTEM_NAME "system"

@@ -14,6 +14,7 @@
 #include "job.h"
 #include "pool.h"
 #include "sites.h"
+#include "stale.h"
 #include "sys.h"
 
 static char out_buf_g[1 << 16];
@@ -307,6 +308,83 @@ static void kv_nodes(hmpt_fmt_t *f, const char *kind, const hmpt_nodemask_t *m, 
 	hmpt_fmt_json_str(f, hmpt_topo_src_name(src));
 }
 
+/* a build id in hex, "" for none */
+static void json_build_id(hmpt_fmt_t *f, const uint8_t *id, uint8_t len)
+{
+	hmpt_fmt_char(f, '"');
+	for (uint8_t i = 0; i < len; i++)
+		hmpt_fmt_hex(f, id[i], 2);
+	hmpt_fmt_char(f, '"');
+}
+
+/* ,\n "groups": what each group of the plan matched in this process (a
+ * plan site counts when a site of this process that allocated since the
+ * start, or the fork, was decided to it), and "build_mismatches" */
+static void write_plan_matches(hmpt_fmt_t *f, const hmpt_plan_t *pl)
+{
+	uint64_t *sums = NULL; /* allocations, bytes per group */
+	uint8_t *matched = NULL;
+	size_t len = pl->ngroups * 2 * sizeof(uint64_t) + pl->nsites;
+
+	if (len) {
+		sums = hmpt_sys_map(len);
+		if (!sums)
+			return; /* the profile is still whole without them */
+		matched = (uint8_t *)(sums + 2 * pl->ngroups);
+	}
+	for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
+		const hmpt_site_t *s = hmpt_sites_get(i);
+		if (!s->decided || s->plan_site < 0 || !s->st.allocations)
+			continue;
+		uint32_t g = pl->sites[s->plan_site].group;
+		matched[s->plan_site] = 1;
+		sums[2 * g] += s->st.allocations;
+		sums[2 * g + 1] += s->st.bytes;
+	}
+	hmpt_fmt_str(f, ",\n    \"groups\": [");
+	for (uint32_t g = 0; g < pl->ngroups; g++) {
+		const hmpt_plan_group_t *gr = &pl->groups[g];
+		uint32_t n = 0;
+		for (uint32_t i = gr->first_site; i < gr->first_site + gr->nsites; i++)
+			n += matched[i];
+		hmpt_fmt_str(f, g ? ",\n      {" : "\n      {");
+		kv_str(f, "name", gr->name, ", ");
+		kv_str(f, "pool", hmpt_plan_pool_name(pl, gr->pool), ", ");
+		kv_u64(f, "sites", gr->nsites, ", ");
+		kv_u64(f, "sites_matched", n, ", ");
+		kv_u64(f, "allocations", sums[2 * g], ", ");
+		kv_u64(f, "bytes", sums[2 * g + 1], ",\n       ");
+		key(f, "unmatched_sites");
+		hmpt_fmt_char(f, '[');
+		for (uint32_t i = gr->first_site, k = 0; i < gr->first_site + gr->nsites; i++) {
+			if (matched[i])
+				continue;
+			hmpt_fmt_str(f, k++ ? ", \"" : "\"");
+			hmpt_fmt_hex(f, pl->sites[i].id, 16);
+			hmpt_fmt_char(f, '"');
+		}
+		hmpt_fmt_str(f, "]}");
+	}
+	hmpt_fmt_str(f, pl->ngroups ? "\n    ],\n    \"build_mismatches\": ["
+	                            : "],\n    \"build_mismatches\": [");
+	for (uint32_t j = 0, k = 0; j < pl->nmodules; j++) {
+		const uint8_t *id;
+		uint8_t idlen;
+		if (!hmpt_stale_build(j, &id, &idlen))
+			continue;
+		hmpt_fmt_str(f, k++ ? ",\n      {" : "\n      {");
+		kv_str(f, "module", pl->modules[j].name, ", ");
+		key(f, "plan_build_id");
+		json_build_id(f, pl->modules[j].build_id, pl->modules[j].build_id_len);
+		hmpt_fmt_str(f, ", ");
+		key(f, "build_id");
+		json_build_id(f, id, idlen);
+		hmpt_fmt_char(f, '}');
+	}
+	hmpt_fmt_char(f, ']');
+	hmpt_sys_unmap(sums, len);
+}
+
 static void write_plan(hmpt_fmt_t *f)
 {
 	const hmpt_plan_t *pl = hmpt_pools_plan();
@@ -354,7 +432,9 @@ static void write_plan(hmpt_fmt_t *f)
 		kv_u64(f, "refused", st.refused, ", ");
 		kv_u64(f, "refused_bytes", st.refused_bytes, "}");
 	}
-	hmpt_fmt_str(f, "\n    ]\n  },\n");
+	hmpt_fmt_str(f, "\n    ]");
+	write_plan_matches(f, pl);
+	hmpt_fmt_str(f, "\n  },\n");
 }
 
 static void kv_hex(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)

@@ -152,9 +152,14 @@ static uint32_t module_of(uintptr_t ip)
 	return HMPT_MODULE_UNKNOWN;
 }
 
-int hmpt_sites_init(unsigned depth)
+void hmpt_sites_set_depth(unsigned depth)
 {
 	depth_g = depth > HMPT_MAX_DEPTH ? HMPT_MAX_DEPTH : depth ? depth : 1;
+}
+
+int hmpt_sites_init(unsigned depth)
+{
+	hmpt_sites_set_depth(depth);
 	t0_g = hmpt_sys_now_ns();
 	sites_g = hmpt_sys_map(MAX_SITES * sizeof(hmpt_site_t));
 	slots_g = hmpt_sys_map(SLOTS * sizeof(uint32_t));

@@ -115,5 +115,8 @@ const hmpt_module_t *hmpt_modules_get(uint32_t i);
 const hmpt_totals_t *hmpt_sites_totals(void);
 uint64_t hmpt_sites_t0_ns(void);
 unsigned hmpt_sites_depth(void);
+/* A plan read after hmpt_sites_init() sets its profile's depth: only
+ * before any stack is captured (statics' one-frame sites do not count). */
+void hmpt_sites_set_depth(unsigned depth);
 
 #endif

@@ -30,16 +30,49 @@ const char hmpt_compare_usage[] =
     "      --lib PATH        the libhmpt.so to preload\n"
     "  -q, --quiet           print only the result line\n"
     "\n"
-    "COMMAND's output goes to a temporary directory, removed afterwards.\n"
+    "COMMAND's output goes to a temporary directory, removed afterwards.  A plan\n"
+    "that fails to load (here, or in COMMAND, where the shim says so) or places\n"
+    "nothing (no site of it matched an allocation of COMMAND: a rebuilt program,\n"
+    "updated libraries) is not compared: its runs would time default placement.\n"
     "Exit status: 0 when every run succeeded, 1 when one failed, 2 for a usage\n"
-    "error.\n"
+    "error, 3 when a plan failed to load or placed nothing.\n"
     "\n"
     "Example:\n"
     "  hmpt-tune compare -m 'Time in seconds' out/plan-slow.json out/plan-best.json \\\n"
     "      -- ./app args\n";
 
+/* What the shim said of the plan in a run's output (log): 1 it could not
+ * be used, 2 it placed nothing (plan.h's words), 0 neither; the line. */
+static int shim_said(const char *log, char *said, size_t cap)
+{
+	FILE *f = fopen(log, "r");
+	char *line = NULL;
+	size_t len = 0;
+	int what = 0;
+
+	if (!f)
+		return 0;
+	while (!what && getline(&line, &len, f) > 0) {
+		/* "hmpt: ..." or, in a rank of an MPI job, "hmpt[rank 3]: ..." */
+		if (strncmp(line, "hmpt:", 5) != 0 && strncmp(line, "hmpt[", 5) != 0)
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		size_t n = strlen(line), u = strlen("; " HMPT_PLAN_SAID_UNUSED);
+		if (n >= u && strcmp(line + n - u, "; " HMPT_PLAN_SAID_UNUSED) == 0)
+			what = 1;
+		else if (strstr(line, " " HMPT_PLAN_SAID_NOTHING ": "))
+			what = 2;
+		if (what)
+			snprintf(said, cap, "%s", line);
+	}
+	free(line);
+	fclose(f);
+	return what;
+}
+
 /* The runs: reps times each plan, alternately, the figures in v[plan]
- * (n[plan] of them); 0, or 1 after the output of a run that failed. */
+ * (n[plan] of them); 0, 1 after the output of a run that failed, or 3 when
+ * the shim said a plan could not be used or placed nothing. */
 static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, const char *tmp,
                      double (*v)[100], int *n)
 {
@@ -73,6 +106,21 @@ static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, cons
 				rc = 1;
 				break;
 			}
+			char said[4096];
+			int what = shim_said(log, said, sizeof(said));
+			if (what) {
+				printf(
+				    "%s%s: %s in %s: %s (the shim: \"%s\"); not compared: its runs "
+				    "would time default placement\n",
+				    x->progress ? "\r\033[K" : "", plans[which],
+				    what == 1 ? "failed to load" : HMPT_PLAN_SAID_NOTHING,
+				    t->program,
+				    what == 1 ? "the shim could not use it"
+				              : "no site of it matched an allocation",
+				    said);
+				rc = 3;
+				break;
+			}
 			v[which][n[which]++] = run.value;
 			unlink(log);
 		}
@@ -96,8 +144,8 @@ int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
 		char err[1024];
 		static hmpt_plan_t check;
 		if (hmpt_plan_load(plans[k], &check, err, sizeof(err)) != 0) {
-			fprintf(stderr, "hmpt-tune compare: %s\n", err);
-			return 1;
+			printf("%s: failed to load: %s; not compared\n", plans[k], err);
+			return 3;
 		}
 		hmpt_plan_free(&check);
 	}

@@ -4,8 +4,10 @@
  *
  * Contract: COMMAND's output goes to a temporary directory, removed
  * afterwards; the result goes to standard output.  Returns the exit status:
- * 0 when every run succeeded, 1 when one failed (its output is shown) or a
- * plan is bad, 128+N on signal N.
+ * 0 when every run succeeded, 1 when one failed (its output is shown), 3
+ * when a plan failed to load (here, or in COMMAND, as the shim's line in a
+ * run's output says) or placed nothing (the shim's exit line: no site of it
+ * matched an allocation), without timing the rest; 128+N on signal N.
  */
 #ifndef HMPT_TUNER_COMPARE_H
 #define HMPT_TUNER_COMPARE_H

@@ -255,6 +255,58 @@ static void merge_by_name(json_t *dst, const json_t *src, const char *key, const
 
 static const char *const pool_sums_g[] = {"allocations", "bytes", "refused", "refused_bytes", NULL};
 static const char *const pool_maxes_g[] = {"peak_bytes", NULL};
+static const char *const group_sums_g[] = {"allocations", "bytes", NULL};
+
+/* Whether string v is in array a. */
+static bool array_has(const json_t *a, const char *v)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(a, i, x) if (json_string_value(x) &&
+	                                !strcmp(json_string_value(x), v)) return true;
+	return false;
+}
+
+/* The plan's groups and build mismatches of two processes: counts added; a
+ * site is unmatched only where no process matched it. */
+static void merge_plan_matches(json_t *dst, const json_t *src)
+{
+	json_t *dg = json_object_get(dst, "groups"), *g;
+	const json_t *sg = json_object_get(src, "groups");
+	size_t i, k;
+
+	if (json_is_array(sg) && !json_is_array(dg))
+		json_object_set_new(dst, "groups", json_deep_copy(sg));
+	else if (json_is_array(sg)) {
+		/* the unmatched of both, before the sums add the groups up */
+		json_array_foreach(dg, i, g)
+		{
+			const char *name = hmpt_prof_str(g, "name");
+			json_t *mine = json_object_get(g, "unmatched_sites"), *theirs = NULL, *s;
+			json_array_foreach(sg, k, s) if (name && hmpt_prof_str(s, "name") &&
+			                                 !strcmp(name, hmpt_prof_str(s, "name")))
+			    theirs = json_object_get(s, "unmatched_sites");
+			if (!json_is_array(mine) || !json_is_array(theirs))
+				continue;
+			json_t *both = json_array(), *x;
+			json_array_foreach(mine, k, x) if (array_has(theirs, json_string_value(x)))
+			    json_array_append(both, x);
+			json_int_t sites = json_integer_value(json_object_get(g, "sites"));
+			json_object_set_new(
+			    g, "sites_matched",
+			    json_integer(sites - (json_int_t)json_array_size(both)));
+			json_object_set_new(g, "unmatched_sites", both);
+		}
+		merge_by_name(dg, sg, "name", group_sums_g, NULL);
+	}
+	json_t *db = json_object_get(dst, "build_mismatches");
+	const json_t *sb = json_object_get(src, "build_mismatches");
+	if (json_is_array(sb) && !json_is_array(db))
+		json_object_set_new(dst, "build_mismatches", json_deep_copy(sb));
+	else if (json_is_array(sb))
+		merge_by_name(db, sb, "module", (const char *const[]){NULL}, NULL);
+}
 
 /* Add every integer of src into dst, recursing into objects and adding
  * arrays of integers element by element; keys in `skip` keep dst's value. */
@@ -400,11 +452,12 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 		const json_t *plan = json_object_get(p, "plan");
 		if (plan && i == 0)
 			json_object_set_new(out, "plan", json_deep_copy(plan));
-		else if (plan && json_object_get(out, "plan"))
+		else if (plan && json_object_get(out, "plan")) {
 			merge_by_name(json_object_get(json_object_get(out, "plan"), "pools"),
 			              json_object_get(plan, "pools"), "name", pool_sums_g,
 			              pool_maxes_g);
-		else if (plan)
+			merge_plan_matches(json_object_get(out, "plan"), plan);
+		} else if (plan)
 			json_object_set_new(out, "plan", json_deep_copy(plan));
 		/* sampling: the first process's setup, every process's counts */
 		const json_t *sm = json_object_get(p, "sampling");

@@ -3,7 +3,8 @@
 # The shim in every rank of an MPI job (Open MPI's mpirun and MPICH's Hydra):
 # per-rank profiles named by rank and merged by site (the same identity in
 # every rank), one plan applied in every rank, the fast pool's budget shared
-# by the ranks on the node, and one summary line for the job.
+# by the ranks on the node, one summary line for the job, and one line for
+# the job about a plan group that matched nothing.
 need_thp
 have_ompi=0 have_mpich=0
 command -v mpirun.openmpi >/dev/null && [ -x "$P/mpi_ranks_ompi" ] && have_ompi=1
@@ -83,6 +84,21 @@ for name in ompi mpich; do
 	[ "$n" = 4 ] || fail "$name: the plan took in $n of 4 ranks: $(cat "$work/run")"
 	[ -z "$(grep '^hmpt' "$work/run")" ] || fail "$name: the shim spoke without a cause: $(grep '^hmpt' "$work/run")"
 	note "$name: plan applied in 4 of 4 ranks"
+
+	# a plan with a group that matches nothing in any rank (a stale one): the
+	# job's one line, said by the last rank that held the plan
+	python3 - "$work/plan.json" "$(basename "$prog")" >"$work/stale.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["groups"].append({"name": "gone", "pool": "huge", "sites": [{"frames": [sys.argv[2] + "!0x1"]}]})
+print(json.dumps(p))
+PY
+	HMPT_PLAN=$work/stale.json LD_PRELOAD=$LIB "${launcher[@]}" -np 2 "$prog" >"$work/run" 2>&1 ||
+		fail "$name: the job under the stale plan failed: $(cat "$work/run")"
+	grep -q '^checksum ok' "$work/run" || fail "$name: wrong results under the stale plan: $(cat "$work/run")"
+	[ "$(grep '^hmpt' "$work/run")" = "hmpt: $work/stale.json: group gone (1 site) matched no allocation: was the program rebuilt or its libraries updated?" ] ||
+		fail "$name: want the exit line once for the job: $(grep '^hmpt' "$work/run")"
+	note "$name: a stale group, 2 ranks: one exit line for the job"
 
 	# a 56 MiB budget for the node: two ranks' fields (2 x 24 MiB) fit, not three
 	plan 56M

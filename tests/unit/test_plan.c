@@ -12,6 +12,7 @@
 
 #include "hash.h"
 #include "plan.h"
+#include "stale.h"
 
 static hmpt_plan_t plan;
 
@@ -278,6 +279,70 @@ static void test_fallback_defaults(void)
 	hmpt_plan_free(&plan);
 }
 
+/* stale.c's exit line: whole groups, parts of groups, sites of modules not
+ * loaded left out, "placed nothing" only when nothing matched, and a long
+ * list cut after six groups. */
+static void test_stale_line(void)
+{
+	char buf[1024];
+	hmpt_fmt_t f;
+	hmpt_fmt_t *fp = &f;
+	uint8_t matched[16] = {0}, relevant[16];
+
+	CHECK(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2,\n"
+	            " \"pools\": {\"p\": {}},\n"
+	            " \"groups\": [\n"
+	            "  {\"name\": \"G1\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x1\"]},\n"
+	            "   {\"frames\": [\"a!0x2\"]}]},\n"
+	            "  {\"name\": \"G2\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x3\"]},\n"
+	            "   {\"frames\": [\"a!0x4\"]}, {\"frames\": [\"b!0x5\"]}]}]}") == 0);
+	memset(relevant, 1, sizeof(relevant));
+#define LINE(want)                                                                                 \
+	do {                                                                                       \
+		hmpt_fmt_init(fp, buf, sizeof(buf), -1);                                           \
+		hmpt_stale_describe(fp, &plan, matched, relevant);                                 \
+		CHECK(!strcmp(hmpt_fmt_cstr(fp), want));                                           \
+		if (strcmp(buf, want))                                                             \
+			fprintf(stderr, "got: %s\n", buf);                                         \
+	} while (0)
+	LINE("t.json placed nothing: group G1 (2 sites) and group G2 (3 sites) matched no "
+	     "allocation: was the program rebuilt or its libraries updated?");
+	matched[2] = 1;
+	LINE("t.json: group G1 (2 sites) and 2 of 3 sites of group G2 matched no allocation: was "
+	     "the program rebuilt or its libraries updated?");
+	relevant[4] = 0; /* module b never loaded: another program's site */
+	matched[0] = 1;
+	LINE("t.json: 1 of 2 sites of group G1 and 1 of 3 sites of group G2 matched no "
+	     "allocation: was the program rebuilt or its libraries updated?");
+	matched[1] = matched[3] = 1;
+	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
+	CHECK(hmpt_stale_describe(fp, &plan, matched, relevant) == 0 && f.len == 0);
+	hmpt_plan_free(&plan);
+
+	char text[4096];
+	hmpt_fmt_init(fp, text, sizeof(text), -1);
+	hmpt_fmt_str(fp,
+	             "{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": {}},"
+	             " \"groups\": [");
+	for (int g = 0; g < 9; g++) {
+		hmpt_fmt_str(fp, g ? ", {\"name\": \"g" : "{\"name\": \"g");
+		hmpt_fmt_u64(fp, (uint64_t)g);
+		hmpt_fmt_str(fp, "\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x");
+		hmpt_fmt_u64(fp, (uint64_t)g + 1);
+		hmpt_fmt_str(fp, "\"]}]}");
+	}
+	hmpt_fmt_str(fp, "]}");
+	CHECK(parse(hmpt_fmt_cstr(fp)) == 0);
+	memset(matched, 0, sizeof(matched));
+	memset(relevant, 1, sizeof(relevant));
+	matched[0] = 1;
+	LINE("t.json: group g1 (1 site), group g2 (1 site), group g3 (1 site), group g4 (1 site), "
+	     "group g5 (1 site), group g6 (1 site) and 2 more groups matched no allocation: was "
+	     "the program rebuilt or its libraries updated?");
+#undef LINE
+	hmpt_plan_free(&plan);
+}
+
 int main(void)
 {
 	if (chdir("tests/plans") != 0) {
@@ -290,5 +355,6 @@ int main(void)
 	test_match();
 	test_identity();
 	test_fallback_defaults();
+	test_stale_line();
 	return failures != 0;
 }

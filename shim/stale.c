@@ -1,0 +1,240 @@
+/* stale.c — see stale.h. */
+#include "stale.h"
+
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "job.h"
+#include "log.h"
+#include "sys.h"
+
+/* Shared with fork children (MAP_SHARED): what any process of the tree
+ * matched reaches the one that says it. */
+typedef struct {
+	uint32_t decided;  /* some site was decided: the process allocates */
+	uint8_t matched[]; /* per plan site: some site was decided to it */
+} shared_t;
+
+/* per module of the plan: the other build seen */
+typedef struct {
+	int said;
+	uint8_t len;
+	uint8_t id[32];
+} build_t;
+
+static const hmpt_plan_t *plan_g;
+static shared_t *shared_g;
+static pid_t owner_g; /* the process that read the plan */
+static build_t *builds_g;
+static int exit_said_g;
+
+/* "81b52d8b..." or "none" */
+static void short_id(hmpt_fmt_t *f, const uint8_t *id, uint8_t len)
+{
+	if (!len) {
+		hmpt_fmt_str(f, "none");
+		return;
+	}
+	for (uint8_t i = 0; i < len && i < 4; i++)
+		hmpt_fmt_hex(f, id[i], 2);
+	if (len > 4)
+		hmpt_fmt_str(f, "...");
+}
+
+void hmpt_stale_describe_build(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_t j,
+                               const uint8_t *id, uint8_t len)
+{
+	const hmpt_plan_module_t *pm = &plan->modules[j];
+
+	hmpt_fmt_str(f, plan->path);
+	hmpt_fmt_str(f, " was made for ");
+	hmpt_fmt_str(f, pm->name);
+	hmpt_fmt_str(f, " with build id ");
+	short_id(f, pm->build_id, pm->build_id_len);
+	hmpt_fmt_str(f, len ? ", this one has " : ", this one has none");
+	if (len)
+		short_id(f, id, len);
+	hmpt_fmt_str(f, ": its sites may not match; 'hmpt-tune plan rebase ");
+	hmpt_fmt_str(f, plan->path);
+	hmpt_fmt_str(f, " -- CMD' moves the plan onto this build");
+}
+
+void hmpt_stale_init(const hmpt_plan_t *plan)
+{
+	uint64_t h = HMPT_HASH_SEED;
+
+	plan_g = plan;
+	owner_g = getpid();
+	if (plan->nmodules)
+		builds_g = hmpt_sys_perm_alloc(plan->nmodules * sizeof(*builds_g));
+	if (!plan->nsites)
+		return;
+	void *p = mmap(NULL, sizeof(shared_t) + plan->nsites, PROT_READ | PROT_WRITE,
+	               MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return; /* nothing to say at exit: better than a wrong line */
+	shared_g = p;
+	/* the ranks of a job share only with ranks of the same plan's sites */
+	for (uint32_t i = 0; i < plan->nsites; i++)
+		h = hmpt_hash_bytes(h, &plan->sites[i].id, sizeof(plan->sites[i].id));
+	hmpt_job_plan_join(h, plan->nsites);
+}
+
+void hmpt_stale_check_module(const hmpt_module_t *m)
+{
+	int j;
+
+	if (!plan_g || !builds_g || m->self || (j = hmpt_plan_module(plan_g, m->name_hash)) < 0)
+		return;
+	const hmpt_plan_module_t *pm = &plan_g->modules[j];
+	if (!pm->build_id_len || (m->build_id_len == pm->build_id_len &&
+	                          memcmp(m->build_id, pm->build_id, pm->build_id_len) == 0))
+		return;
+	build_t *b = &builds_g[j];
+	if (!hmpt_log_first(&b->said))
+		return;
+	b->len = m->build_id_len;
+	memcpy(b->id, m->build_id, m->build_id_len);
+	char buf[1024];
+	hmpt_fmt_t f;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_stale_describe_build(&f, plan_g, (uint32_t)j, b->id, b->len);
+	hmpt_log_end(&f, HMPT_LOG_WARN);
+}
+
+void hmpt_stale_note_site(int plan_site)
+{
+	if (!shared_g)
+		return;
+	if (!__atomic_load_n(&shared_g->decided, __ATOMIC_RELAXED))
+		__atomic_store_n(&shared_g->decided, 1, __ATOMIC_RELAXED);
+	if (plan_site >= 0 && (uint32_t)plan_site < plan_g->nsites)
+		__atomic_store_n(&shared_g->matched[plan_site], 1, __ATOMIC_RELAXED);
+}
+
+bool hmpt_stale_build(uint32_t j, const uint8_t **id, uint8_t *len)
+{
+	if (!plan_g || !builds_g || j >= plan_g->nmodules || !builds_g[j].said)
+		return false;
+	*id = builds_g[j].id;
+	*len = builds_g[j].len;
+	return true;
+}
+
+/* "group G1 (2 sites)" or "1 of 3 sites of group G2" */
+static void group_item(hmpt_fmt_t *f, const hmpt_plan_group_t *g, uint32_t unmatched)
+{
+	if (unmatched == g->nsites) {
+		hmpt_fmt_str(f, "group ");
+		hmpt_fmt_str(f, g->name);
+		hmpt_fmt_str(f, " (");
+		hmpt_fmt_u64(f, g->nsites);
+		hmpt_fmt_str(f, g->nsites == 1 ? " site)" : " sites)");
+	} else {
+		hmpt_fmt_u64(f, unmatched);
+		hmpt_fmt_str(f, " of ");
+		hmpt_fmt_u64(f, g->nsites);
+		hmpt_fmt_str(f, g->nsites == 1 ? " site of group " : " sites of group ");
+		hmpt_fmt_str(f, g->name);
+	}
+}
+
+#define MAX_ITEMS 6 /* groups named in the line; the rest counted */
+
+uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8_t *matched,
+                             const uint8_t *relevant)
+{
+	uint32_t total = 0, any_matched = 0, groups = 0;
+
+	for (uint32_t i = 0; i < plan->nsites; i++) {
+		any_matched += matched[i] != 0;
+		total += relevant[i] && !matched[i];
+	}
+	if (!total)
+		return 0;
+	for (uint32_t g = 0; g < plan->ngroups; g++) {
+		const hmpt_plan_group_t *gr = &plan->groups[g];
+		for (uint32_t i = gr->first_site; i < gr->first_site + gr->nsites; i++)
+			if (relevant[i] && !matched[i]) {
+				groups++;
+				break;
+			}
+	}
+	/* "placed nothing": no group took an allocation, only the default pool did */
+	hmpt_fmt_str(f, plan->path);
+	hmpt_fmt_str(f, any_matched ? ": " : " " HMPT_PLAN_SAID_NOTHING ": ");
+	uint32_t k = 0;
+	for (uint32_t g = 0; g < plan->ngroups && k < MAX_ITEMS; g++) {
+		const hmpt_plan_group_t *gr = &plan->groups[g];
+		uint32_t n = 0;
+		for (uint32_t i = gr->first_site; i < gr->first_site + gr->nsites; i++)
+			n += relevant[i] && !matched[i];
+		if (!n)
+			continue;
+		k++;
+		if (k > 1)
+			hmpt_fmt_str(f, k == groups && groups <= MAX_ITEMS ? " and " : ", ");
+		group_item(f, gr, n);
+	}
+	if (groups > MAX_ITEMS) {
+		hmpt_fmt_str(f, " and ");
+		hmpt_fmt_u64(f, groups - MAX_ITEMS);
+		hmpt_fmt_str(f, " more groups");
+	}
+	hmpt_fmt_str(f, " matched no allocation: was the program rebuilt or its libraries "
+	                "updated?");
+	return total;
+}
+
+/* Were all the modules of plan site i's identity frames loaded here? */
+static bool site_relevant(const hmpt_plan_site_t *s)
+{
+	uint32_t nm = hmpt_modules_count();
+
+	for (uint32_t k = 0; k < s->nid; k++) {
+		bool found = false;
+		for (uint32_t m = 0; m < nm && !found; m++)
+			found = hmpt_modules_get(m)->name_hash == s->id_hashes[k];
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+void hmpt_stale_at_exit(void)
+{
+	if (!shared_g || getpid() != owner_g || !hmpt_log_first(&exit_said_g))
+		return;
+	uint32_t n = plan_g->nsites;
+	size_t len = 2 * (size_t)n;
+	uint8_t *matched = hmpt_sys_map(len);
+	if (!matched)
+		return;
+	uint8_t *relevant = matched + n;
+	bool decided = __atomic_load_n(&shared_g->decided, __ATOMIC_RELAXED) != 0;
+	for (uint32_t i = 0; i < n; i++)
+		matched[i] = __atomic_load_n(&shared_g->matched[i], __ATOMIC_RELAXED);
+	hmpt_sites_lock();
+	for (uint32_t i = 0; i < n; i++)
+		relevant[i] = site_relevant(&plan_g->sites[i]);
+	hmpt_sites_unlock();
+	hmpt_job_say_t say = hmpt_job_plan_leave(matched, relevant, n, &decided);
+	char buf[2048];
+	hmpt_fmt_t f;
+	if (say != HMPT_JOB_SAY_NONE && decided) {
+		/* the node's line is the job's: no rank's prefix, never filtered */
+		if (say == HMPT_JOB_SAY_NODE)
+			hmpt_log_begin_plain(&f, buf, sizeof(buf));
+		else
+			hmpt_log_begin(&f, buf, sizeof(buf));
+		if (hmpt_stale_describe(&f, plan_g, matched, relevant)) {
+			if (say == HMPT_JOB_SAY_NODE)
+				hmpt_log_end_unfiltered(&f, HMPT_LOG_WARN);
+			else
+				hmpt_log_end(&f, HMPT_LOG_WARN);
+		}
+	}
+	hmpt_sys_unmap(matched, len);
+}
