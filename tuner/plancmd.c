@@ -24,6 +24,7 @@
 #include "profiles.h"
 #include "report.h"
 #include "siteid.h"
+#include "sitesym.h"
 #include "topo.h"
 
 const char hmpt_plan_usage[] =
@@ -314,10 +315,15 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	{
 		if (i >= n)
 			break;
-		char text[1024];
+		char text[1024], detail[160] = "";
+		const hmpt_symframe_t *sf = hmpt_sitesym_frame(sym, prof, s, i);
 		json_array_append(frames, f);
+		if (sf && sf->positions > 1)
+			hmpt_sitesym_ordinal(detail, sizeof(detail), sf->position, sf->positions,
+			                     sf->variable);
 		if (!hmpt_report_static_text(s, text, sizeof(text)))
-			hmpt_report_frame_text(sym, prof, json_string_value(f), text, sizeof(text));
+			hmpt_report_frame_text(sym, prof, json_string_value(f), detail, text,
+			                       sizeof(text));
 		json_array_append_new(symbols, json_string(text));
 	}
 	if (!prefix)
@@ -326,6 +332,8 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	if (prefix)
 		json_object_set_new(e, "match", json_string("prefix"));
 	json_object_set_new(e, "symbols", symbols);
+	/* what `plan rebase` follows across a rebuild */
+	json_object_set_new(e, "symbolic", hmpt_sitesym_json(sym, prof, s, n));
 	json_object_set(e, "bytes", json_object_get(s, "bytes"));
 	return e;
 }
