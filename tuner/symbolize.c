@@ -169,6 +169,25 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	/* past an inlined subroutine dwarf_getscopes goes on with the scopes
+	 * around its abstract definition, not with the function it was
+	 * inlined into: take the scopes that hold the inlined instance */
+	for (int i = 0; i < ns; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		Dwarf_Die *outer = NULL;
+		int no =
+		    tag == DW_TAG_inlined_subroutine ? dwarf_getscopes_die(&scopes[i], &outer) : -1;
+		if (no > 0) {
+			free(scopes);
+			scopes = outer;
+			ns = no;
+		} else {
+			free(outer);
+		}
+		break;
+	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	if (cu)
