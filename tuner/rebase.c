@@ -430,7 +430,7 @@ static json_t *rebased_plan(const json_t *plan, const old_t *olds, size_t nold, 
 	json_object_set_new(pv, "profile", json_string(profile_what));
 	json_object_set_new(pv, "rebased", json_string(what));
 	json_object_set_new(pv, "rebased_from", json_string(plan_path));
-	/* the plan's keys in its order, provenance last as plan make writes it */
+	/* provenance goes last, where plan make writes it */
 	json_incref(pv);
 	json_object_del(out, "provenance");
 	json_object_set_new(out, "provenance", pv);

@@ -214,19 +214,16 @@ static table_t *build(hmpt_sym_t *sym, const json_t *prof)
 static site_t *lookup(hmpt_sym_t *sym, const json_t *prof, const json_t *site)
 {
 	table_t **slot = (table_t **)hmpt_sym_slot(sym, table_free);
+	table_t *t = *slot;
 
-	for (int again = 0; again < 2; again++) {
-		table_t *t = *slot;
-		if (t && t->prof == prof)
-			for (size_t i = 0; i < t->n; i++)
-				if (t->sites[i].json == site)
-					return &t->sites[i];
-		if (again)
-			break;
-		/* another profile, or sites it did not have: build anew */
+	/* another profile, or sites added to it: build anew */
+	if (!t || t->prof != prof || t->n != json_array_size(json_object_get(prof, "sites"))) {
 		table_free(t);
-		*slot = build(sym, prof);
+		t = *slot = build(sym, prof);
 	}
+	for (size_t i = 0; t && i < t->n; i++)
+		if (t->sites[i].json == site)
+			return &t->sites[i];
 	return NULL;
 }
 
