@@ -618,8 +618,13 @@ int hmpt_rebase_cmd(int argc, char **argv)
 				snprintf(how, sizeof(how),
 				         "%s: no site of the new profile has its frames", first);
 		} else {
+			char first[512];
+			first_symbolic(x->site, first, sizeof(first));
 			snprintf(how, sizeof(how), "%s",
-			         *x->how ? x->how : "the same functions, files and lines");
+			         *x->how ? x->how
+			         : strstr(first, "(static data)")
+			             ? "the same static object"
+			             : "the same functions, files and lines");
 		}
 		fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", x->group, x->id,
 		        status_text[status_of(x)],
