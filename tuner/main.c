@@ -110,42 +110,20 @@ static int cmd_profile(int argc, char **argv)
 	if (optind >= argc)
 		hmpt_cli_usage_error("profile", "no command given (put it after --)", NULL);
 
-	char lib[PATH_MAX], absdir[PATH_MAX], pattern[PATH_MAX + 32];
+	char lib[PATH_MAX];
 	if (hmpt_lib_resolve(lib_opt, lib, sizeof(lib)) != 0)
 		return EXIT_USAGE;
-	int rc = hmpt_mkdir_p(dir);
-	if (rc || !realpath(dir, absdir)) {
-		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", dir,
-		        strerror(rc ? -rc : errno));
-		return EXIT_USAGE;
-	}
-	hmpt_profiles_clear(absdir);
-	snprintf(pattern, sizeof(pattern), "%s/profile.%%p.json", absdir);
-	size_t added = 0;
-	char *set[5] = {NULL}, **sp = set;
-	char pv[PATH_MAX + 48], mv[64], dv[64], sv[64];
-	snprintf(pv, sizeof(pv), "HMPT_PROFILE=%s", pattern);
-	*sp++ = pv;
-	if (min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", min_size))
-		*sp++ = mv;
-	if (depth && snprintf(dv, sizeof(dv), "HMPT_STACK_DEPTH=%s", depth))
-		*sp++ = dv;
-	if (sample && snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", sample))
-		*sp++ = sv;
-	char **env = hmpt_child_env(lib, set, &added);
-	if (!env) {
-		fprintf(stderr, "hmpt-tune: out of memory\n");
-		return 126;
-	}
-
-	hmpt_run_spec_t spec = {.argv = argv + optind, .env = env};
+	hmpt_profrun_t run = {.dir = dir,
+	                      .lib = lib,
+	                      .min_size = min_size,
+	                      .depth = depth,
+	                      .sample = sample,
+	                      .argv = argv + optind};
+	hmpt_sym_t *sym = hmpt_sym_new();
 	hmpt_run_result_t res;
-	int status = hmpt_run(&spec, &res);
-	pid_t child = res.pid;
-	hmpt_child_env_free(env, added);
-
 	int none;
-	json_t *merged = hmpt_profiles_collect(absdir, (long)child, &none);
+	json_t *merged = hmpt_profrun(&run, sym, &res, &none);
+	int status = res.status;
 	if (!merged) {
 		if (none && !quiet)
 			fprintf(
@@ -156,10 +134,10 @@ static int cmd_profile(int argc, char **argv)
 			    min_size                  ? min_size
 			    : getenv("HMPT_MIN_SIZE") ? getenv("HMPT_MIN_SIZE")
 			                              : "1M");
+		hmpt_sym_free(sym);
 		return status;
 	}
-	hmpt_sym_t *sym = hmpt_sym_new();
-	if (hmpt_profiles_write(dir, merged, sym) == 0 && !quiet) {
+	if (!quiet) {
 		char more[PATH_MAX + 16];
 		snprintf(more, sizeof(more), "%s/sites.tsv", dir);
 		hmpt_report_opts_t o = {

@@ -134,8 +134,8 @@ static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
 		ts->group = -1;
 		hmpt_site_loc_t loc;
 		hmpt_report_locate(t->sym, t->profile, s, &loc);
-		snprintf(ts->label, sizeof(ts->label), "%.100s (%.55s)", loc.function,
-		         loc.location);
+		snprintf(ts->label, sizeof(ts->label), "%.70s (%.45s%s%.36s)", loc.function,
+		         loc.location, *loc.detail ? ", " : "", loc.detail);
 		t->total_bytes += ts->bytes;
 	}
 	qsort(t->sites, (size_t)t->nsites, sizeof(*t->sites), cmp_bytes_desc);

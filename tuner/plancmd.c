@@ -22,13 +22,17 @@
 #include "pool.h"
 #include "poolspec.h"
 #include "profiles.h"
+#include "rebase.h"
 #include "report.h"
 #include "siteid.h"
+#include "sitesym.h"
 #include "topo.h"
 
 const char hmpt_plan_usage[] =
     "Usage: hmpt-tune plan check [--no-machine] [-q] FILE...\n"
     "       hmpt-tune plan make [options] PROFILE|DIR\n"
+    "       hmpt-tune plan rebase [options] PLAN PROFILE|DIR\n"
+    "       hmpt-tune plan rebase [options] PLAN -- COMMAND [ARGS...]\n"
     "\n"
     "check  Validate plan files (docs/plan-format.md) and print them readably.\n"
     "       Unless --no-machine is given, also check them against this machine:\n"
@@ -55,10 +59,31 @@ const char hmpt_plan_usage[] =
     "       Sites named twice go to the group named first.  The plan is checked\n"
     "       with the same loader before it is written.\n"
     "\n"
+    "rebase Move PLAN onto a rebuilt program: match each of its sites to a site of\n"
+    "       a profile of the new build (a PROFILE or DIR, or one made here by\n"
+    "       running COMMAND under the shim, as hmpt-tune profile does) by their\n"
+    "       symbolic frames: function, file, line and which call of the statement.\n"
+    "       Each site is mapped (the same lines and calls), mapped approximately\n"
+    "       (lines moved or calls reordered: the same variable and number of\n"
+    "       calls first, then the nearest line, then the nearest call; or the\n"
+    "       function alone where one side has no line), or not found; one new\n"
+    "       site goes to one plan site at most, best first.  The new plan keeps\n"
+    "       the pools, groups and settings, takes the new sites' frames, and\n"
+    "       drops a group left without sites.  A report per site goes to\n"
+    "       standard error.\n"
+    "         -o, --output FILE       where to write it (default: standard output)\n"
+    "             --profile-dir DIR   with COMMAND: keep its profile in DIR\n"
+    "                                 (default: a temporary directory, removed)\n"
+    "             --lib PATH          with COMMAND: the libhmpt.so to preload\n"
+    "       Exit status: 0 when every site was mapped, 2 when some were not found\n"
+    "       (the plan is written with the others), 1 on errors (a plan of format\n"
+    "       version 1 cannot be rebased: profile the program again).\n"
+    "\n"
     "Examples:\n"
     "  hmpt-tune plan check plan.json\n"
     "  hmpt-tune plan make -p 'hbm={\"nodes\":\"hbm\",\"fallback\":\"ddr\"}' \\\n"
-    "      -p 'ddr={\"nodes\":\"ddr\"}' -d ddr -s top:2=hbm -o plan.json prof\n";
+    "      -p 'ddr={\"nodes\":\"ddr\"}' -d ddr -s top:2=hbm -o plan.json prof\n"
+    "  hmpt-tune plan rebase -o plan2.json plan.json -- ./app args\n";
 
 /* ---------------------------------------------------------------- check */
 
@@ -237,7 +262,7 @@ typedef struct {
 	const char *pool;
 } placement_t;
 
-static json_t *load_profile(const char *arg)
+json_t *hmpt_plan_profile_load(const char *arg)
 {
 	char path[PATH_MAX], err[1024];
 	struct stat st;
@@ -314,10 +339,15 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	{
 		if (i >= n)
 			break;
-		char text[1024];
+		char text[1024], detail[160] = "";
+		const hmpt_symframe_t *sf = hmpt_sitesym_frame(sym, prof, s, i);
 		json_array_append(frames, f);
+		if (sf && sf->positions > 1)
+			hmpt_sitesym_ordinal(detail, sizeof(detail), sf->position, sf->positions,
+			                     sf->variable);
 		if (!hmpt_report_static_text(s, text, sizeof(text)))
-			hmpt_report_frame_text(sym, prof, json_string_value(f), text, sizeof(text));
+			hmpt_report_frame_text(sym, prof, json_string_value(f), detail, text,
+			                       sizeof(text));
 		json_array_append_new(symbols, json_string(text));
 	}
 	if (!prefix)
@@ -326,6 +356,8 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	if (prefix)
 		json_object_set_new(e, "match", json_string("prefix"));
 	json_object_set_new(e, "symbols", symbols);
+	/* what `plan rebase` follows across a rebuild */
+	json_object_set_new(e, "symbolic", hmpt_sitesym_json(sym, prof, s, n));
 	json_object_set(e, "bytes", json_object_get(s, "bytes"));
 	return e;
 }
@@ -466,7 +498,7 @@ static int cmd_make(int argc, char **argv)
 		hmpt_cli_usage_error("plan", "make: expected one PROFILE or DIR", NULL);
 	if (json_object_size(pools) == 0)
 		hmpt_cli_usage_error("plan", "make: define at least one pool with --pool", NULL);
-	prof = load_profile(argv[optind]);
+	prof = hmpt_plan_profile_load(argv[optind]);
 	if (!prof)
 		goto out;
 
@@ -532,7 +564,7 @@ out:
 int hmpt_cmd_plan(int argc, char **argv)
 {
 	if (argc < 2)
-		hmpt_cli_usage_error("plan", "expected check or make", NULL);
+		hmpt_cli_usage_error("plan", "expected check, make or rebase", NULL);
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
 		fputs(hmpt_plan_usage, stdout);
 		return 0;
@@ -542,5 +574,7 @@ int hmpt_cmd_plan(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "make"))
 		return cmd_make(argc - 1, argv + 1);
-	hmpt_cli_usage_error("plan", "expected check or make", argv[1]);
+	if (!strcmp(argv[1], "rebase"))
+		return hmpt_rebase_cmd(argc - 1, argv + 1);
+	hmpt_cli_usage_error("plan", "expected check, make or rebase", argv[1]);
 }

@@ -1,4 +1,4 @@
-/* plancmd.h — the `hmpt-tune plan` command (check and make). */
+/* plancmd.h — the `hmpt-tune plan` command (check, make; rebase.c rebases). */
 #ifndef HMPT_TUNER_PLANCMD_H
 #define HMPT_TUNER_PLANCMD_H
 
@@ -12,6 +12,9 @@ extern const char hmpt_plan_usage[];
  * first `prefix`, 0: all), symbols for people, bytes. */
 json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefix, hmpt_sym_t *sym);
 int hmpt_cmd_plan(int argc, char **argv);
+/* A profile (hmpt-tune profile's DIR, or a profile.json), its sites sorted
+ * by size; NULL after a message. */
+json_t *hmpt_plan_profile_load(const char *arg);
 /* The plan's "modules": the build id of each module its sites' identity
  * frames name (siteid.h), from the profile, so that the shim can say when
  * it runs another build. */

@@ -13,6 +13,7 @@
 
 #include "profiles.h"
 #include "report.h"
+#include "runner.h"
 
 extern char **environ;
 
@@ -203,4 +204,46 @@ int hmpt_profiles_write(const char *dir, json_t *merged, hmpt_sym_t *sym)
 		return -EIO;
 	}
 	return 0;
+}
+
+json_t *hmpt_profrun(const hmpt_profrun_t *r, hmpt_sym_t *sym, hmpt_run_result_t *res, int *none)
+{
+	char absdir[PATH_MAX], pv[PATH_MAX + 48], mv[64], dv[64], sv[64];
+	char *set[5] = {NULL}, **sp = set;
+	int rc = hmpt_mkdir_p(r->dir);
+
+	*none = 0;
+	*res = (hmpt_run_result_t){.status = 2}; /* a bad -o is the user's, as a usage error is */
+	if (rc || !realpath(r->dir, absdir)) {
+		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", r->dir,
+		        strerror(rc ? -rc : errno));
+		return NULL;
+	}
+	res->status = 126;
+	hmpt_profiles_clear(absdir);
+	/* every process its own file: fork children and exec'd programs too */
+	snprintf(pv, sizeof(pv), "HMPT_PROFILE=%s/profile.%%p.json", absdir);
+	*sp++ = pv;
+	if (r->min_size && snprintf(mv, sizeof(mv), "HMPT_MIN_SIZE=%s", r->min_size))
+		*sp++ = mv;
+	if (r->depth && snprintf(dv, sizeof(dv), "HMPT_STACK_DEPTH=%s", r->depth))
+		*sp++ = dv;
+	if (r->sample && snprintf(sv, sizeof(sv), "HMPT_SAMPLE=%s", r->sample))
+		*sp++ = sv;
+	size_t added = 0;
+	char **env = hmpt_child_env(r->lib, set, &added);
+	if (!env) {
+		fprintf(stderr, "hmpt-tune: out of memory\n");
+		return NULL;
+	}
+	hmpt_run_spec_t spec = {.argv = r->argv, .env = env, .log = r->log, .quiet = r->quiet};
+	hmpt_run(&spec, res);
+	hmpt_child_env_free(env, added);
+
+	json_t *merged = hmpt_profiles_collect(absdir, (long)res->pid, none);
+	if (merged && hmpt_profiles_write(r->dir, merged, sym) != 0) {
+		json_decref(merged);
+		return NULL;
+	}
+	return merged;
 }

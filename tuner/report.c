@@ -6,6 +6,7 @@
 
 #include "fmt.h"
 #include "profiles.h"
+#include "sitesym.h"
 
 #define MAX_INLINE 16
 
@@ -69,9 +70,27 @@ static uint64_t all_bytes(const json_t *prof)
 	       hmpt_report_static_bytes(prof, &n);
 }
 
+/* which call of its statement frame k of the site is (sitesym.h) */
+static void statement(hmpt_sym_t *sym, const json_t *prof, const json_t *site, size_t k,
+                      hmpt_site_loc_t *loc)
+{
+	const hmpt_symframe_t *f = hmpt_sitesym_frame(sym, prof, site, k);
+
+	if (!f || f->positions < 2)
+		return;
+	loc->position = f->position;
+	loc->positions = f->positions;
+	loc->variable = f->variable;
+	hmpt_sitesym_ordinal(loc->detail, sizeof(loc->detail), f->position, f->positions,
+	                     f->variable);
+}
+
 void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
                         hmpt_site_loc_t *loc)
 {
+	loc->detail[0] = '\0';
+	loc->position = loc->positions = 1;
+	loc->variable = NULL;
 	if (hmpt_report_is_static(site)) { /* a data address: no function to find */
 		loc->function = hmpt_prof_str(site, "symbol") ?: "??";
 		snprintf(loc->location, sizeof(loc->location), "static, %s",
@@ -83,6 +102,8 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 	bool have_any = false, have_first = false;
 	size_t i;
 	json_t *f;
+
+	size_t any_frame = 0;
 
 	json_array_foreach(frames, i, f)
 	{
@@ -96,12 +117,14 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 				continue;
 			if (!have_any) {
 				any = chain[k];
+				any_frame = i;
 				have_any = true;
 			}
 			if (strncmp(chain[k].file, "/usr/", 5) != 0) {
 				loc->function = chain[k].function;
 				snprintf(loc->location, sizeof(loc->location), "%s:%d",
 				         base_name(chain[k].file), chain[k].line);
+				statement(sym, prof, site, i, loc);
 				return;
 			}
 		}
@@ -110,6 +133,7 @@ void hmpt_report_locate(hmpt_sym_t *sym, const json_t *prof, const json_t *site,
 		loc->function = any.function;
 		snprintf(loc->location, sizeof(loc->location), "%s:%d", base_name(any.file),
 		         any.line);
+		statement(sym, prof, site, any_frame, loc);
 		return;
 	}
 	loc->function = first.function;
@@ -143,8 +167,8 @@ static void placed_text(char *buf, size_t cap, const json_t *site)
 	}
 }
 
-void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
-                            size_t cap)
+void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame,
+                            const char *detail, char *buf, size_t cap)
 {
 	hmpt_sym_frame_t chain[MAX_INLINE];
 	int n = expand(sym, prof, frame, chain, MAX_INLINE);
@@ -156,7 +180,8 @@ void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *fra
 		snprintf(buf, cap, "%s", in->function);
 	if (in->file) {
 		size_t len = strlen(buf);
-		snprintf(buf + len, cap - len, " (%s:%d)", base_name(in->file), in->line);
+		snprintf(buf + len, cap - len, " (%s:%d%s%s)", base_name(in->file), in->line,
+		         detail && *detail ? ", " : "", detail ? detail : "");
 	}
 }
 
@@ -169,7 +194,7 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 
 	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
 	             "function\tlocation\tframes\tplaced\tsamples\taccess_share\tper_mib\t"
-	             "first_touch_bytes\tlatency_mean\n");
+	             "first_touch_bytes\tlatency_mean\tposition\tvariable\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -204,7 +229,12 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 		fputc('\t', out);
 		if (json_is_number(lm))
 			fprintf(out, "%.1f", json_number_value(lm));
-		fputc('\n', out);
+		/* the arrays of one statement, told apart (new columns go last:
+		 * scripts read the others by number) */
+		fputc('\t', out);
+		if (loc.positions > 1)
+			fprintf(out, "%d/%d", loc.position, loc.positions);
+		fprintf(out, "\t%s\n", loc.variable ? loc.variable : "");
 	}
 	return ferror(out) ? -EIO : 0;
 }
@@ -257,18 +287,21 @@ static void sample_cells(char *a, char *b, size_t cap, const json_t *s, bool fau
 		snprintf(b, cap, "-");
 }
 
-/* "name (file:line)" cut to `width` columns, keeping the location */
+/* "name (file:line)" cut to `width` columns, keeping the location; which
+ * call of its statement it is comes on top (the column is the last) */
 static void where(char *buf, size_t cap, const hmpt_site_loc_t *loc, int width)
 {
+	char at[sizeof(loc->location) + sizeof(loc->detail) + 2];
+	snprintf(at, sizeof(at), "%s%s%s", loc->location, *loc->detail ? ", " : "", loc->detail);
 	int room = width - (int)strlen(loc->location) - 3;
 	int fl = (int)strlen(loc->function);
 
 	if (room < 8)
 		room = 8;
 	if (fl > room)
-		snprintf(buf, cap, "%.*s~ (%s)", room - 1, loc->function, loc->location);
+		snprintf(buf, cap, "%.*s~ (%s)", room - 1, loc->function, at);
 	else
-		snprintf(buf, cap, "%s (%s)", loc->function, loc->location);
+		snprintf(buf, cap, "%s (%s)", loc->function, at);
 }
 
 int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt_report_opts_t *o)
@@ -382,6 +415,13 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 				        chain[c].function);
 				if (chain[c].file)
 					fprintf(out, " %s:%d", chain[c].file, chain[c].line);
+				const hmpt_symframe_t *sf = hmpt_sitesym_frame(sym, prof, s, k);
+				if (c == 0 && sf && sf->positions > 1) {
+					char call[160];
+					hmpt_sitesym_ordinal(call, sizeof(call), sf->position,
+					                     sf->positions, sf->variable);
+					fprintf(out, ", %s", call);
+				}
 				fputc('\n', out);
 			}
 		}

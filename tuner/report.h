@@ -19,6 +19,11 @@
 typedef struct {
 	const char *function; /* of the location frame */
 	char location[512];   /* "file.c:12" (base name), or "??:0" */
+	/* which call of the location frame's statement (sitesym.h): "v: 2nd
+	 * of 3", "2nd of 3" without a variable, "" for the only one */
+	char detail[160];
+	int position, positions; /* 1 of 1 unless the statement makes several calls */
+	const char *variable;    /* NULL when unknown */
 } hmpt_site_loc_t;
 
 /* The location frame: the first frame, inline chains expanded innermost
@@ -35,9 +40,11 @@ typedef struct {
 } hmpt_report_opts_t;
 
 /* One frame for people: "function (file.c:12)", or "function" without a
- * line, innermost inlined function first ("f inlined in g (file.c:12)"). */
-void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame, char *buf,
-                            size_t cap);
+ * line, innermost inlined function first ("f inlined in g (file.c:12)");
+ * `detail` (may be NULL or "") goes beside the line: "(file.c:12, v: 2nd
+ * of 3)". */
+void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame,
+                            const char *detail, char *buf, size_t cap);
 
 /* A site of kind "static" (a static data object, not a call stack). */
 bool hmpt_report_is_static(const json_t *site);

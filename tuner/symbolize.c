@@ -26,6 +26,8 @@ struct hmpt_sym {
 	sym_module_t *mods;
 	size_t n, cap;
 	strnode_t *strings; /* every string handed out, freed with the session */
+	void *slot;         /* hmpt_sym_slot's */
+	void (*slot_release)(void *);
 };
 
 static const Dwfl_Callbacks callbacks = {
@@ -43,6 +45,8 @@ void hmpt_sym_free(hmpt_sym_t *s)
 {
 	if (!s)
 		return;
+	if (s->slot && s->slot_release)
+		s->slot_release(s->slot);
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->mods[i].dwfl)
 			dwfl_end(s->mods[i].dwfl);
@@ -153,12 +157,37 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &bias);
 	Dwfl_Line *line = cu ? dwfl_module_getsrc(m->mod, addr) : NULL;
 	const char *file = NULL;
-	int lineno = 0;
-	if (line)
-		file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+	int lineno = 0, column = 0;
+	unsigned disc = 0;
+	if (line) {
+		Dwarf_Addr lbias;
+		Dwarf_Line *dl = dwfl_dwarf_line(line, &lbias);
+		file = dwfl_lineinfo(line, NULL, &lineno, &column, NULL, NULL);
+		if (dl && dwarf_linediscriminator(dl, &disc) != 0)
+			disc = 0;
+	}
 
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	/* past an inlined subroutine dwarf_getscopes goes on with the scopes
+	 * around its abstract definition, not with the function it was
+	 * inlined into: take the scopes that hold the inlined instance */
+	for (int i = 0; i < ns; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		Dwarf_Die *outer = NULL;
+		int no =
+		    tag == DW_TAG_inlined_subroutine ? dwarf_getscopes_die(&scopes[i], &outer) : -1;
+		if (no > 0) {
+			free(scopes);
+			scopes = outer;
+			ns = no;
+		} else {
+			free(outer);
+		}
+		break;
+	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	if (cu)
@@ -173,11 +202,13 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 		out[n].function = die_name(s, &scopes[i]);
 		out[n].file = file ? keep(s, file) : NULL;
 		out[n].line = lineno;
+		out[n].column = column;
+		out[n].discriminator = disc;
 		n++;
 		if (tag == DW_TAG_subprogram)
 			break;
 		Dwarf_Attribute a;
-		Dwarf_Word cf = 0, cl = 0;
+		Dwarf_Word cf = 0, cl = 0, cc = 0;
 		if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
 		    files && cf < nfiles)
 			file = dwarf_filesrc(files, cf, NULL, NULL);
@@ -186,6 +217,10 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 		lineno = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0
 		             ? (int)cl
 		             : 0;
+		column = dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_column, &a), &cc) == 0
+		             ? (int)cc
+		             : 0;
+		disc = 0; /* the line table's is the innermost position's only */
 	}
 	free(scopes);
 	if (n == 0) {
@@ -204,10 +239,18 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 		if (file && nm && line_addr >= addr - sym_off) {
 			out[0].file = keep(s, file);
 			out[0].line = lineno;
+			out[0].column = column;
+			out[0].discriminator = disc;
 		}
 		n = 1;
 	}
 	return n;
+}
+
+void **hmpt_sym_slot(hmpt_sym_t *s, void (*release)(void *))
+{
+	s->slot_release = release;
+	return &s->slot;
 }
 
 int hmpt_sym_parse_frame(const char *frame, char *module, unsigned cap, uint64_t *offset)

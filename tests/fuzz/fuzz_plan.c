@@ -42,12 +42,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < plan.nsites; i++) {
 		const hmpt_plan_site_t *s = &plan.sites[i];
 		fuzz_check(s->nframes >= 1 && s->nframes <= 64, "frame count");
-		fuzz_check(s->nid <= s->nframes, "identity frame count");
-		/* matching compares identity frames (siteid.h), as the shim has them */
+		fuzz_check(s->nid >= 1 && s->nid <= s->nframes, "identity frame count");
+		/* matching takes a stack's identity frames (siteid.h), as the shim
+		 * passes them */
 		memcpy(hs, s->id_hashes, s->nid * sizeof(uint64_t));
 		memcpy(offs, s->id_offsets, s->nid * sizeof(uint64_t));
 		int m = hmpt_plan_match(&plan, hs, offs, s->nid);
-		fuzz_check(m >= 0, "a site does not match its own identity frames");
+		fuzz_check(m >= 0, "a site does not match its own frames");
 	}
 	hmpt_plan_free(&plan);
 	return 0;

@@ -108,6 +108,37 @@ __attribute__((noinline)) static void symbolize_self(void)
 	hmpt_sym_free(sym);
 }
 
+/* a call made in code inlined into symbolize_inline: the chain is the
+ * inlined function at the call, then the function it was inlined into at
+ * the inlined call (not the scopes around the inlined function's abstract
+ * definition, where dwarf_getscopes goes on) */
+static const int inline_call_line = __LINE__ + 3;
+static inline __attribute__((always_inline)) uintptr_t inlined_ra(void)
+{
+	return return_address();
+}
+
+__attribute__((noinline)) static void symbolize_inline(void)
+{
+	uintptr_t bias = 0;
+	dl_iterate_phdr(first_bias, &bias);
+	const int line = __LINE__ + 1;
+	uintptr_t ra = inlined_ra();
+
+	hmpt_sym_t *sym = hmpt_sym_new();
+	hmpt_sym_frame_t fr[8];
+	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
+	CHECK(n == 2);
+	CHECK(n >= 1 && !strcmp(fr[0].function, "inlined_ra") && fr[0].line == inline_call_line);
+	CHECK(n >= 1 && fr[0].column > 0); /* the line table's column: gcc writes them */
+	CHECK(n == 2 && !strcmp(fr[1].function, "symbolize_inline") && fr[1].line == line);
+	if (n != 2 || strcmp(fr[n - 1].function, "symbolize_inline"))
+		for (int i = 0; i < n; i++)
+			fprintf(stderr, "inline chain %d: %s at %d:%d\n", i, fr[i].function,
+			        fr[i].line, fr[i].column);
+	hmpt_sym_free(sym);
+}
+
 int main(void)
 {
 	char err[512], both[8192];
@@ -213,6 +244,7 @@ int main(void)
 	CHECK(n == 1 && !strcmp(fr[0].function, "??") && fr[0].file == NULL);
 	hmpt_sym_free(sym);
 	symbolize_self();
+	symbolize_inline();
 
 	/* a measured run's environment: NAME=value replaces, a bare NAME removes */
 	setenv("HMPT_PROFILE", "/tmp/p.json", 1);

@@ -1,0 +1,659 @@
+/* rebase.c — see rebase.h. */
+#include "rebase.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "plan.h"
+#include "plancmd.h"
+#include "profiles.h"
+#include "profrun.h"
+#include "runner.h"
+#include "siteid.h"
+#include "sitesym.h"
+
+#define MAX_FRAMES 64
+
+/* ------------------------------------------------------------- matching */
+
+/* the identity frames (siteid.h) of "frames": their indices into idx */
+static uint32_t identity(const json_t *frames, uint32_t *idx)
+{
+	bool runtime[MAX_FRAMES];
+	size_t n = json_array_size(frames), i;
+	json_t *f;
+
+	if (n > MAX_FRAMES)
+		n = MAX_FRAMES;
+	json_array_foreach(frames, i, f)
+	{
+		const char *s = json_string_value(f) ?: "", *bang = strstr(s, "!0x");
+		char module[256];
+		if (i >= n)
+			break;
+		snprintf(module, sizeof(module), "%.*s", bang ? (int)(bang - s) : 0, s);
+		runtime[i] = hmpt_siteid_runtime(module);
+	}
+	return hmpt_siteid_frames(runtime, (uint32_t)n, HMPT_SITEID_OWNED, idx);
+}
+
+size_t hmpt_rebase_identity(const json_t *site)
+{
+	uint32_t idx[MAX_FRAMES];
+	return identity(json_object_get(site, "frames"), idx);
+}
+
+size_t hmpt_rebase_cut(const json_t *frames, size_t k)
+{
+	uint32_t idx[MAX_FRAMES], n = identity(frames, idx);
+
+	if (k == 0 || k >= n)
+		return json_array_size(frames);
+	return idx[k - 1] + 1;
+}
+
+static bool is_prefix(const json_t *site)
+{
+	const char *m = json_string_value(json_object_get(site, "match"));
+	return m && !strcmp(m, "prefix");
+}
+
+static const char *str(const json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int num(const json_t *o, const char *key, int dflt)
+{
+	const json_t *v = json_object_get(o, key);
+	return json_is_integer(v) ? (int)json_integer_value(v) : dflt;
+}
+
+static void say(char *how, size_t cap, const char *fmt, ...)
+{
+	size_t len = strlen(how);
+	va_list ap;
+
+	if (len + 2 >= cap)
+		return;
+	if (len)
+		len += (size_t)snprintf(how + len, cap - len, "; ");
+	va_start(ap, fmt);
+	vsnprintf(how + len, cap - len, fmt, ap);
+	va_end(ap);
+}
+
+/* one identity frame: a (the plan's symbolic entry) against b (the new
+ * site's); fa, fb the frames themselves */
+static int frame_compare(const json_t *a, const json_t *b, const char *fa, const char *fb,
+                         hmpt_rebase_score_t *sc, char *how, size_t cap)
+{
+	const char *afn = str(a, "function"), *bfn = str(b, "function");
+	const char *avar = str(a, "variable"), *bvar = str(b, "variable");
+
+	if (!json_is_object(a) || (!afn && !avar)) /* nothing known: the frame itself */
+		return fa && fb && !strcmp(fa, fb) ? 0 : -1;
+	if (!afn) /* a static data object: its symbol */
+		return !bfn && bvar && !strcmp(avar, bvar) ? 0 : -1;
+	if (!bfn || strcmp(afn, bfn))
+		return -1;
+	const char *afile = str(a, "file"), *bfile = str(b, "file");
+	if (afile && bfile && strcmp(afile, bfile))
+		return -1;
+	int al = afile ? num(a, "line", 0) : 0, bl = bfile ? num(b, "line", 0) : 0;
+	if (al <= 0 && bl <= 0)
+		return 0; /* the same function, and nothing more known on either side */
+	if (al <= 0 || bl <= 0) {
+		sc->function_only++;
+		sc->exact = false;
+		say(how, cap, "%s: no line %s: matched by function", afn,
+		    al > 0 ? "in the new build" : "in the plan");
+		return 0;
+	}
+	int ap = num(a, "position", 1), bp = num(b, "position", 1);
+	int an = num(a, "positions", 1), bn = num(b, "positions", 1);
+	long d = labs((long)al - bl), pd = labs((long)ap - bp);
+	bool other_var = avar && bvar && strcmp(avar, bvar);
+	sc->variables += other_var;
+	sc->shapes += an != bn;
+	sc->lines += d;
+	sc->positions += pd;
+	if (d || pd || other_var)
+		sc->exact = false;
+	if (d)
+		say(how, cap, "%s: %s line %d -> %d", afile, afn, al, bl);
+	if (pd || other_var) {
+		char o1[160], o2[160];
+		hmpt_sitesym_ordinal(o1, sizeof(o1), ap, an > 1 ? an : 2, avar);
+		hmpt_sitesym_ordinal(o2, sizeof(o2), bp, bn > 1 ? bn : 2, bvar);
+		say(how, cap, "%s: %s call %s -> %s", afile, afn, an > 1 ? o1 : "the only",
+		    bn > 1 ? o2 : "the only");
+	}
+	return 0;
+}
+
+int hmpt_rebase_compare(const json_t *old, const json_t *cand, hmpt_rebase_score_t *sc, char *how,
+                        size_t cap)
+{
+	const json_t *of = json_object_get(old, "frames"), *cf = json_object_get(cand, "frames");
+	const json_t *os = json_object_get(old, "symbolic"),
+	             *cs = json_object_get(cand, "symbolic");
+	uint32_t oi[MAX_FRAMES], ci[MAX_FRAMES];
+	uint32_t ko = identity(of, oi), kc = identity(cf, ci);
+
+	*sc = (hmpt_rebase_score_t){.exact = true};
+	if (cap)
+		how[0] = '\0';
+	if (ko == 0 || !json_is_array(os) || (is_prefix(old) ? kc < ko : kc != ko))
+		return -1;
+	for (uint32_t j = 0; j < ko; j++)
+		if (frame_compare(json_array_get(os, oi[j]), json_array_get(cs, ci[j]),
+		                  json_string_value(json_array_get(of, oi[j])),
+		                  json_string_value(json_array_get(cf, ci[j])), sc, how, cap) != 0)
+			return -1;
+	return 0;
+}
+
+typedef struct {
+	size_t o, c;
+	hmpt_rebase_score_t sc;
+} pair_t;
+
+static int cmp_pairs(const void *x, const void *y)
+{
+	const pair_t *a = x, *b = y;
+#define BY(field)                                                                                  \
+	if (a->field != b->field)                                                                  \
+		return a->field < b->field ? -1 : 1;
+	if (a->sc.exact != b->sc.exact)
+		return a->sc.exact ? -1 : 1;
+	/* what names the array first (lines shift by different amounts in
+	 * different places: the nearest line can be another statement's) */
+	BY(sc.variables)
+	BY(sc.shapes)
+	BY(sc.lines)
+	BY(sc.positions)
+	BY(sc.function_only)
+	BY(o)
+	BY(c)
+#undef BY
+	return 0;
+}
+
+/* what a candidate becomes for an old site: its frames as the old site's
+ * match cuts them, and the match (two sites of a plan may not share both) */
+static char *target_key(const json_t *old, const json_t *cand)
+{
+	const json_t *cf = json_object_get(cand, "frames");
+	size_t n =
+	    is_prefix(old) ? hmpt_rebase_cut(cf, hmpt_rebase_identity(old)) : json_array_size(cf);
+	size_t len = 2, cap = 64;
+	char *key = malloc(cap);
+
+	if (!key)
+		return NULL;
+	snprintf(key, cap, "%c|", is_prefix(old) ? 'p' : 's');
+	for (size_t i = 0; i < n; i++) {
+		const char *f = json_string_value(json_array_get(cf, i)) ?: "";
+		size_t need = strlen(f) + 2;
+		if (len + need >= cap) {
+			cap = 2 * (len + need);
+			char *grown = realloc(key, cap);
+			if (!grown) {
+				free(key);
+				return NULL;
+			}
+			key = grown;
+		}
+		len += (size_t)snprintf(key + len, cap - len, "%s ", f);
+	}
+	return key;
+}
+
+void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *const *cands,
+                        size_t ncand, long *match)
+{
+	pair_t *pairs = malloc((nold * ncand + 1) * sizeof(*pairs));
+	char **taken = calloc(nold + 1, sizeof(*taken));
+	size_t np = 0, nt = 0;
+
+	for (size_t o = 0; o < nold; o++)
+		match[o] = -1;
+	if (!pairs || !taken)
+		goto out;
+	for (size_t o = 0; o < nold; o++)
+		for (size_t c = 0; c < ncand; c++) {
+			char how[8];
+			if (hmpt_rebase_compare(olds[o], cands[c], &pairs[np].sc, how,
+			                        sizeof(how)) == 0) {
+				pairs[np].o = o;
+				pairs[np].c = c;
+				np++;
+			}
+		}
+	qsort(pairs, np, sizeof(*pairs), cmp_pairs);
+	for (size_t i = 0; i < np; i++) {
+		const pair_t *p = &pairs[i];
+		if (match[p->o] >= 0)
+			continue;
+		char *key = target_key(olds[p->o], cands[p->c]);
+		bool used = !key;
+		for (size_t t = 0; t < nt && !used; t++)
+			used = !strcmp(taken[t], key);
+		if (used) {
+			free(key);
+			continue;
+		}
+		taken[nt++] = key;
+		match[p->o] = (long)p->c;
+	}
+out:
+	for (size_t t = 0; t < nt; t++)
+		free(taken[t]);
+	free(taken);
+	free(pairs);
+}
+
+/* -------------------------------------------------------------- command */
+
+typedef struct {
+	const char *group;
+	const json_t *site;
+	char id[17];
+	long match;
+	hmpt_rebase_score_t sc;
+	char how[1024];
+} old_t;
+
+/* the old site's id: written, or (a prefix site has none) of its frames */
+static void old_id(const json_t *site, char id[17])
+{
+	const char *w = str(site, "id");
+
+	if (w && strlen(w) == 16)
+		snprintf(id, 17, "%s", w);
+	else if (hmpt_prof_site_id(json_object_get(site, "frames"), id) != 0)
+		snprintf(id, 17, "%s", "?");
+}
+
+/* "alloc_grid (rebuild.c:29)" of the first identity frame's entry */
+static void first_symbolic(const json_t *site, char *buf, size_t cap)
+{
+	uint32_t idx[MAX_FRAMES];
+	uint32_t k = identity(json_object_get(site, "frames"), idx);
+	const json_t *e = k ? json_array_get(json_object_get(site, "symbolic"), idx[0]) : NULL;
+	const char *fn = str(e, "function"), *file = str(e, "file"), *var = str(e, "variable");
+
+	if (!fn && var)
+		snprintf(buf, cap, "%s (static data)", var);
+	else if (fn && file)
+		snprintf(buf, cap, "%s (%s:%d)", fn, file, num(e, "line", 0));
+	else
+		snprintf(buf, cap, "%s", fn ? fn : json_string_value(json_array_get(
+		                                       json_object_get(site, "frames"), 0)) ?: "?");
+}
+
+/* remove what a temporary profile directory holds, and it */
+static void remove_dir(const char *dir, const char *log)
+{
+	hmpt_profiles_clear(dir);
+	unlink(log);
+	rmdir(dir);
+}
+
+/* profile cmd into dir: 0, or -1 after a message (the command's output
+ * is in dir/command.log) */
+static int run_profile(const char *plan_path, const json_t *plan, char *const *cmd, const char *lib,
+                       const char *dir, json_t **prof, hmpt_sym_t *sym)
+{
+	char log[PATH_MAX + 16], depth[32];
+	const json_t *sd = json_object_get(plan, "stack_depth");
+	hmpt_run_result_t res;
+	int none;
+
+	snprintf(log, sizeof(log), "%s/command.log", dir);
+	/* stacks as deep as the plan's, so that like is compared with like */
+	if (json_is_integer(sd))
+		snprintf(depth, sizeof(depth), "%lld", (long long)json_integer_value(sd));
+	hmpt_profrun_t r = {.dir = dir,
+	                    .lib = lib,
+	                    .depth = json_is_integer(sd) ? depth : NULL,
+	                    .sample = "off",
+	                    .argv = cmd,
+	                    .log = log,
+	                    .quiet = true};
+	fprintf(stderr, "hmpt-tune: profiling %s for %s (its output in %s)\n", cmd[0], plan_path,
+	        log);
+	*prof = hmpt_profrun(&r, sym, &res, &none);
+	if (res.status != 0) {
+		char why[160];
+		hmpt_run_describe(&res, 0, why, sizeof(why));
+		fprintf(
+		    stderr,
+		    "hmpt-tune plan rebase: %s %s under the shim (its output is in %s): nothing "
+		    "rebased\n",
+		    cmd[0], why, log);
+		json_decref(*prof);
+		*prof = NULL;
+		return -1;
+	}
+	if (!*prof) {
+		if (none)
+			fprintf(stderr,
+			        "hmpt-tune plan rebase: %s made no allocation of at least 1 MiB "
+			        "(HMPT_MIN_SIZE): no site to map\n",
+			        cmd[0]);
+		return -1;
+	}
+	hmpt_prof_sort_sites(*prof);
+	return 0;
+}
+
+static const char *const status_text[] = {"not found", "mapped approximately", "mapped"};
+
+static int status_of(const old_t *o)
+{
+	return o->match < 0 ? 0 : o->sc.exact ? 2 : 1;
+}
+
+/* the rebased plan: the old one with its sites replaced */
+static json_t *rebased_plan(const json_t *plan, const old_t *olds, size_t nold, const json_t *prof,
+                            hmpt_sym_t *sym, const char *plan_path, const char *profile_what,
+                            const int counts[3])
+{
+	json_t *out = json_deep_copy(plan), *groups = json_array(), *g;
+	size_t gi, o = 0;
+
+	json_array_foreach(json_object_get(plan, "groups"), gi, g)
+	{
+		json_t *ng = json_deep_copy(g), *sites = json_array(), *s;
+		size_t si;
+		json_array_foreach(json_object_get(g, "sites"), si, s)
+		{
+			const old_t *x = &olds[o++];
+			if (x->match < 0)
+				continue;
+			const json_t *site =
+			    json_array_get(json_object_get(prof, "sites"), (size_t)x->match);
+			unsigned cut = 0;
+			if (is_prefix(s)) /* as many identity frames as before */
+				cut = (unsigned)hmpt_rebase_cut(json_object_get(site, "frames"),
+				                                hmpt_rebase_identity(s));
+			json_t *e = hmpt_plan_site_entry(prof, site, cut, sym);
+			if (json_object_get(s, "comment"))
+				json_object_set(e, "comment", json_object_get(s, "comment"));
+			json_array_append_new(sites, e);
+		}
+		if (json_array_size(sites) == 0) {
+			fprintf(stderr,
+			        "hmpt-tune plan rebase: group %s: none of its sites was found: "
+			        "dropped\n",
+			        str(g, "name") ?: "(unnamed)");
+			json_decref(sites);
+			json_decref(ng);
+			continue;
+		}
+		json_object_set_new(ng, "sites", sites);
+		json_array_append_new(groups, ng);
+	}
+	json_object_set_new(out, "groups", groups);
+	const json_t *depth = json_object_get(json_object_get(prof, "settings"), "stack_depth");
+	if (json_object_get(out, "stack_depth") && json_is_integer(depth))
+		json_object_set(out, "stack_depth", (json_t *)depth);
+	json_object_del(out, "modules");
+	hmpt_plan_add_modules(out, prof);
+
+	/* what the plan now is: the old provenance, and where it was moved */
+	json_t *pv = json_object_get(out, "provenance");
+	if (!json_is_object(pv)) {
+		pv = json_object();
+		json_object_set_new(out, "provenance", pv);
+	}
+	char when[64], what[256];
+	time_t now = time(NULL);
+	struct tm tm;
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	snprintf(what, sizeof(what), "%d of %zu sites mapped (%d exactly, %d approximately)",
+	         counts[1] + counts[2], nold, counts[2], counts[1]);
+	json_object_set_new(pv, "program",
+	                    json_string(str(json_object_get(prof, "process"), "exe") ?: ""));
+	json_object_set_new(pv, "created", json_string(when));
+	json_object_set_new(pv, "tool", json_string("hmpt-tune " HMPT_VERSION));
+	json_object_set_new(pv, "profile", json_string(profile_what));
+	json_object_set_new(pv, "rebased", json_string(what));
+	json_object_set_new(pv, "rebased_from", json_string(plan_path));
+	/* provenance goes last, where plan make writes it */
+	json_incref(pv);
+	json_object_del(out, "provenance");
+	json_object_set_new(out, "provenance", pv);
+	return out;
+}
+
+/* the plan as jansson has it, refused when it cannot be rebased */
+static json_t *load_plan(const char *path)
+{
+	static hmpt_plan_t check;
+	char err[1024];
+	json_error_t je;
+
+	/* the shim's loader says what is wrong with it, as plan check does */
+	if (hmpt_plan_load(path, &check, err, sizeof(err)) != 0) {
+		fprintf(stderr, "hmpt-tune plan rebase: %s\n", err);
+		return NULL;
+	}
+	uint32_t version = check.version;
+	hmpt_plan_free(&check);
+	json_t *plan = json_load_file(path, 0, &je);
+	if (!plan) {
+		fprintf(stderr, "hmpt-tune plan rebase: %s:%d:%d: %s\n", path, je.line, je.column,
+		        je.text);
+		return NULL;
+	}
+	bool symbolic = false;
+	const json_t *g, *s;
+	size_t i, k;
+	json_array_foreach(json_object_get(plan, "groups"), i, g)
+	{
+		json_array_foreach(json_object_get(g, "sites"), k, s)
+		{
+			symbolic |= json_is_array(json_object_get(s, "symbolic"));
+		}
+	}
+	if (version < 2 || (!symbolic && json_array_size(json_object_get(plan, "groups")))) {
+		fprintf(stderr,
+		        "hmpt-tune plan rebase: %s: %s: it cannot be rebased; profile the program "
+		        "again (hmpt-tune profile) and make a new plan (hmpt-tune plan make, or "
+		        "tune it again)\n",
+		        path,
+		        version < 2 ? "a plan of format version 1 has no symbolic frames"
+		                    : "no site has \"symbolic\" frames (a plan written by hand?)");
+		json_decref(plan);
+		return NULL;
+	}
+	return plan;
+}
+
+static const char usage_rebase[] = "rebase: expected PLAN and PROFILE|DIR, or PLAN -- COMMAND";
+
+int hmpt_rebase_cmd(int argc, char **argv)
+{
+	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
+	                                      {"profile-dir", required_argument, 0, 'P'},
+	                                      {"lib", required_argument, 0, 'L'},
+	                                      {"help", no_argument, 0, 'h'},
+	                                      {0, 0, 0, 0}};
+	const char *out = NULL, *pdir = NULL, *lib_opt = NULL;
+	char tmpdir[PATH_MAX] = "", what[PATH_MAX + 64];
+	json_t *plan = NULL, *prof = NULL, *rebased = NULL;
+	json_t **cands = NULL;
+	old_t *olds = NULL;
+	char *const *cmd = NULL;
+	int c, rc = 1;
+
+	while ((c = getopt_long(argc, argv, "+o:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'P': pdir = optarg; break;
+		case 'L': lib_opt = optarg; break;
+		case 'h': fputs(hmpt_plan_usage, stdout); return 0;
+		default: hmpt_cli_usage_error("plan", "unknown option", NULL);
+		}
+	}
+	if (optind + 2 < argc && !strcmp(argv[optind + 1], "--"))
+		cmd = argv + optind + 2;
+	else if (optind + 2 != argc || !strcmp(argv[optind + 1], "--"))
+		hmpt_cli_usage_error("plan", usage_rebase, NULL);
+	if (pdir && !cmd)
+		hmpt_cli_usage_error("plan", "rebase: --profile-dir goes with PLAN -- COMMAND",
+		                     pdir);
+	const char *plan_path = argv[optind];
+	if (!(plan = load_plan(plan_path)))
+		return 1;
+
+	hmpt_sym_t *sym = hmpt_sym_new();
+	if (cmd) {
+		char lib[PATH_MAX];
+		if (hmpt_lib_resolve(lib_opt, lib, sizeof(lib)) != 0)
+			goto done;
+		if (!pdir) {
+			snprintf(tmpdir, sizeof(tmpdir), "%s/hmpt-rebase.XXXXXX",
+			         getenv("TMPDIR") ?: "/tmp");
+			if (!mkdtemp(tmpdir)) {
+				fprintf(stderr, "hmpt-tune plan rebase: %s: %s\n", tmpdir,
+				        strerror(errno));
+				goto done;
+			}
+		}
+		if (run_profile(plan_path, plan, cmd, lib, pdir ? pdir : tmpdir, &prof, sym) != 0) {
+			*tmpdir = '\0'; /* keep the command's output for the user */
+			goto done;
+		}
+		snprintf(what, sizeof(what), "%s%s (a profile of %s)", pdir ? pdir : "",
+		         pdir ? "/profile.json" : "made for the rebase", cmd[0]);
+	} else {
+		if (!(prof = hmpt_plan_profile_load(argv[optind + 1])))
+			goto done;
+		snprintf(what, sizeof(what), "%s", argv[optind + 1]);
+	}
+
+	/* the new sites as plan entries: their symbolic frames */
+	const json_t *sites = json_object_get(prof, "sites"), *s, *g;
+	size_t ncand = json_array_size(sites), nold = 0, i, k;
+	cands = calloc(ncand + 1, sizeof(*cands));
+	json_array_foreach(json_object_get(plan, "groups"), i, g)
+	{
+		nold += json_array_size(json_object_get(g, "sites"));
+	}
+	olds = calloc(nold + 1, sizeof(*olds));
+	const json_t **oldp = calloc(nold + 1, sizeof(*oldp));
+	if (!cands || !olds || !oldp) {
+		free(oldp);
+		fprintf(stderr, "hmpt-tune plan rebase: out of memory\n");
+		goto done;
+	}
+	json_array_foreach(sites, i, s)
+	{
+		cands[i] = hmpt_plan_site_entry(prof, s, 0, sym);
+	}
+	size_t o = 0;
+	json_array_foreach(json_object_get(plan, "groups"), i, g)
+	{
+		json_array_foreach(json_object_get(g, "sites"), k, s)
+		{
+			olds[o].group = str(g, "name") ?: "-";
+			olds[o].site = oldp[o] = s;
+			old_id(s, olds[o].id);
+			o++;
+		}
+	}
+	long *match = calloc(nold + 1, sizeof(long));
+	if (match)
+		hmpt_rebase_assign(oldp, nold, (const json_t *const *)cands, ncand, match);
+	int counts[3] = {0, 0, 0};
+	for (o = 0; o < nold; o++) {
+		old_t *x = &olds[o];
+		x->match = match ? match[o] : -1;
+		if (x->match >= 0)
+			hmpt_rebase_compare(x->site, cands[x->match], &x->sc, x->how,
+			                    sizeof(x->how));
+		counts[status_of(x)]++;
+	}
+	free(match);
+	free(oldp);
+
+	/* the report: every site, then the sum */
+	fprintf(stderr, "hmpt-tune: rebasing %s onto %s: %zu site%s\n", plan_path, what, nold,
+	        nold == 1 ? "" : "s");
+	fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", "group", "site", "status", "new site",
+	        "how");
+	for (o = 0; o < nold; o++) {
+		old_t *x = &olds[o];
+		char how[1200];
+		if (x->match < 0) {
+			char first[512], scratch[8];
+			hmpt_rebase_score_t sc;
+			size_t near = 0;
+			for (size_t j = 0; j < ncand; j++)
+				near += hmpt_rebase_compare(x->site, cands[j], &sc, scratch,
+				                            sizeof(scratch)) == 0;
+			first_symbolic(x->site, first, sizeof(first));
+			if (!json_is_array(json_object_get(x->site, "symbolic")))
+				snprintf(how, sizeof(how),
+				         "%s: the plan gives it no symbolic frames", first);
+			else if (near)
+				snprintf(
+				    how, sizeof(how),
+				    "%s: its %zu match%s in the new profile went to sites that "
+				    "match better",
+				    first, near, near == 1 ? "" : "es");
+			else
+				snprintf(how, sizeof(how),
+				         "%s: no site of the new profile has its frames", first);
+		} else {
+			char first[512];
+			first_symbolic(x->site, first, sizeof(first));
+			snprintf(how, sizeof(how), "%s",
+			         *x->how ? x->how
+			         : strstr(first, "(static data)")
+			             ? "the same static object"
+			             : "the same functions, files and lines");
+		}
+		fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", x->group, x->id,
+		        status_text[status_of(x)],
+		        x->match >= 0 ? str(json_array_get(sites, (size_t)x->match), "id") : "-",
+		        how);
+	}
+	rebased = rebased_plan(plan, olds, nold, prof, sym, plan_path, what, counts);
+	if (hmpt_plan_emit(rebased, out) != 0)
+		goto done;
+	fprintf(stderr,
+	        "hmpt-tune: %d of %zu site%s mapped (%d exactly, %d approximately), %d not found; "
+	        "wrote %s\n",
+	        counts[1] + counts[2], nold, nold == 1 ? "" : "s", counts[2], counts[1], counts[0],
+	        out ? out : "the plan to standard output");
+	rc = counts[0] ? 2 : 0;
+done:
+	if (cands)
+		for (i = 0; i < json_array_size(json_object_get(prof, "sites")); i++)
+			json_decref(cands[i]);
+	free(cands);
+	free(olds);
+	if (*tmpdir) {
+		char log[PATH_MAX + 16];
+		snprintf(log, sizeof(log), "%s/command.log", tmpdir);
+		remove_dir(tmpdir, log);
+	}
+	hmpt_sym_free(sym);
+	json_decref(rebased);
+	json_decref(prof);
+	json_decref(plan);
+	return rc;
+}
