@@ -75,7 +75,7 @@ const char hmpt_plan_usage[] =
     "             --profile-dir DIR   with COMMAND: keep its profile in DIR\n"
     "                                 (default: a temporary directory, removed)\n"
     "             --lib PATH          with COMMAND: the libhmpt.so to preload\n"
-    "       Exit status: 0 when every site was mapped, 2 when some were not found\n"
+    "       Exit status: 0 when every site was mapped, 3 when some were not found\n"
     "       (the plan is written with the others), 1 on errors (a plan of format\n"
     "       version 1 cannot be rebased: profile the program again).\n"
     "\n"

@@ -639,7 +639,7 @@ int hmpt_rebase_cmd(int argc, char **argv)
 	        "wrote %s\n",
 	        counts[1] + counts[2], nold, nold == 1 ? "" : "s", counts[2], counts[1], counts[0],
 	        out ? out : "the plan to standard output");
-	rc = counts[0] ? 2 : 0;
+	rc = counts[0] ? 3 : 0; /* 2 is every command's usage error */
 done:
 	if (cands)
 		for (i = 0; i < json_array_size(json_object_get(prof, "sites")); i++)

@@ -91,7 +91,7 @@ $TUNE plan rebase -o "$work/rebased2.json" "$work/plan.json" "$work/p2" 2>"$work
 diff <(grep '"id"' "$work/rebased.json") <(grep '"id"' "$work/rebased2.json") ||
 	fail "the PROFILE form gives other sites"
 
-# 6. a site that cannot be found (its function renamed in the plan): exit 2,
+# 6. a site that cannot be found (its function renamed in the plan): exit 3,
 # the rest written, its group (grid alone) dropped
 python3 - "$work/plan.json" "$work/edited.json" <<'PY'
 import json, sys
@@ -102,7 +102,7 @@ PY
 $TUNE plan rebase -o "$work/rebased3.json" "$work/edited.json" "$work/p2" 2>"$work/rebase3.err"
 rc=$?
 cat "$work/rebase3.err"
-[ $rc = 2 ] || fail "plan rebase with a lost site exited $rc, want 2"
+[ $rc = 3 ] || fail "plan rebase with a lost site exited $rc, want 3"
 grep -E "^group1 +$G1 +not found +- +alloc_gone \(rebuild.c:$g1\)" "$work/rebase3.err" >/dev/null ||
 	fail "the lost site is not reported not found"
 grep -q "group group1: none of its sites was found: dropped" "$work/rebase3.err" || fail "no word of the dropped group"
