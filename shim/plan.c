@@ -617,6 +617,14 @@ static bool same_site(const hmpt_plan_site_t *a, const hmpt_plan_site_t *b)
 	       memcmp(a->id_offsets, b->id_offsets, a->nid * sizeof(uint64_t)) == 0;
 }
 
+/* every frame the same, runtime ones too */
+static bool same_frames(const hmpt_plan_site_t *a, const hmpt_plan_site_t *b)
+{
+	return a->nframes == b->nframes &&
+	       memcmp(a->name_hashes, b->name_hashes, a->nframes * sizeof(uint64_t)) == 0 &&
+	       memcmp(a->offsets, b->offsets, a->nframes * sizeof(uint64_t)) == 0;
+}
+
 static int parse_hex_id(const hmpt_json_t *v, uint64_t *out)
 {
 	uint64_t id = 0;
@@ -855,12 +863,19 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 			path_join(&sf, base.s, "sites", k);
 			if ((rc = parse_site(c, x, sf.s, g, s)))
 				return rc;
+			/* one identity twice: harmless in one group (stacks that
+			 * differ only in runtime frames, as two hosts' profiles
+			 * give); in two groups, ambiguous, except in a version-1
+			 * plan, which loaded before identity left runtime frames
+			 * out: there the first one wins, as matching has it */
 			for (uint32_t o = 0; o < pl->nsites; o++)
-				if (same_site(&pl->sites[o], s)) {
-					char what[160];
+				if (same_site(&pl->sites[o], s) && pl->sites[o].group != g &&
+				    (pl->version > 1 || same_frames(&pl->sites[o], s))) {
+					char what[240];
 					hmpt_fmt_t w;
 					hmpt_fmt_init(&w, what, sizeof(what), -1);
-					hmpt_fmt_str(&w, "the same site (same frames and match) is "
+					hmpt_fmt_str(&w, "the same site (the same frames, those in "
+					                 "runtime libraries aside, and match) is "
 					                 "already in group ");
 					hmpt_fmt_json_str(&w, pl->groups[pl->sites[o].group].name);
 					hmpt_fmt_str(&w, " at line ");

@@ -33,9 +33,15 @@
 static inline bool hmpt_siteid_runtime(const char *name)
 {
 	static const char *const prefixes[] = {
-	    "libc.so",        "ld-linux",   "ld64.so",      "libpthread.so", "libdl.so",
-	    "librt.so",       "libm.so",    "libstdc++.so", "libc++.so",     "libc++abi.so",
-	    "libgfortran.so", "libgomp.so", "libomp.so",    "libiomp5.so",   "libgcc_s.so"};
+	    /* the C library, its companions and the dynamic loader */
+	    "libc.so", "ld-linux", "ld64.so", "libpthread.so", "libdl.so", "librt.so", "libm.so",
+	    /* compiler runtimes: GNU, LLVM, Intel, NVIDIA HPC SDK, Cray */
+	    "libstdc++.so", "libc++.so", "libc++abi.so", "libgcc_s.so", "libatomic.so",
+	    "libquadmath.so", "libgfortran.so", "libFortranRuntime", "libflang", "libifcore",
+	    "libifport", "libimf.so", "libintlc.so", "libsvml.so", "libirng.so", "libnvf.so",
+	    "libnvc.so", "libnvcpumath", "libpgmath", "libfi.so", "libcsup.so",
+	    /* OpenMP runtimes */
+	    "libgomp.so", "libomp.so", "libiomp5.so", "libnvomp.so", "libcraymp"};
 	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (strncmp(name, prefixes[i], strlen(prefixes[i])) == 0)
 			return true;

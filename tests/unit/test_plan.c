@@ -245,6 +245,22 @@ static void test_identity(void)
 	            "[\"libc.so.6!0x5\", \"ld-linux-x86-64.so.2!0x6\"]}]}]}") == 0);
 	CHECK(plan.sites[0].nid == 2);
 	hmpt_plan_free(&plan);
+	/* stacks that differ only in runtime frames are one site: in one group
+	 * harmless; in two, a version-1 plan (which loaded before) lets the
+	 * first win, a version-2 plan is refused (tests/plans/bad) */
+	const char *two = "{\"format\": \"hmpt-plan\", \"format_version\": %d, \"pools\": {\"p\": "
+	                  "{}}, \"groups\": [{\"pool\": \"p\", \"sites\": [{\"frames\": "
+	                  "[\"app!0x10\", \"libc.so.6!0x5\"]}%s]}%s]}";
+	snprintf(buf, sizeof(buf), two, 1, "",
+	         ", {\"pool\": \"system\", \"sites\": [{\"frames\": [\"app!0x10\", "
+	         "\"libc.so.6!0x9\"]}]}");
+	CHECK(parse(buf) == 0);
+	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 0);
+	hmpt_plan_free(&plan);
+	snprintf(buf, sizeof(buf), two, 2, ", {\"frames\": [\"app!0x10\", \"libc.so.6!0x9\"]}", "");
+	CHECK(parse(buf) == 0);
+	CHECK(plan.nsites == 2 && hmpt_plan_match(&plan, hs, offs, 1) == 0);
+	hmpt_plan_free(&plan);
 	/* modules and symbolic frames */
 	snprintf(buf, sizeof(buf), fmt, 2,
 	         " \"modules\": {\"app\": {\"build_id\": \"0aFf\", \"path\": \"/x/app\"}},",
