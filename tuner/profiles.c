@@ -117,8 +117,10 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 				goto bad;
 		json_array_foreach(json_object_get(v, "frames"), k, fr)
 		{
-			const char *s = json_string_value(fr);
-			if (!s || !strstr(s, "!0x")) {
+			char module[256];
+			uint64_t off;
+			if (hmpt_prof_parse_frame(json_string_value(fr), module, sizeof(module),
+			                          &off) != 0) {
 				char f[96];
 				snprintf(f, sizeof(f), "%s.frames[%zu]", ctx, k);
 				fail(err, errlen, path, f, "expected a string \"module!0xoffset\"");
@@ -137,6 +139,29 @@ bad:
 	return NULL;
 }
 
+int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t *offset)
+{
+	const char *bang = frame ? strrchr(frame, '!') : NULL;
+	uint64_t o = 0;
+
+	if (!bang || bang == frame || (size_t)(bang - frame) >= cap || bang[1] != '0' ||
+	    (bang[2] != 'x' && bang[2] != 'X') || !bang[3])
+		return -EINVAL;
+	for (const char *h = bang + 3; *h; h++) {
+		int d = *h >= '0' && *h <= '9'   ? *h - '0'
+		        : *h >= 'a' && *h <= 'f' ? *h - 'a' + 10
+		        : *h >= 'A' && *h <= 'F' ? *h - 'A' + 10
+		                                 : -1;
+		if (d < 0 || o >> 60)
+			return -EINVAL;
+		o = o << 4 | (unsigned)d;
+	}
+	memcpy(module, frame, (size_t)(bang - frame));
+	module[bang - frame] = '\0';
+	*offset = o;
+	return 0;
+}
+
 int hmpt_prof_site_id(const json_t *frames, char id[17])
 {
 	uint64_t hashes[64], offs[64];
@@ -147,14 +172,9 @@ int hmpt_prof_site_id(const json_t *frames, char id[17])
 
 	json_array_foreach(frames, i, f)
 	{
-		const char *s = json_string_value(f), *bang = s ? strstr(s, "!0x") : NULL;
-		char *end;
-		if (!bang || n == 64)
-			return -1;
 		char module[256];
-		snprintf(module, sizeof(module), "%.*s", (int)(bang - s), s);
-		offs[n] = strtoull(bang + 3, &end, 16);
-		if (*end)
+		if (n == 64 || hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
+		                                     &offs[n]) != 0)
 			return -1;
 		/* profiles write "??" for a frame in no known module, hashed as 0 */
 		hashes[n] =

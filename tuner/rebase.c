@@ -35,12 +35,14 @@ static uint32_t identity(const json_t *frames, uint32_t *idx)
 		n = MAX_FRAMES;
 	json_array_foreach(frames, i, f)
 	{
-		const char *s = json_string_value(f) ?: "", *bang = strstr(s, "!0x");
 		char module[256];
+		uint64_t off;
 		if (i >= n)
 			break;
-		snprintf(module, sizeof(module), "%.*s", bang ? (int)(bang - s) : 0, s);
-		runtime[i] = hmpt_siteid_runtime(module);
+		/* a malformed frame is of no runtime library */
+		runtime[i] = hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
+		                                   &off) == 0 &&
+		             hmpt_siteid_runtime(module);
 	}
 	return hmpt_siteid_frames(runtime, (uint32_t)n, HMPT_SITEID_OWNED, idx);
 }

@@ -230,11 +230,22 @@ int main(void)
 	/* frames */
 	char mod[64];
 	uint64_t off = 0;
-	CHECK(hmpt_sym_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off) == 0 &&
+	CHECK(hmpt_prof_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off) == 0 &&
 	      !strcmp(mod, "libc.so.6") && off == 0x2724a);
-	CHECK(hmpt_sym_parse_frame("x!0x", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_sym_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_sym_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
+	/* the shim's rule: the last '!', 0x or 0X, a module and digits */
+	CHECK(hmpt_prof_parse_frame("a!b.so!0X1F", mod, sizeof(mod), &off) == 0 &&
+	      !strcmp(mod, "a!b.so") && off == 0x1f);
+	CHECK(hmpt_prof_parse_frame("!0x12", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x12!", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!12", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x10000000000000000", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame(NULL, mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame(
+	          "a-module-name-longer-than-the-buffer-of-sixty-four-characters-for-sure!0x1", mod,
+	          sizeof(mod), &off) != 0);
 
 	/* the symbolizer: a missing module gives "??"; this program's own
 	 * frame gives its function, file and line */
