@@ -333,6 +333,10 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	size_t n = json_array_size(fr), i;
 	json_t *f;
 
+	/* a version-1 stack cut short (profiles.h): no id of today's stacks
+	 * equals its id, but they begin with all its frames */
+	if (!prefix && json_is_true(json_object_get(s, "cut")))
+		prefix = (unsigned)n;
 	if (prefix && prefix < n)
 		n = prefix;
 	json_array_foreach(fr, i, f)

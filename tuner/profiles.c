@@ -42,6 +42,28 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
 }
 
 /* The document jansson read (or failed to read) from `path`, validated. */
+/* A version-1 site as deep as its profile's stack_depth, with runtime
+ * frames: the shim counted them in the depth then, so its stack was cut
+ * short, and today's deeper capture never has its id. */
+static bool cut_v1(const json_t *frames, json_int_t depth)
+{
+	const json_t *f;
+	size_t i;
+
+	if (depth <= 0 || json_array_size(frames) != (size_t)depth)
+		return false;
+	json_array_foreach(frames, i, f)
+	{
+		char module[256];
+		uint64_t off;
+		if (hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module), &off) ==
+		        0 &&
+		    hmpt_siteid_runtime(module))
+			return true;
+	}
+	return false;
+}
+
 static json_t *check(json_t *p, const json_error_t *je, const char *path, char *err, size_t errlen)
 {
 	json_t *v;
@@ -97,6 +119,8 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 		    need(v, "path", JSON_STRING, path, ctx, err, errlen))
 			goto bad;
 	}
+	const json_t *sd = json_object_get(json_object_get(p, "settings"), "stack_depth");
+	json_int_t depth = json_is_integer(sd) ? json_integer_value(sd) : 0;
 	json_array_foreach(json_object_get(p, "sites"), i, v)
 	{
 		static const char *const ints[] = {"allocations", "bytes", "max_size",
@@ -130,6 +154,8 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 		char id[17];
 		if (v1 && hmpt_prof_site_id(json_object_get(v, "frames"), id) == 0)
 			json_object_set_new(v, "id", json_string(id));
+		if (v1 && cut_v1(json_object_get(v, "frames"), depth))
+			json_object_set_new(v, "cut", json_true());
 	}
 	if (v1)
 		json_object_set_new(p, "format_version", json_integer(HMPT_PROFILE_VERSION));
@@ -433,6 +459,8 @@ static void merge_site(json_t *dst, const json_t *src)
 		merge_by_name(json_object_get(dp, "pools"), json_object_get(sp, "pools"), "pool",
 		              pool_sums_g, NULL);
 	merge_samples(dst, src);
+	if (json_is_true(json_object_get(src, "cut"))) /* either was cut short */
+		json_object_set_new(dst, "cut", json_true());
 }
 
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid)

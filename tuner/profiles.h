@@ -18,7 +18,9 @@
 #define HMPT_PROFILE_FORMAT "hmpt-profile"
 
 /* Version-1 profiles are read too: their site ids are recomputed as
- * version 2 defines them (siteid.h). */
+ * version 2 defines them (siteid.h); a site of theirs whose stack was cut
+ * at a depth that counted runtime frames gets "cut": true (plans match it
+ * as a prefix). */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 /* Split a frame "module!0xoffset" as the shim's plan loader does: at the
  * last '!', a module of 1 to cap-1 characters, then 0x or 0X and 1 to 16 hex

@@ -10,6 +10,7 @@
 
 #include "check.h"
 
+#include "plancmd.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "symbolize.h"
@@ -185,6 +186,37 @@ int main(void)
 		json_decref(shifted);
 		json_decref(alone);
 		json_decref(p);
+	}
+
+	/* a version-1 site as deep as stack_depth, with a runtime frame, was cut
+	 * at a depth that counted it: marked, and a plan matches it as a prefix
+	 * of all its frames */
+	{
+		char v1[16384];
+		snprintf(v1, sizeof(v1), "%s",
+		         profile(1, 10, 5, site("0123456789abcdef", 1, 1, 1, 0)));
+		char *ver = strstr(v1, "\"format_version\": 2");
+		ver[18] = '1';
+		char *sites = strstr(v1, "\"sites\"");
+		char with[16384];
+		snprintf(with, sizeof(with), "%.*s\"settings\": {\"stack_depth\": %%d}, %s",
+		         (int)(sites - v1), v1, sites);
+		for (int depth = 2; depth <= 3; depth++) {
+			snprintf(v1, sizeof(v1), with, depth);
+			json_t *p = hmpt_prof_load(write_file("v1cut.json", v1), err, sizeof(err));
+			CHECK(p != NULL);
+			json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
+			CHECK(json_is_true(json_object_get(s0, "cut")) == (depth == 2));
+			hmpt_sym_t *sym = hmpt_sym_new();
+			json_t *e = hmpt_plan_site_entry(p, s0, 0, sym);
+			const char *m = hmpt_prof_str(e, "match");
+			CHECK(depth == 2 ? m && !strcmp(m, "prefix") && !json_object_get(e, "id") &&
+			                       json_array_size(json_object_get(e, "frames")) == 2
+			                 : !m && json_object_get(e, "id"));
+			json_decref(e);
+			hmpt_sym_free(sym);
+			json_decref(p);
+		}
 	}
 
 	/* merge: the same site in two processes adds up */
