@@ -159,6 +159,26 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 	}
 	if (v1)
 		json_object_set_new(p, "format_version", json_integer(HMPT_PROFILE_VERSION));
+	/* stacks that differ only in runtime frames (a qsort comparator that
+	 * allocates) are sites of their own in the shim with one id: one site
+	 * per id for every reader, their counts summed as across processes */
+	json_t *ids = json_object();
+	bool dup = false;
+	json_array_foreach(json_object_get(p, "sites"), i, v)
+	{
+		const char *id = hmpt_prof_str(v, "id");
+		dup = dup || json_object_get(ids, id);
+		json_object_set_new(ids, id, json_true());
+	}
+	json_decref(ids);
+	if (dup) {
+		bool had = json_object_get(p, "processes") != NULL;
+		json_t *m = hmpt_prof_merge(&p, NULL, 1, -1);
+		if (!had)
+			json_object_del(m, "processes");
+		json_decref(p);
+		p = m;
+	}
 	return p;
 bad:
 	json_decref(p);

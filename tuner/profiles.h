@@ -20,7 +20,8 @@
 /* Version-1 profiles are read too: their site ids are recomputed as
  * version 2 defines them (siteid.h); a site of theirs whose stack was cut
  * at a depth that counted runtime frames gets "cut": true (plans match it
- * as a prefix). */
+ * as a prefix).  Sites with one id (stacks that differ in runtime frames
+ * only) are merged into one, as hmpt_prof_merge merges processes. */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 /* Split a frame "module!0xoffset" as the shim's plan loader does: at the
  * last '!', a module of 1 to cap-1 characters, then 0x or 0X and 1 to 16 hex

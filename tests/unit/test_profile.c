@@ -188,6 +188,24 @@ int main(void)
 		json_decref(p);
 	}
 
+	/* one id twice in one profile (stacks differing in runtime frames
+	 * only): one site, its counts summed */
+	{
+		char two[2048];
+		snprintf(two, sizeof(two), "%s, %s, %s", site("aaaa", 1, 100, 100, 0.5),
+		         site("bbbb", 2, 50, 30, 0.1), site("aaaa", 3, 300, 200, 0.2));
+		json_t *p = hmpt_prof_load(write_file("dup.json", profile(1, 450, 5, two)), err,
+		                           sizeof(err));
+		CHECK(p && json_array_size(json_object_get(p, "sites")) == 2);
+		json_t *a = json_array_get(json_object_get(p, "sites"), 0);
+		CHECK(a && !strcmp(hmpt_prof_str(a, "id"), "aaaa") &&
+		      hmpt_prof_u64(a, "allocations") == 4 && hmpt_prof_u64(a, "bytes") == 400 &&
+		      hmpt_prof_u64(a, "max_size") == 200);
+		CHECK(!json_object_get(p, "processes"));
+		CHECK(hmpt_prof_u64(json_object_get(p, "totals"), "tracked_bytes") == 450);
+		json_decref(p);
+	}
+
 	/* a version-1 site as deep as stack_depth, with a runtime frame, was cut
 	 * at a depth that counted it: marked, and a plan matches it as a prefix
 	 * of all its frames */
