@@ -333,6 +333,10 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	size_t n = json_array_size(fr), i;
 	json_t *f;
 
+	/* a version-1 stack cut short (profiles.h): no id of today's stacks
+	 * equals its id, but they begin with all its frames */
+	if (!prefix && json_is_true(json_object_get(s, "cut")))
+		prefix = (unsigned)n;
 	if (prefix && prefix < n)
 		n = prefix;
 	json_array_foreach(fr, i, f)
@@ -373,11 +377,13 @@ void hmpt_plan_add_modules(json_t *plan, const json_t *prof)
 		{
 			json_array_foreach(json_object_get(site, "frames"), j, f)
 			{
-				const char *s = json_string_value(f), *bang = strstr(s, "!0x");
 				char name[256];
-				snprintf(name, sizeof(name), "%.*s", (int)(bang - s), s);
-				/* a runtime library's update is no reason to warn */
-				if (hmpt_siteid_runtime(name) || json_object_get(mods, name))
+				uint64_t off;
+				/* a malformed frame names no module; a runtime library's
+				 * update is no reason to warn */
+				if (hmpt_prof_parse_frame(json_string_value(f), name, sizeof(name),
+				                          &off) != 0 ||
+				    hmpt_siteid_runtime(name) || json_object_get(mods, name))
 					continue;
 				const json_t *m = hmpt_prof_module(prof, name);
 				const char *id = m ? hmpt_prof_str(m, "build_id") : NULL;

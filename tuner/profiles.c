@@ -42,6 +42,28 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
 }
 
 /* The document jansson read (or failed to read) from `path`, validated. */
+/* A version-1 site as deep as its profile's stack_depth, with runtime
+ * frames: the shim counted them in the depth then, so its stack was cut
+ * short, and today's deeper capture never has its id. */
+static bool cut_v1(const json_t *frames, json_int_t depth)
+{
+	const json_t *f;
+	size_t i;
+
+	if (depth <= 0 || json_array_size(frames) != (size_t)depth)
+		return false;
+	json_array_foreach(frames, i, f)
+	{
+		char module[256];
+		uint64_t off;
+		if (hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module), &off) ==
+		        0 &&
+		    hmpt_siteid_runtime(module))
+			return true;
+	}
+	return false;
+}
+
 static json_t *check(json_t *p, const json_error_t *je, const char *path, char *err, size_t errlen)
 {
 	json_t *v;
@@ -97,6 +119,8 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 		    need(v, "path", JSON_STRING, path, ctx, err, errlen))
 			goto bad;
 	}
+	const json_t *sd = json_object_get(json_object_get(p, "settings"), "stack_depth");
+	json_int_t depth = json_is_integer(sd) ? json_integer_value(sd) : 0;
 	json_array_foreach(json_object_get(p, "sites"), i, v)
 	{
 		static const char *const ints[] = {"allocations", "bytes", "max_size",
@@ -117,8 +141,10 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 				goto bad;
 		json_array_foreach(json_object_get(v, "frames"), k, fr)
 		{
-			const char *s = json_string_value(fr);
-			if (!s || !strstr(s, "!0x")) {
+			char module[256];
+			uint64_t off;
+			if (hmpt_prof_parse_frame(json_string_value(fr), module, sizeof(module),
+			                          &off) != 0) {
 				char f[96];
 				snprintf(f, sizeof(f), "%s.frames[%zu]", ctx, k);
 				fail(err, errlen, path, f, "expected a string \"module!0xoffset\"");
@@ -128,13 +154,58 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 		char id[17];
 		if (v1 && hmpt_prof_site_id(json_object_get(v, "frames"), id) == 0)
 			json_object_set_new(v, "id", json_string(id));
+		if (v1 && cut_v1(json_object_get(v, "frames"), depth))
+			json_object_set_new(v, "cut", json_true());
 	}
 	if (v1)
 		json_object_set_new(p, "format_version", json_integer(HMPT_PROFILE_VERSION));
+	/* stacks that differ only in runtime frames (a qsort comparator that
+	 * allocates) are sites of their own in the shim with one id: one site
+	 * per id for every reader, their counts summed as across processes */
+	json_t *ids = json_object();
+	bool dup = false;
+	json_array_foreach(json_object_get(p, "sites"), i, v)
+	{
+		const char *id = hmpt_prof_str(v, "id");
+		dup = dup || json_object_get(ids, id);
+		json_object_set_new(ids, id, json_true());
+	}
+	json_decref(ids);
+	if (dup) {
+		bool had = json_object_get(p, "processes") != NULL;
+		json_t *m = hmpt_prof_merge(&p, NULL, 1, -1);
+		if (!had)
+			json_object_del(m, "processes");
+		json_decref(p);
+		p = m;
+	}
 	return p;
 bad:
 	json_decref(p);
 	return NULL;
+}
+
+int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t *offset)
+{
+	const char *bang = frame ? strrchr(frame, '!') : NULL;
+	uint64_t o = 0;
+
+	if (!bang || bang == frame || (size_t)(bang - frame) >= cap || bang[1] != '0' ||
+	    (bang[2] != 'x' && bang[2] != 'X') || !bang[3])
+		return -EINVAL;
+	for (const char *h = bang + 3; *h; h++) {
+		int d = *h >= '0' && *h <= '9'   ? *h - '0'
+		        : *h >= 'a' && *h <= 'f' ? *h - 'a' + 10
+		        : *h >= 'A' && *h <= 'F' ? *h - 'A' + 10
+		                                 : -1;
+		if (d < 0 || o >> 60)
+			return -EINVAL;
+		o = o << 4 | (unsigned)d;
+	}
+	memcpy(module, frame, (size_t)(bang - frame));
+	module[bang - frame] = '\0';
+	*offset = o;
+	return 0;
 }
 
 int hmpt_prof_site_id(const json_t *frames, char id[17])
@@ -147,14 +218,9 @@ int hmpt_prof_site_id(const json_t *frames, char id[17])
 
 	json_array_foreach(frames, i, f)
 	{
-		const char *s = json_string_value(f), *bang = s ? strstr(s, "!0x") : NULL;
-		char *end;
-		if (!bang || n == 64)
-			return -1;
 		char module[256];
-		snprintf(module, sizeof(module), "%.*s", (int)(bang - s), s);
-		offs[n] = strtoull(bang + 3, &end, 16);
-		if (*end)
+		if (n == 64 || hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
+		                                     &offs[n]) != 0)
 			return -1;
 		/* profiles write "??" for a frame in no known module, hashed as 0 */
 		hashes[n] =
@@ -413,6 +479,8 @@ static void merge_site(json_t *dst, const json_t *src)
 		merge_by_name(json_object_get(dp, "pools"), json_object_get(sp, "pools"), "pool",
 		              pool_sums_g, NULL);
 	merge_samples(dst, src);
+	if (json_is_true(json_object_get(src, "cut"))) /* either was cut short */
+		json_object_set_new(dst, "cut", json_true());
 }
 
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid)

@@ -18,8 +18,16 @@
 #define HMPT_PROFILE_FORMAT "hmpt-profile"
 
 /* Version-1 profiles are read too: their site ids are recomputed as
- * version 2 defines them (siteid.h). */
+ * version 2 defines them (siteid.h); a site of theirs whose stack was cut
+ * at a depth that counted runtime frames gets "cut": true (plans match it
+ * as a prefix).  Sites with one id (stacks that differ in runtime frames
+ * only) are merged into one, as hmpt_prof_merge merges processes. */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
+/* Split a frame "module!0xoffset" as the shim's plan loader does: at the
+ * last '!', a module of 1 to cap-1 characters, then 0x or 0X and 1 to 16 hex
+ * digits.  0, or -EINVAL when the frame is not of that form (the one parser
+ * of frames in the tuner: a malformed frame is an error, never a crash). */
+int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t *offset);
 /* The site id (siteid.h) of frames "module!0xoffset", as 16 hex digits
  * into id[17]; -1 when a frame is not of that form. */
 int hmpt_prof_site_id(const json_t *frames, char id[17]);

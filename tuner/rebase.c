@@ -35,12 +35,14 @@ static uint32_t identity(const json_t *frames, uint32_t *idx)
 		n = MAX_FRAMES;
 	json_array_foreach(frames, i, f)
 	{
-		const char *s = json_string_value(f) ?: "", *bang = strstr(s, "!0x");
 		char module[256];
+		uint64_t off;
 		if (i >= n)
 			break;
-		snprintf(module, sizeof(module), "%.*s", bang ? (int)(bang - s) : 0, s);
-		runtime[i] = hmpt_siteid_runtime(module);
+		/* a malformed frame is of no runtime library */
+		runtime[i] = hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
+		                                   &off) == 0 &&
+		             hmpt_siteid_runtime(module);
 	}
 	return hmpt_siteid_frames(runtime, (uint32_t)n, HMPT_SITEID_OWNED, idx);
 }
@@ -126,11 +128,16 @@ static int frame_compare(const json_t *a, const json_t *b, const char *fa, const
 	sc->shapes += an != bn;
 	sc->lines += d;
 	sc->positions += pd;
-	if (d || pd || other_var)
+	/* positions rank the calls a profile tracked (>= HMPT_MIN_SIZE): with
+	 * another number of them, the same rank may be another call.  Numbering
+	 * the calls from DWARF's call sites instead would settle it; not done. */
+	if (d || pd || other_var || an != bn)
 		sc->exact = false;
 	if (d)
 		say(how, cap, "%s: %s line %d -> %d", afile, afn, al, bl);
-	if (pd || other_var) {
+	if (an != bn)
+		say(how, cap, "%s: %d of %d calls seen, now %d of %d", afn, ap, an, bp, bn);
+	if ((pd && an == bn) || other_var) {
 		char o1[160], o2[160];
 		hmpt_sitesym_ordinal(o1, sizeof(o1), ap, an > 1 ? an : 2, avar);
 		hmpt_sitesym_ordinal(o2, sizeof(o2), bp, bn > 1 ? bn : 2, bvar);
@@ -152,6 +159,13 @@ int hmpt_rebase_compare(const json_t *old, const json_t *cand, hmpt_rebase_score
 	*sc = (hmpt_rebase_score_t){.exact = true};
 	if (cap)
 		how[0] = '\0';
+	/* the same id: the same identity frames, so the same build's same site,
+	 * whatever its symbols say */
+	const char *oid = is_prefix(old) ? NULL : str(old, "id"), *cid = str(cand, "id");
+	if (oid && cid && strlen(oid) == 16 && !strcmp(oid, cid)) {
+		sc->same_id = true;
+		return 0;
+	}
 	if (ko == 0 || !json_is_array(os) || (is_prefix(old) ? kc < ko : kc != ko))
 		return -1;
 	for (uint32_t j = 0; j < ko; j++)
@@ -173,6 +187,8 @@ static int cmp_pairs(const void *x, const void *y)
 #define BY(field)                                                                                  \
 	if (a->field != b->field)                                                                  \
 		return a->field < b->field ? -1 : 1;
+	if (a->sc.same_id != b->sc.same_id)
+		return a->sc.same_id ? -1 : 1;
 	if (a->sc.exact != b->sc.exact)
 		return a->sc.exact ? -1 : 1;
 	/* what names the array first (lines shift by different amounts in
@@ -596,18 +612,31 @@ int hmpt_rebase_cmd(int argc, char **argv)
 	        "how");
 	for (o = 0; o < nold; o++) {
 		old_t *x = &olds[o];
-		char how[1200];
+		char how[1400];
 		if (x->match < 0) {
-			char first[512], scratch[8];
+			char first[512], scratch[512], shape[512] = "";
 			hmpt_rebase_score_t sc;
 			size_t near = 0;
 			for (size_t j = 0; j < ncand; j++)
-				near += hmpt_rebase_compare(x->site, cands[j], &sc, scratch,
-				                            sizeof(scratch)) == 0;
+				if (hmpt_rebase_compare(x->site, cands[j], &sc, scratch,
+				                        sizeof(scratch)) == 0) {
+					near++;
+					/* another number of calls tracked: which is which
+					 * is a guess, and the user should know */
+					if (sc.shapes && !*shape)
+						snprintf(shape, sizeof(shape), "%s", scratch);
+				}
 			first_symbolic(x->site, first, sizeof(first));
 			if (!json_is_array(json_object_get(x->site, "symbolic")))
 				snprintf(how, sizeof(how),
 				         "%s: the plan gives it no symbolic frames", first);
+			else if (near && *shape)
+				snprintf(
+				    how, sizeof(how),
+				    "%s: its %zu match%s in the new profile went to other plan "
+				    "sites, but that profile tracks another number of calls "
+				    "of the statement (%s): which call is which is uncertain",
+				    first, near, near == 1 ? "" : "es", shape);
 			else if (near)
 				snprintf(
 				    how, sizeof(how),
@@ -621,7 +650,8 @@ int hmpt_rebase_cmd(int argc, char **argv)
 			char first[512];
 			first_symbolic(x->site, first, sizeof(first));
 			snprintf(how, sizeof(how), "%s",
-			         *x->how ? x->how
+			         *x->how         ? x->how
+			         : x->sc.same_id ? "the same site (its id: the same build)"
 			         : strstr(first, "(static data)")
 			             ? "the same static object"
 			             : "the same functions, files and lines");

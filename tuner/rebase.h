@@ -5,12 +5,12 @@
  * functions, files, lines and which call of a statement.  Each plan site is
  * matched to a site of a profile of the new build by the symbolic entries of
  * their identity frames (siteid.h), frame by frame:
- *   - mapped: the same function, file, line and position (and variable,
- *     where both name one) at every one; column and discriminator may
- *     differ;
- *   - mapped approximately: the same functions and files with lines moved
- *     or calls reordered (scored below), or the same function where only
- *     one side has a line;
+ *   - mapped: the same site id (the same build), or the same function,
+ *     file, line and position of as many calls (and variable, where both
+ *     name one) at every one; column and discriminator may differ;
+ *   - mapped approximately: the same functions and files with lines moved,
+ *     calls reordered or another number of calls of a statement tracked
+ *     (scored below), or the same function where only one side has a line;
  *   - not found.
  * A frame nothing is known of matches only itself (the same module!offset,
  * e.g. a stripped library that was not rebuilt); a static data object
@@ -32,6 +32,7 @@
  * calls, the nearest lines, the nearest positions, fewer frames compared
  * by function alone. */
 typedef struct {
+	bool same_id;      /* the same site id: the same identity frames, the same build */
 	bool exact;        /* same function, file, line and position at every frame */
 	int variables;     /* frames where both name the variable, and not the same */
 	int shapes;        /* frames whose statement makes another number of calls */
@@ -40,7 +41,10 @@ typedef struct {
 	int function_only; /* frames compared by function alone (a line on one side only) */
 } hmpt_rebase_score_t;
 
-/* Does `cand` (a plan site entry of the new profile's site, its whole
+/* A candidate with the plan site's id (a "stack" site of the same build)
+ * wins outright, as exact: positions are ranks among the calls a profile
+ * tracked, so symbols alone can mistake one call for another.
+ * Does `cand` (a plan site entry of the new profile's site, its whole
  * stack: frames and symbolic) match the plan's site `old`?  0 with *sc
  * filled and `how` saying what moved ("rebuild.c: alloc_grid line 29 ->
  * 32; ..."; "" when nothing did), or -1. */

@@ -23,7 +23,7 @@ static int expand(hmpt_sym_t *sym, const json_t *prof, const char *frame, hmpt_s
 	char module[256];
 	uint64_t off;
 
-	if (hmpt_sym_parse_frame(frame, module, sizeof(module), &off) != 0) {
+	if (hmpt_prof_parse_frame(frame, module, sizeof(module), &off) != 0) {
 		out[0] = (hmpt_sym_frame_t){.function = "??"};
 		return 1;
 	}

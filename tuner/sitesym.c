@@ -58,7 +58,7 @@ static void resolve(hmpt_sym_t *sym, const json_t *prof, site_t *s, size_t k)
 	char module[256];
 	uint64_t off;
 
-	if (hmpt_sym_parse_frame(s->frames[k], module, sizeof(module), &off) != 0)
+	if (hmpt_prof_parse_frame(s->frames[k], module, sizeof(module), &off) != 0)
 		return;
 	int n = hmpt_sym_resolve(sym, hmpt_prof_module_path(prof, module), off, chain, MAX_INLINE);
 	if (n < 1 || (!strcmp(chain[0].function, "??") && !chain[0].file))
@@ -185,8 +185,8 @@ static table_t *build(hmpt_sym_t *sym, const json_t *prof)
 			if (k == MAX_FRAMES)
 				break;
 			s->frames[k] = json_string_value(f) ?: "";
-			runtime[k] = hmpt_sym_parse_frame(s->frames[k], module, sizeof(module),
-			                                  &s->offsets[k]) == 0 &&
+			runtime[k] = hmpt_prof_parse_frame(s->frames[k], module, sizeof(module),
+			                                   &s->offsets[k]) == 0 &&
 			             hmpt_siteid_runtime(module);
 			s->n = k + 1;
 		}

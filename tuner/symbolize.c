@@ -252,19 +252,3 @@ void **hmpt_sym_slot(hmpt_sym_t *s, void (*release)(void *))
 	s->slot_release = release;
 	return &s->slot;
 }
-
-int hmpt_sym_parse_frame(const char *frame, char *module, unsigned cap, uint64_t *offset)
-{
-	const char *bang = strstr(frame, "!0x");
-	char *end;
-
-	if (!bang || (size_t)(bang - frame) >= cap)
-		return -EINVAL;
-	memcpy(module, frame, (size_t)(bang - frame));
-	module[bang - frame] = '\0';
-	errno = 0;
-	*offset = strtoull(bang + 3, &end, 16);
-	if (errno || *end || end == bang + 3)
-		return -EINVAL;
-	return 0;
-}

@@ -33,7 +33,5 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 /* A slot for one cache derived from the session (sitesym.c's per-profile
  * table), freed with it by `release`: the address of the slot's pointer. */
 void **hmpt_sym_slot(hmpt_sym_t *s, void (*release)(void *));
-/* Split "module!0xoffset"; 0 or -EINVAL. `module` gets the name. */
-int hmpt_sym_parse_frame(const char *frame, char *module, unsigned cap, uint64_t *offset);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "check.h"
 
+#include "plancmd.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "symbolize.h"
@@ -187,6 +188,55 @@ int main(void)
 		json_decref(p);
 	}
 
+	/* one id twice in one profile (stacks differing in runtime frames
+	 * only): one site, its counts summed */
+	{
+		char two[2048];
+		snprintf(two, sizeof(two), "%s, %s, %s", site("aaaa", 1, 100, 100, 0.5),
+		         site("bbbb", 2, 50, 30, 0.1), site("aaaa", 3, 300, 200, 0.2));
+		json_t *p = hmpt_prof_load(write_file("dup.json", profile(1, 450, 5, two)), err,
+		                           sizeof(err));
+		CHECK(p && json_array_size(json_object_get(p, "sites")) == 2);
+		json_t *a = json_array_get(json_object_get(p, "sites"), 0);
+		CHECK(a && !strcmp(hmpt_prof_str(a, "id"), "aaaa") &&
+		      hmpt_prof_u64(a, "allocations") == 4 && hmpt_prof_u64(a, "bytes") == 400 &&
+		      hmpt_prof_u64(a, "max_size") == 200);
+		CHECK(!json_object_get(p, "processes"));
+		CHECK(hmpt_prof_u64(json_object_get(p, "totals"), "tracked_bytes") == 450);
+		json_decref(p);
+	}
+
+	/* a version-1 site as deep as stack_depth, with a runtime frame, was cut
+	 * at a depth that counted it: marked, and a plan matches it as a prefix
+	 * of all its frames */
+	{
+		char v1[16384];
+		snprintf(v1, sizeof(v1), "%s",
+		         profile(1, 10, 5, site("0123456789abcdef", 1, 1, 1, 0)));
+		char *ver = strstr(v1, "\"format_version\": 2");
+		ver[18] = '1';
+		char *sites = strstr(v1, "\"sites\"");
+		char with[16384];
+		snprintf(with, sizeof(with), "%.*s\"settings\": {\"stack_depth\": %%d}, %s",
+		         (int)(sites - v1), v1, sites);
+		for (int depth = 2; depth <= 3; depth++) {
+			snprintf(v1, sizeof(v1), with, depth);
+			json_t *p = hmpt_prof_load(write_file("v1cut.json", v1), err, sizeof(err));
+			CHECK(p != NULL);
+			json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
+			CHECK(json_is_true(json_object_get(s0, "cut")) == (depth == 2));
+			hmpt_sym_t *sym = hmpt_sym_new();
+			json_t *e = hmpt_plan_site_entry(p, s0, 0, sym);
+			const char *m = hmpt_prof_str(e, "match");
+			CHECK(depth == 2 ? m && !strcmp(m, "prefix") && !json_object_get(e, "id") &&
+			                       json_array_size(json_object_get(e, "frames")) == 2
+			                 : !m && json_object_get(e, "id"));
+			json_decref(e);
+			hmpt_sym_free(sym);
+			json_decref(p);
+		}
+	}
+
 	/* merge: the same site in two processes adds up */
 	snprintf(both, sizeof(both), "%s, %s", site("aaaa", 1, 100, 100, 0.5),
 	         site("bbbb", 2, 50, 30, 0.1));
@@ -230,11 +280,22 @@ int main(void)
 	/* frames */
 	char mod[64];
 	uint64_t off = 0;
-	CHECK(hmpt_sym_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off) == 0 &&
+	CHECK(hmpt_prof_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off) == 0 &&
 	      !strcmp(mod, "libc.so.6") && off == 0x2724a);
-	CHECK(hmpt_sym_parse_frame("x!0x", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_sym_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_sym_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
+	/* the shim's rule: the last '!', 0x or 0X, a module and digits */
+	CHECK(hmpt_prof_parse_frame("a!b.so!0X1F", mod, sizeof(mod), &off) == 0 &&
+	      !strcmp(mod, "a!b.so") && off == 0x1f);
+	CHECK(hmpt_prof_parse_frame("!0x12", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x12!", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!12", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame("x!0x10000000000000000", mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame(NULL, mod, sizeof(mod), &off) != 0);
+	CHECK(hmpt_prof_parse_frame(
+	          "a-module-name-longer-than-the-buffer-of-sixty-four-characters-for-sure!0x1", mod,
+	          sizeof(mod), &off) != 0);
 
 	/* the symbolizer: a missing module gives "??"; this program's own
 	 * frame gives its function, file and line */

@@ -125,6 +125,21 @@ static void compare(void)
 	CHECK(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)) == 0);
 	CHECK(!sc.exact && sc.positions == 1 && sc.variables == 1 &&
 	      strstr(how, "v: 2nd of 3 -> u: 1st of 3"));
+	/* another number of calls of the statement tracked: the same rank is
+	 * at best approximate, and said so */
+	json_t *fewer = site(0x99, "alloc", 10, 2, 2, NULL, 20, NULL);
+	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0);
+	CHECK(!sc.exact && sc.shapes == 1 && strstr(how, "alloc: 2 of 3 calls seen, now 2 of 2"));
+	/* the same id (the same build): exact whatever the symbols say */
+	json_object_set_new(old, "id", json_string("0123456789abcdef"));
+	json_object_set_new(fewer, "id", json_string("0123456789abcdef"));
+	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0);
+	CHECK(sc.exact && sc.same_id && !*how);
+	json_object_set_new(fewer, "id", json_string("0123456789abcdee"));
+	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0 && !sc.exact &&
+	      !sc.same_id);
+	json_object_del(old, "id");
+	json_decref(fewer);
 	/* another function: no match */
 	CHECK(hmpt_rebase_compare(old, other_fn, &sc, how, sizeof(how)) == -1);
 	/* another file: no match */
@@ -193,6 +208,26 @@ static void assign(void)
 	long m2[2];
 	hmpt_rebase_assign((const json_t *const *)olds, 2, (const json_t *const *)cands + 1, 1, m2);
 	CHECK(m2[0] == -1 && m2[1] == 0);
+	/* the same build, v's call untracked (u, r seen as 1 and 2 of 2): r's
+	 * id finds r; v's rank 2 would have taken it "exactly" */
+	json_t *u = site(0x10, "alloc", 10, 1, 3, "u", 20, NULL);
+	json_t *v = site(0x11, "alloc", 10, 2, 3, "v", 20, NULL);
+	json_t *r = site(0x12, "alloc", 10, 3, 3, "r", 20, NULL);
+	json_t *nu = site(0x10, "alloc", 10, 1, 2, NULL, 20, NULL);
+	json_t *nr = site(0x12, "alloc", 10, 2, 2, NULL, 20, NULL);
+	json_object_set_new(u, "id", json_string("00000000000000a0"));
+	json_object_set_new(nu, "id", json_string("00000000000000a0"));
+	json_object_set_new(r, "id", json_string("00000000000000aa"));
+	json_object_set_new(nr, "id", json_string("00000000000000aa"));
+	const json_t *vo[] = {u, v, r}, *vc[] = {nu, nr};
+	long m3[3];
+	hmpt_rebase_assign(vo, 3, vc, 2, m3);
+	CHECK(m3[0] == 0 && m3[1] == -1 && m3[2] == 1);
+	json_decref(u);
+	json_decref(v);
+	json_decref(r);
+	json_decref(nu);
+	json_decref(nr);
 	/* two prefix sites (of one frame) whose new sites share that frame: one
 	 * of them gets it */
 	json_t *p1 = json_pack("{s:[s],s:[{s:s,s:s,s:i}],s:s}", "frames", "x!0x10", "symbolic",
