@@ -303,6 +303,11 @@ void hmpt_sites_lock(void)
 	pthread_mutex_lock(&lock_g);
 }
 
+bool hmpt_sites_trylock(void)
+{
+	return pthread_mutex_trylock(&lock_g) == 0;
+}
+
 void hmpt_sites_unlock(void)
 {
 	pthread_mutex_unlock(&lock_g);

@@ -93,6 +93,9 @@ void hmpt_sites_warmup(void);
 uint32_t hmpt_sites_capture(void);
 
 void hmpt_sites_lock(void);
+/* The lock if it is free, never waiting: for what runs at _exit, which a
+ * signal handler may call while its thread holds the lock (true: held). */
+bool hmpt_sites_trylock(void);
 void hmpt_sites_unlock(void);
 void hmpt_sites_reset_lock(void);
 /* fork child: counts start again from zero; live blocks stay live */

@@ -20,6 +20,7 @@ typedef struct {
 /* per module of the plan: the other build seen */
 typedef struct {
 	int said;
+	int renamed_said; /* loaded as the same build under another name */
 	uint8_t len;
 	uint8_t id[32];
 } build_t;
@@ -82,12 +83,62 @@ void hmpt_stale_init(const hmpt_plan_t *plan)
 	hmpt_job_plan_join(h, plan->nsites);
 }
 
+void hmpt_stale_describe_renamed(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_t j,
+                                 const char *loaded_as)
+{
+	const char *name = plan->modules[j].name;
+
+	hmpt_fmt_str(f, plan->path);
+	hmpt_fmt_str(f, " names ");
+	hmpt_fmt_str(f, name);
+	hmpt_fmt_str(f, ", loaded here as ");
+	hmpt_fmt_str(f, loaded_as);
+	hmpt_fmt_str(f, " (the same build): its sites name ");
+	hmpt_fmt_str(f, name);
+	hmpt_fmt_str(f, "; rename it back, or make the plan again");
+}
+
+/* Is a module of this name hash loaded (sites lock held)? */
+static bool loaded_name(uint64_t name_hash)
+{
+	for (uint32_t i = 0; i < hmpt_modules_count(); i++)
+		if (hmpt_modules_get(i)->name_hash == name_hash)
+			return true;
+	return false;
+}
+
+/* A module the plan does not name, with the build id of one it names that
+ * is not loaded here: the same file renamed (cp app app2), whose sites the
+ * plan names by the old name and so can never match. */
+static void check_renamed(const hmpt_module_t *m)
+{
+	char buf[1024];
+	hmpt_fmt_t f;
+
+	if (!m->build_id_len)
+		return;
+	for (uint32_t j = 0; j < plan_g->nmodules; j++) {
+		const hmpt_plan_module_t *pm = &plan_g->modules[j];
+		if (pm->build_id_len != m->build_id_len ||
+		    memcmp(pm->build_id, m->build_id, m->build_id_len) != 0 ||
+		    loaded_name(pm->name_hash) || !hmpt_log_first(&builds_g[j].renamed_said))
+			continue;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_stale_describe_renamed(&f, plan_g, j, m->name);
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	}
+}
+
 void hmpt_stale_check_module(const hmpt_module_t *m)
 {
 	int j;
 
-	if (!plan_g || !builds_g || m->self || (j = hmpt_plan_module(plan_g, m->name_hash)) < 0)
+	if (!plan_g || !builds_g || m->self)
 		return;
+	if ((j = hmpt_plan_module(plan_g, m->name_hash)) < 0) {
+		check_renamed(m);
+		return;
+	}
 	const hmpt_plan_module_t *pm = &plan_g->modules[j];
 	if (!pm->build_id_len || (m->build_id_len == pm->build_id_len &&
 	                          memcmp(m->build_id, pm->build_id, pm->build_id_len) == 0))
@@ -188,19 +239,69 @@ uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8
 	return total;
 }
 
-/* Were all the modules of plan site i's identity frames loaded here? */
-static bool site_relevant(const hmpt_plan_site_t *s)
+/* Were all the modules of plan site s's identity frames loaded here (the
+ * name hashes of the modules loaded: loaded[0..nloaded-1])? */
+static bool site_relevant(const hmpt_plan_site_t *s, const uint64_t *loaded, uint32_t nloaded)
 {
-	uint32_t nm = hmpt_modules_count();
-
 	for (uint32_t k = 0; k < s->nid; k++) {
 		bool found = false;
-		for (uint32_t m = 0; m < nm && !found; m++)
-			found = hmpt_modules_get(m)->name_hash == s->id_hashes[k];
+		for (uint32_t m = 0; m < nloaded && !found; m++)
+			found = loaded[m] == s->id_hashes[k];
 		if (!found)
 			return false;
 	}
 	return true;
+}
+
+/* The name of the plan's module of this hash, from some site's frames. */
+static const char *module_name(const hmpt_plan_t *plan, uint64_t h)
+{
+	for (uint32_t i = 0; i < plan->nsites; i++)
+		for (uint32_t k = 0; k < plan->sites[i].nframes; k++)
+			if (plan->sites[i].name_hashes[k] == h)
+				return plan->sites[i].modules[k];
+	return "?";
+}
+
+#define MAX_MODULES 6     /* modules named in the line; the rest said as "more" */
+#define MAX_LOADED  4096u /* loaded modules' names read at exit (sites.c's table) */
+
+uint32_t hmpt_stale_describe_unloaded(hmpt_fmt_t *f, const hmpt_plan_t *plan,
+                                      const uint64_t *loaded, uint32_t nloaded)
+{
+	uint64_t named[MAX_MODULES];
+	uint32_t n = 0, more = 0;
+
+	/* the modules of the sites' identity frames not loaded, in plan order */
+	for (uint32_t i = 0; i < plan->nsites; i++)
+		for (uint32_t k = 0; k < plan->sites[i].nid; k++) {
+			uint64_t h = plan->sites[i].id_hashes[k];
+			bool seen = false;
+			for (uint32_t m = 0; m < nloaded && !seen; m++)
+				seen = loaded[m] == h;
+			for (uint32_t m = 0; m < n && !seen; m++)
+				seen = named[m] == h;
+			if (seen)
+				continue;
+			if (n < MAX_MODULES)
+				named[n++] = h;
+			else
+				more++; /* may count a module twice: only said as "more" */
+		}
+	if (!n)
+		return 0;
+	hmpt_fmt_str(f, plan->path);
+	hmpt_fmt_str(f, " " HMPT_PLAN_SAID_NOTHING ": its sites name ");
+	for (uint32_t m = 0; m < n; m++) {
+		if (m)
+			hmpt_fmt_str(f, m == n - 1 && !more ? " and " : ", ");
+		hmpt_fmt_str(f, module_name(plan, named[m]));
+	}
+	if (more)
+		hmpt_fmt_str(f, " and more modules");
+	hmpt_fmt_str(f, ", which this program did not load: was it renamed, or is this another "
+	                "program?");
+	return n;
 }
 
 void hmpt_stale_at_exit(void)
@@ -208,28 +309,52 @@ void hmpt_stale_at_exit(void)
 	if (!shared_g || getpid() != owner_g || !hmpt_log_first(&exit_said_g))
 		return;
 	uint32_t n = plan_g->nsites;
-	size_t len = 2 * (size_t)n;
+	/* matched and relevant per plan site, then the loaded modules' names */
+	size_t len = 2 * (size_t)n + 8 + MAX_LOADED * sizeof(uint64_t);
 	uint8_t *matched = hmpt_sys_map(len);
 	if (!matched)
 		return;
 	uint8_t *relevant = matched + n;
+	uint64_t *loaded = (uint64_t *)(((uintptr_t)(relevant + n) + 7) & ~(uintptr_t)7);
+	uint32_t nloaded = 0;
 	bool decided = __atomic_load_n(&shared_g->decided, __ATOMIC_RELAXED) != 0;
 	for (uint32_t i = 0; i < n; i++)
 		matched[i] = __atomic_load_n(&shared_g->matched[i], __ATOMIC_RELAXED);
-	hmpt_sites_lock();
-	for (uint32_t i = 0; i < n; i++)
-		relevant[i] = site_relevant(&plan_g->sites[i]);
-	hmpt_sites_unlock();
+	/* Never wait for the sites lock here: _exit calls this, and a signal
+	 * handler may call _exit while its own thread holds the lock (in
+	 * hmpt_sites_capture): waiting would hang the program at its end.
+	 * Without the lock this process knows no site's relevance: it adds
+	 * its matches to its node's but says nothing of its own. */
+	bool known = hmpt_sites_trylock();
+	if (known) {
+		nloaded = hmpt_modules_count();
+		if (nloaded > MAX_LOADED)
+			nloaded = MAX_LOADED;
+		for (uint32_t m = 0; m < nloaded; m++)
+			loaded[m] = hmpt_modules_get(m)->name_hash;
+		hmpt_sites_unlock();
+		for (uint32_t i = 0; i < n; i++)
+			relevant[i] = site_relevant(&plan_g->sites[i], loaded, nloaded);
+	}
 	hmpt_job_say_t say = hmpt_job_plan_leave(matched, relevant, n, &decided);
+	if (!known && say == HMPT_JOB_SAY_OWN)
+		say = HMPT_JOB_SAY_NONE;
 	char buf[2048];
 	hmpt_fmt_t f;
 	if (say != HMPT_JOB_SAY_NONE && decided) {
+		bool any_relevant = false;
+		for (uint32_t i = 0; i < n && !any_relevant; i++)
+			any_relevant = relevant[i] != 0;
 		/* the node's line is the job's: no rank's prefix, never filtered */
 		if (say == HMPT_JOB_SAY_NODE)
 			hmpt_log_begin_plain(&f, buf, sizeof(buf));
 		else
 			hmpt_log_begin(&f, buf, sizeof(buf));
-		if (hmpt_stale_describe(&f, plan_g, matched, relevant)) {
+		/* no site relevant: none of the plan's modules (as named) ran here */
+		uint32_t said = any_relevant ? hmpt_stale_describe(&f, plan_g, matched, relevant)
+		                : known ? hmpt_stale_describe_unloaded(&f, plan_g, loaded, nloaded)
+		                        : 0;
+		if (said) {
 			if (say == HMPT_JOB_SAY_NODE)
 				hmpt_log_end_unfiltered(&f, HMPT_LOG_WARN);
 			else

@@ -75,6 +75,27 @@ expect "$work/run1" r flags nh
 	fail "build 1's profile: $(groups "$work/run1.json")"
 note "build 1: silent; grid and u hg, v and r nh; profile: $(groups "$work/run1.json")"
 
+# 2b. build 1 renamed (the same build): the plan names it by its old name,
+# so nothing can match; said at start (same build id, another name) and at
+# exit (none of the plan's modules loaded); build 2 renamed: the exit line
+cp "$work/b1/rebuild" "$work/b1/rebuild2" && cp "$work/b2/rebuild" "$work/b2/rebuild3" ||
+	fail "copying the builds"
+unloaded="placed nothing: its sites name rebuild, which this program did not load: was it renamed, or is this another program?"
+HMPT_PLAN=$plan LD_PRELOAD=$LIB "$work/b1/rebuild2" >"$work/runr" 2>"$work/runr.err"
+rc=$?
+[ $rc = 0 ] || fail "rebuild2 under the plan exited $rc: $(cat "$work/runr.err")"
+"$work/b1/rebuild" >"$work/bare1" || fail "build 1 alone"
+[ "$(cut -d' ' -f1,2 "$work/runr")" = "$(cut -d' ' -f1,2 "$work/bare1")" ] ||
+	fail "rebuild2's output changed: $(cat "$work/runr")"
+cat "$work/runr.err"
+[ "$(cat "$work/runr.err")" = "hmpt: $plan names rebuild, loaded here as rebuild2 (the same build): its sites name rebuild; rename it back, or make the plan again
+hmpt: $plan $unloaded" ] || fail "rebuild2: $(cat "$work/runr.err")"
+HMPT_PLAN=$plan LD_PRELOAD=$LIB "$work/b2/rebuild3" >"$work/runr3" 2>"$work/runr3.err"
+rc=$?
+[ $rc = 0 ] || fail "rebuild3 under the plan exited $rc: $(cat "$work/runr3.err")"
+[ "$(cat "$work/runr3.err")" = "hmpt: $plan $unloaded" ] || fail "rebuild3: $(cat "$work/runr3.err")"
+note "renamed: the same build named with the way out, and the exit line; another build renamed: the exit line"
+
 # a plan from a profile of another stack depth compares stacks that deep
 # (it once kept the default depth when read after start-up: matched nothing)
 $TUNE profile -q --lib "$LIB" --depth 2 -o "$work/prof2" -- "$work/b1/rebuild" >/dev/null ||

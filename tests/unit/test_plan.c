@@ -333,6 +333,19 @@ static void test_stale_line(void)
 	matched[1] = matched[3] = 1;
 	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
 	CHECK(hmpt_stale_describe(fp, &plan, matched, relevant) == 0 && f.len == 0);
+	/* no site relevant: the modules not loaded, once each */
+	uint64_t loaded[1] = {hmpt_hash_module("a", 1)};
+	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
+	CHECK(hmpt_stale_describe_unloaded(fp, &plan, loaded, 0) == 2);
+	CHECK(!strcmp(hmpt_fmt_cstr(fp),
+	              "t.json placed nothing: its sites name a and b, which this "
+	              "program did not load: was it renamed, or is this another "
+	              "program?"));
+	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
+	CHECK(hmpt_stale_describe_unloaded(fp, &plan, loaded, 1) == 1);
+	CHECK(!strcmp(hmpt_fmt_cstr(fp), "t.json placed nothing: its sites name b, which this "
+	                                 "program did not load: was it renamed, or is this another "
+	                                 "program?"));
 	hmpt_plan_free(&plan);
 
 	char text[4096];
