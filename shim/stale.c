@@ -98,6 +98,22 @@ void hmpt_stale_describe_renamed(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_
 	hmpt_fmt_str(f, "; rename it back, or make the plan again");
 }
 
+/* Is the loaded module the build the plan names? */
+static bool same_build(const hmpt_plan_module_t *pm, const hmpt_module_t *m)
+{
+	return m->build_id_len == pm->build_id_len &&
+	       memcmp(m->build_id, pm->build_id, pm->build_id_len) == 0;
+}
+
+/* Is h one of list[0..n-1]? */
+static bool in_list(uint64_t h, const uint64_t *list, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (list[i] == h)
+			return true;
+	return false;
+}
+
 /* Is a module of this name hash loaded (sites lock held)? */
 static bool loaded_name(uint64_t name_hash)
 {
@@ -119,9 +135,8 @@ static void check_renamed(const hmpt_module_t *m)
 		return;
 	for (uint32_t j = 0; j < plan_g->nmodules; j++) {
 		const hmpt_plan_module_t *pm = &plan_g->modules[j];
-		if (pm->build_id_len != m->build_id_len ||
-		    memcmp(pm->build_id, m->build_id, m->build_id_len) != 0 ||
-		    loaded_name(pm->name_hash) || !hmpt_log_first(&builds_g[j].renamed_said))
+		if (!same_build(pm, m) || loaded_name(pm->name_hash) ||
+		    !hmpt_log_first(&builds_g[j].renamed_said))
 			continue;
 		hmpt_log_begin(&f, buf, sizeof(buf));
 		hmpt_stale_describe_renamed(&f, plan_g, j, m->name);
@@ -140,8 +155,7 @@ void hmpt_stale_check_module(const hmpt_module_t *m)
 		return;
 	}
 	const hmpt_plan_module_t *pm = &plan_g->modules[j];
-	if (!pm->build_id_len || (m->build_id_len == pm->build_id_len &&
-	                          memcmp(m->build_id, pm->build_id, pm->build_id_len) == 0))
+	if (!pm->build_id_len || same_build(pm, m))
 		return;
 	build_t *b = &builds_g[j];
 	if (!hmpt_log_first(&b->said))
@@ -194,6 +208,17 @@ static void group_item(hmpt_fmt_t *f, const hmpt_plan_group_t *g, uint32_t unmat
 
 #define MAX_ITEMS 6 /* groups named in the line; the rest counted */
 
+/* the group's sites that count here and matched nothing */
+static uint32_t unmatched_in(const hmpt_plan_group_t *g, const uint8_t *matched,
+                             const uint8_t *relevant)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = g->first_site; i < g->first_site + g->nsites; i++)
+		n += relevant[i] && !matched[i];
+	return n;
+}
+
 uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8_t *matched,
                              const uint8_t *relevant)
 {
@@ -205,23 +230,15 @@ uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8
 	}
 	if (!total)
 		return 0;
-	for (uint32_t g = 0; g < plan->ngroups; g++) {
-		const hmpt_plan_group_t *gr = &plan->groups[g];
-		for (uint32_t i = gr->first_site; i < gr->first_site + gr->nsites; i++)
-			if (relevant[i] && !matched[i]) {
-				groups++;
-				break;
-			}
-	}
+	for (uint32_t g = 0; g < plan->ngroups; g++)
+		groups += unmatched_in(&plan->groups[g], matched, relevant) != 0;
 	/* "placed nothing": no group took an allocation, only the default pool did */
 	hmpt_fmt_str(f, plan->path);
 	hmpt_fmt_str(f, any_matched ? ": " : " " HMPT_PLAN_SAID_NOTHING ": ");
 	uint32_t k = 0;
 	for (uint32_t g = 0; g < plan->ngroups && k < MAX_ITEMS; g++) {
 		const hmpt_plan_group_t *gr = &plan->groups[g];
-		uint32_t n = 0;
-		for (uint32_t i = gr->first_site; i < gr->first_site + gr->nsites; i++)
-			n += relevant[i] && !matched[i];
+		uint32_t n = unmatched_in(gr, matched, relevant);
 		if (!n)
 			continue;
 		k++;
@@ -243,13 +260,9 @@ uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8
  * name hashes of the modules loaded: loaded[0..nloaded-1])? */
 static bool site_relevant(const hmpt_plan_site_t *s, const uint64_t *loaded, uint32_t nloaded)
 {
-	for (uint32_t k = 0; k < s->nid; k++) {
-		bool found = false;
-		for (uint32_t m = 0; m < nloaded && !found; m++)
-			found = loaded[m] == s->id_hashes[k];
-		if (!found)
+	for (uint32_t k = 0; k < s->nid; k++)
+		if (!in_list(s->id_hashes[k], loaded, nloaded))
 			return false;
-	}
 	return true;
 }
 
@@ -276,12 +289,7 @@ uint32_t hmpt_stale_describe_unloaded(hmpt_fmt_t *f, const hmpt_plan_t *plan,
 	for (uint32_t i = 0; i < plan->nsites; i++)
 		for (uint32_t k = 0; k < plan->sites[i].nid; k++) {
 			uint64_t h = plan->sites[i].id_hashes[k];
-			bool seen = false;
-			for (uint32_t m = 0; m < nloaded && !seen; m++)
-				seen = loaded[m] == h;
-			for (uint32_t m = 0; m < n && !seen; m++)
-				seen = named[m] == h;
-			if (seen)
+			if (in_list(h, loaded, nloaded) || in_list(h, named, n))
 				continue;
 			if (n < MAX_MODULES)
 				named[n++] = h;
