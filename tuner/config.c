@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 
 #include "plan.h"
 #include "plancmd.h"
@@ -106,10 +105,8 @@ json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *me
 		add_group(t, c, groups, g, true, g < 0 ? "fast" : t->groups[g].name);
 	/* static data goes to a pool only when named: the slow ones too */
 	add_group(t, c, groups, 0, false, "slow-static");
-	char when[64];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	char when[32];
+	hmpt_plan_created_now(when);
 	json_t *plan = json_pack(
 	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
 	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",

@@ -427,13 +427,19 @@ int hmpt_plan_emit(const json_t *plan, const char *path)
 	return rc;
 }
 
-static json_t *provenance(const json_t *prof, const char *profile_arg)
+void hmpt_plan_created_now(char when[32])
 {
-	char when[64];
 	time_t now = time(NULL);
 	struct tm tm;
 
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	strftime(when, 32, "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+}
+
+static json_t *provenance(const json_t *prof, const char *profile_arg)
+{
+	char when[32];
+
+	hmpt_plan_created_now(when);
 	return json_pack("{s:s,s:s,s:s,s:s,s:s}", "program",
 	                 hmpt_prof_str(json_object_get(prof, "process"), "exe") ?: "", "created",
 	                 when, "tool", "hmpt-tune " HMPT_VERSION, "profile", profile_arg,

@@ -27,5 +27,7 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet);
 /* Check `plan` with the shim's own loader, then write it to path (NULL:
  * standard output); 0, or -1 after a message. */
 int hmpt_plan_emit(const json_t *plan, const char *path);
+/* Now in UTC as ISO 8601, for a plan's provenance "created". */
+void hmpt_plan_created_now(char when[32]);
 
 #endif

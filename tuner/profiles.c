@@ -47,20 +47,16 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
  * short, and today's deeper capture never has its id. */
 static bool cut_v1(const json_t *frames, json_int_t depth)
 {
-	const json_t *f;
-	size_t i;
+	uint64_t hashes[64], offs[64];
+	bool runtime[64];
+	uint32_t bad, n;
 
 	if (depth <= 0 || json_array_size(frames) != (size_t)depth)
 		return false;
-	json_array_foreach(frames, i, f)
-	{
-		char module[256];
-		uint64_t off;
-		if (hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module), &off) ==
-		        0 &&
-		    hmpt_siteid_runtime(module))
+	n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
+	for (uint32_t i = 0; i < n; i++)
+		if (runtime[i])
 			return true;
-	}
 	return false;
 }
 
@@ -208,26 +204,51 @@ int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t 
 	return 0;
 }
 
+uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t offsets[64],
+                          bool runtime[64], uint32_t *bad)
+{
+	uint32_t n = 0;
+	const json_t *f;
+	size_t i;
+
+	*bad = 0;
+	json_array_foreach(frames, i, f)
+	{
+		char module[256];
+		if (n == 64)
+			break;
+		if (hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
+		                          &offsets[n]) != 0) {
+			(*bad)++;
+			hashes[n] = offsets[n] = 0;
+			runtime[n++] = false;
+			continue;
+		}
+		/* profiles write "??" for a frame in no known module, hashed as 0 */
+		hashes[n] =
+		    strcmp(module, "??") == 0 ? 0 : hmpt_hash_module(module, strlen(module));
+		runtime[n++] = hmpt_siteid_runtime(module);
+	}
+	return n;
+}
+
+uint32_t hmpt_prof_identity(const json_t *frames, uint32_t idx[64])
+{
+	uint64_t hashes[64], offs[64];
+	bool runtime[64];
+	uint32_t bad, n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
+
+	return hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, idx);
+}
+
 int hmpt_prof_site_id(const json_t *frames, char id[17])
 {
 	uint64_t hashes[64], offs[64];
 	bool runtime[64];
-	uint32_t idx[64], n = 0;
-	const json_t *f;
-	size_t i;
+	uint32_t idx[64], bad, n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
 
-	json_array_foreach(frames, i, f)
-	{
-		char module[256];
-		if (n == 64 || hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
-		                                     &offs[n]) != 0)
-			return -1;
-		/* profiles write "??" for a frame in no known module, hashed as 0 */
-		hashes[n] =
-		    strcmp(module, "??") == 0 ? 0 : hmpt_hash_module(module, strlen(module));
-		runtime[n] = hmpt_siteid_runtime(module);
-		n++;
-	}
+	if (bad || json_array_size(frames) > 64)
+		return -1;
 	uint32_t k = hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, idx);
 	snprintf(id, 17, "%016llx", (unsigned long long)hmpt_siteid_hash(hashes, offs, idx, k));
 	return 0;

@@ -10,6 +10,7 @@
 #define HMPT_TUNER_PROFILE_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -28,6 +29,15 @@ json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
  * digits.  0, or -EINVAL when the frame is not of that form (the one parser
  * of frames in the tuner: a malformed frame is an error, never a crash). */
 int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t *offset);
+/* The first 64 frames "module!0xoffset" of a profile's or plan's site, parsed
+ * for siteid.h: per frame its module-name hash (0 for "??"), offset and
+ * whether its module is a runtime library; a frame not of that form counts
+ * in *bad and as hash 0, offset 0, no runtime.  Returns how many. */
+uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t offsets[64],
+                          bool runtime[64], uint32_t *bad);
+/* The identity frames (siteid.h) of those frames: their indices into idx;
+ * how many. */
+uint32_t hmpt_prof_identity(const json_t *frames, uint32_t idx[64]);
 /* The site id (siteid.h) of frames "module!0xoffset", as 16 hex digits
  * into id[17]; -1 when a frame is not of that form. */
 int hmpt_prof_site_id(const json_t *frames, char id[17]);

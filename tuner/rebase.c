@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -17,45 +16,21 @@
 #include "profiles.h"
 #include "profrun.h"
 #include "runner.h"
-#include "siteid.h"
 #include "sitesym.h"
 
 #define MAX_FRAMES 64
 
 /* ------------------------------------------------------------- matching */
 
-/* the identity frames (siteid.h) of "frames": their indices into idx */
-static uint32_t identity(const json_t *frames, uint32_t *idx)
-{
-	bool runtime[MAX_FRAMES];
-	size_t n = json_array_size(frames), i;
-	json_t *f;
-
-	if (n > MAX_FRAMES)
-		n = MAX_FRAMES;
-	json_array_foreach(frames, i, f)
-	{
-		char module[256];
-		uint64_t off;
-		if (i >= n)
-			break;
-		/* a malformed frame is of no runtime library */
-		runtime[i] = hmpt_prof_parse_frame(json_string_value(f), module, sizeof(module),
-		                                   &off) == 0 &&
-		             hmpt_siteid_runtime(module);
-	}
-	return hmpt_siteid_frames(runtime, (uint32_t)n, HMPT_SITEID_OWNED, idx);
-}
-
 size_t hmpt_rebase_identity(const json_t *site)
 {
 	uint32_t idx[MAX_FRAMES];
-	return identity(json_object_get(site, "frames"), idx);
+	return hmpt_prof_identity(json_object_get(site, "frames"), idx);
 }
 
 size_t hmpt_rebase_cut(const json_t *frames, size_t k)
 {
-	uint32_t idx[MAX_FRAMES], n = identity(frames, idx);
+	uint32_t idx[MAX_FRAMES], n = hmpt_prof_identity(frames, idx);
 
 	if (k == 0 || k >= n)
 		return json_array_size(frames);
@@ -66,11 +41,6 @@ static bool is_prefix(const json_t *site)
 {
 	const char *m = json_string_value(json_object_get(site, "match"));
 	return m && !strcmp(m, "prefix");
-}
-
-static const char *str(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
 }
 
 static int num(const json_t *o, const char *key, int dflt)
@@ -98,8 +68,8 @@ static void say(char *how, size_t cap, const char *fmt, ...)
 static int frame_compare(const json_t *a, const json_t *b, const char *fa, const char *fb,
                          hmpt_rebase_score_t *sc, char *how, size_t cap)
 {
-	const char *afn = str(a, "function"), *bfn = str(b, "function");
-	const char *avar = str(a, "variable"), *bvar = str(b, "variable");
+	const char *afn = hmpt_prof_str(a, "function"), *bfn = hmpt_prof_str(b, "function");
+	const char *avar = hmpt_prof_str(a, "variable"), *bvar = hmpt_prof_str(b, "variable");
 
 	if (!json_is_object(a) || (!afn && !avar)) /* nothing known: the frame itself */
 		return fa && fb && !strcmp(fa, fb) ? 0 : -1;
@@ -107,7 +77,7 @@ static int frame_compare(const json_t *a, const json_t *b, const char *fa, const
 		return !bfn && bvar && !strcmp(avar, bvar) ? 0 : -1;
 	if (!bfn || strcmp(afn, bfn))
 		return -1;
-	const char *afile = str(a, "file"), *bfile = str(b, "file");
+	const char *afile = hmpt_prof_str(a, "file"), *bfile = hmpt_prof_str(b, "file");
 	if (afile && bfile && strcmp(afile, bfile))
 		return -1;
 	int al = afile ? num(a, "line", 0) : 0, bl = bfile ? num(b, "line", 0) : 0;
@@ -154,14 +124,15 @@ int hmpt_rebase_compare(const json_t *old, const json_t *cand, hmpt_rebase_score
 	const json_t *os = json_object_get(old, "symbolic"),
 	             *cs = json_object_get(cand, "symbolic");
 	uint32_t oi[MAX_FRAMES], ci[MAX_FRAMES];
-	uint32_t ko = identity(of, oi), kc = identity(cf, ci);
+	uint32_t ko = hmpt_prof_identity(of, oi), kc = hmpt_prof_identity(cf, ci);
 
 	*sc = (hmpt_rebase_score_t){.exact = true};
 	if (cap)
 		how[0] = '\0';
 	/* the same id: the same identity frames, so the same build's same site,
 	 * whatever its symbols say */
-	const char *oid = is_prefix(old) ? NULL : str(old, "id"), *cid = str(cand, "id");
+	const char *oid = is_prefix(old) ? NULL : hmpt_prof_str(old, "id"),
+	           *cid = hmpt_prof_str(cand, "id");
 	if (oid && cid && strlen(oid) == 16 && !strcmp(oid, cid)) {
 		sc->same_id = true;
 		return 0;
@@ -211,25 +182,18 @@ static char *target_key(const json_t *old, const json_t *cand)
 	const json_t *cf = json_object_get(cand, "frames");
 	size_t n =
 	    is_prefix(old) ? hmpt_rebase_cut(cf, hmpt_rebase_identity(old)) : json_array_size(cf);
-	size_t len = 2, cap = 64;
-	char *key = malloc(cap);
+	char *key = NULL;
+	size_t len;
+	FILE *m = open_memstream(&key, &len);
 
-	if (!key)
+	if (!m)
 		return NULL;
-	snprintf(key, cap, "%c|", is_prefix(old) ? 'p' : 's');
-	for (size_t i = 0; i < n; i++) {
-		const char *f = json_string_value(json_array_get(cf, i)) ?: "";
-		size_t need = strlen(f) + 2;
-		if (len + need >= cap) {
-			cap = 2 * (len + need);
-			char *grown = realloc(key, cap);
-			if (!grown) {
-				free(key);
-				return NULL;
-			}
-			key = grown;
-		}
-		len += (size_t)snprintf(key + len, cap - len, "%s ", f);
+	fprintf(m, "%c|", is_prefix(old) ? 'p' : 's');
+	for (size_t i = 0; i < n; i++)
+		fprintf(m, "%s ", json_string_value(json_array_get(cf, i)) ?: "");
+	if (fclose(m) != 0) {
+		free(key);
+		return NULL;
 	}
 	return key;
 }
@@ -292,7 +256,7 @@ typedef struct {
 /* the old site's id: written, or (a prefix site has none) of its frames */
 static void old_id(const json_t *site, char id[17])
 {
-	const char *w = str(site, "id");
+	const char *w = hmpt_prof_str(site, "id");
 
 	if (w && strlen(w) == 16)
 		snprintf(id, 17, "%s", w);
@@ -304,9 +268,10 @@ static void old_id(const json_t *site, char id[17])
 static void first_symbolic(const json_t *site, char *buf, size_t cap)
 {
 	uint32_t idx[MAX_FRAMES];
-	uint32_t k = identity(json_object_get(site, "frames"), idx);
+	uint32_t k = hmpt_prof_identity(json_object_get(site, "frames"), idx);
 	const json_t *e = k ? json_array_get(json_object_get(site, "symbolic"), idx[0]) : NULL;
-	const char *fn = str(e, "function"), *file = str(e, "file"), *var = str(e, "variable");
+	const char *fn = hmpt_prof_str(e, "function"), *file = hmpt_prof_str(e, "file"),
+	           *var = hmpt_prof_str(e, "variable");
 
 	if (!fn && var)
 		snprintf(buf, cap, "%s (static data)", var);
@@ -412,7 +377,7 @@ static json_t *rebased_plan(const json_t *plan, const old_t *olds, size_t nold, 
 			fprintf(stderr,
 			        "hmpt-tune plan rebase: group %s: none of its sites was found: "
 			        "dropped\n",
-			        str(g, "name") ?: "(unnamed)");
+			        hmpt_prof_str(g, "name") ?: "(unnamed)");
 			json_decref(sites);
 			json_decref(ng);
 			continue;
@@ -433,14 +398,13 @@ static json_t *rebased_plan(const json_t *plan, const old_t *olds, size_t nold, 
 		pv = json_object();
 		json_object_set_new(out, "provenance", pv);
 	}
-	char when[64], what[256];
-	time_t now = time(NULL);
-	struct tm tm;
-	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&now, &tm));
+	char when[32], what[256];
+	hmpt_plan_created_now(when);
 	snprintf(what, sizeof(what), "%d of %zu sites mapped (%d exactly, %d approximately)",
 	         counts[1] + counts[2], nold, counts[2], counts[1]);
-	json_object_set_new(pv, "program",
-	                    json_string(str(json_object_get(prof, "process"), "exe") ?: ""));
+	json_object_set_new(
+	    pv, "program",
+	    json_string(hmpt_prof_str(json_object_get(prof, "process"), "exe") ?: ""));
 	json_object_set_new(pv, "created", json_string(when));
 	json_object_set_new(pv, "tool", json_string("hmpt-tune " HMPT_VERSION));
 	json_object_set_new(pv, "profile", json_string(profile_what));
@@ -584,7 +548,7 @@ int hmpt_rebase_cmd(int argc, char **argv)
 	{
 		json_array_foreach(json_object_get(g, "sites"), k, s)
 		{
-			olds[o].group = str(g, "name") ?: "-";
+			olds[o].group = hmpt_prof_str(g, "name") ?: "-";
 			olds[o].site = oldp[o] = s;
 			old_id(s, olds[o].id);
 			o++;
@@ -658,7 +622,8 @@ int hmpt_rebase_cmd(int argc, char **argv)
 		}
 		fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", x->group, x->id,
 		        status_text[status_of(x)],
-		        x->match >= 0 ? str(json_array_get(sites, (size_t)x->match), "id") : "-",
+		        x->match >= 0 ? hmpt_prof_str(json_array_get(sites, (size_t)x->match), "id")
+		                      : "-",
 		        how);
 	}
 	rebased = rebased_plan(plan, olds, nold, prof, sym, plan_path, what, counts);

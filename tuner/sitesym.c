@@ -74,23 +74,17 @@ static void resolve(hmpt_sym_t *sym, const json_t *prof, site_t *s, size_t k)
 	if (!f->file || f->line <= 0)
 		return;
 	/* one statement: the same functions, files and lines at every level */
-	size_t len = 0, cap = 64;
-	char *key = malloc(cap);
-	for (int i = 0; key && i < n; i++) {
-		int need = snprintf(NULL, 0, "%s|%s|%d;", chain[i].function,
-		                    chain[i].file ? chain[i].file : "", chain[i].line);
-		if (len + (size_t)need + 1 > cap) {
-			cap = 2 * (len + (size_t)need + 1);
-			char *grown = realloc(key, cap);
-			if (!grown) {
-				free(key);
-				key = NULL;
-				break;
-			}
-			key = grown;
-		}
-		len += (size_t)snprintf(key + len, cap - len, "%s|%s|%d;", chain[i].function,
-		                        chain[i].file ? chain[i].file : "", chain[i].line);
+	char *key = NULL;
+	size_t len;
+	FILE *m = open_memstream(&key, &len);
+	if (!m)
+		return;
+	for (int i = 0; i < n; i++)
+		fprintf(m, "%s|%s|%d;", chain[i].function, chain[i].file ? chain[i].file : "",
+		        chain[i].line);
+	if (fclose(m) != 0) {
+		free(key);
+		key = NULL;
 	}
 	s->keys[k] = key;
 }
@@ -124,9 +118,11 @@ static char *source_line(const char *path, int lineno)
 /* frame k's position among the calls of its statement, and its variable */
 static void rank(table_t *t, site_t *s, size_t k)
 {
-	uint64_t offs[t->n];
+	uint64_t *offs = malloc((t->n + 1) * sizeof(*offs)); /* not on the stack: 65536 sites */
 	size_t m = 0;
 
+	if (!offs)
+		return;
 	for (size_t i = 0; i < t->n; i++) {
 		const site_t *o = &t->sites[i];
 		size_t j;
@@ -146,6 +142,7 @@ static void rank(table_t *t, site_t *s, size_t k)
 		if (offs[i] == s->offsets[k])
 			pos = distinct;
 	}
+	free(offs);
 	hmpt_symframe_t *f = &s->sym[k];
 	f->position = pos ? pos : 1;
 	f->positions = distinct ? distinct : 1;
@@ -175,20 +172,17 @@ static table_t *build(hmpt_sym_t *sym, const json_t *prof)
 	{
 		site_t *s = &t->sites[t->n++];
 		const json_t *fr = json_object_get(site, "frames"), *f;
+		uint64_t hashes[MAX_FRAMES];
 		bool runtime[MAX_FRAMES];
-		uint32_t idx[MAX_FRAMES], nid;
+		uint32_t idx[MAX_FRAMES], nid, bad;
 		size_t k;
 		s->json = site;
+		s->n = hmpt_prof_frames(fr, hashes, s->offsets, runtime, &bad);
 		json_array_foreach(fr, k, f)
 		{
-			char module[256];
-			if (k == MAX_FRAMES)
+			if (k == s->n)
 				break;
 			s->frames[k] = json_string_value(f) ?: "";
-			runtime[k] = hmpt_prof_parse_frame(s->frames[k], module, sizeof(module),
-			                                   &s->offsets[k]) == 0 &&
-			             hmpt_siteid_runtime(module);
-			s->n = k + 1;
 		}
 		const char *kind = hmpt_prof_str(site, "kind");
 		if (kind && !strcmp(kind, "static")) { /* a data object: its symbol names it */
