@@ -192,6 +192,15 @@ static void write_frame(hmpt_fmt_t *f, const hmpt_site_t *s, uint32_t i)
 	hmpt_fmt_char(f, '"');
 }
 
+/* a build id in hex, "" for none */
+static void json_build_id(hmpt_fmt_t *f, const uint8_t *id, uint8_t len)
+{
+	hmpt_fmt_char(f, '"');
+	for (uint8_t i = 0; i < len; i++)
+		hmpt_fmt_hex(f, id[i], 2);
+	hmpt_fmt_char(f, '"');
+}
+
 static void write_modules(hmpt_fmt_t *f)
 {
 	bool first = true;
@@ -205,10 +214,8 @@ static void write_modules(hmpt_fmt_t *f)
 		kv_str(f, "name", m->name, ", ");
 		kv_str(f, "path", m->path, ", ");
 		key(f, "build_id");
-		hmpt_fmt_char(f, '"');
-		for (unsigned k = 0; k < m->build_id_len; k++)
-			hmpt_fmt_hex(f, m->build_id[k], 2);
-		hmpt_fmt_str(f, "\"}");
+		json_build_id(f, m->build_id, m->build_id_len);
+		hmpt_fmt_char(f, '}');
 		first = false;
 	}
 	hmpt_fmt_str(f, first ? "],\n" : "\n  ],\n");
@@ -306,15 +313,6 @@ static void kv_nodes(hmpt_fmt_t *f, const char *kind, const hmpt_nodemask_t *m, 
 	hmpt_fmt_str(f, kind);
 	hmpt_fmt_str(f, "_from\": ");
 	hmpt_fmt_json_str(f, hmpt_topo_src_name(src));
-}
-
-/* a build id in hex, "" for none */
-static void json_build_id(hmpt_fmt_t *f, const uint8_t *id, uint8_t len)
-{
-	hmpt_fmt_char(f, '"');
-	for (uint8_t i = 0; i < len; i++)
-		hmpt_fmt_hex(f, id[i], 2);
-	hmpt_fmt_char(f, '"');
 }
 
 /* ,\n "groups": what each group of the plan matched in this process (a
