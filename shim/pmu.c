@@ -389,8 +389,14 @@ static void setup_faults(hmpt_pmu_setup_t *s)
 {
 	hmpt_pmu_event_t *e = &s->ev[0];
 
-	event_init(e, "page-faults", "kernel", PERF_TYPE_SOFTWARE);
-	e->attr.config = PERF_COUNT_SW_PAGE_FAULTS;
+	/* minor faults, not page-faults: mm/memory.c counts them in
+	 * mm_account_fault() once handle_mm_fault() has mapped the page, so
+	 * the sample's data page size is the page the fault brought in (2 MiB
+	 * for a transparent huge page); page-faults fires in the arch fault
+	 * handler before anything is mapped, and its page size is always 0.
+	 * A first touch of anonymous memory is never a major fault. */
+	event_init(e, "minor-faults", "kernel", PERF_TYPE_SOFTWARE);
+	e->attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
 	e->attr.sample_period = 1; /* every first touch */
 	/* faults are taken in user mode, so this keeps them and works unprivileged */
 	e->attr.exclude_kernel = 1;

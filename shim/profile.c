@@ -479,6 +479,7 @@ static void write_sampling(hmpt_fmt_t *f)
 	kv_u64(f, "ldlat", su->ldlat, ",\n    ");
 	kv_str(f, "note", su->note, ",\n    ");
 	kv_hex(f, "sample_type", hmpt_sample_type_used(), ",\n    ");
+	kv_str(f, "fallbacks", hmpt_sample_fallbacks(), ",\n    ");
 	hmpt_fmt_str(f, "\"events\": [");
 	for (int i = 0; i < su->nevents; i++) {
 		const hmpt_pmu_event_t *e = &su->ev[i];

@@ -15,6 +15,7 @@
 
 #include "arena.h"
 #include "log.h"
+#include "perfev.h"
 #include "sites.h"
 #include "statics.h"
 #include "sys.h"
@@ -30,11 +31,7 @@ enum { SLOT_FREE, SLOT_OPENING, SLOT_ACTIVE, SLOT_CLOSING };
 typedef struct {
 	int state;
 	pid_t tid;
-	int nfd;
-	int fd[HMPT_PMU_MAX_EVENTS];
-	uint64_t id[HMPT_PMU_MAX_EVENTS];
-	int ring_fd;
-	struct perf_event_mmap_page *ring;
+	hmpt_perfev_group_t ev;
 } slot_t;
 
 /* a block that left its address range: samples older than `died` found
@@ -59,13 +56,11 @@ static uint64_t gone_n_g;
 static hmpt_sample_totals_t totals_g;
 static hmpt_pmu_setup_t setup_g = {.kind = HMPT_SAMPLER_OFF}; /* never started */
 static hmpt_sample_config_t cfg_g;
-static uint64_t sample_type_g;
-static bool time_ok_g = true; /* the events' clock is CLOCK_MONOTONIC */
+static hmpt_perfev_opts_t opts_g; /* how every thread opens its events */
 static int active_g;
 static int stopping_g;
 static int wake_fd_g = -1;
 static pthread_key_t key_g;
-static size_t ring_pages_g;
 static size_t page_g = 4096;
 static char why_g[256];
 static pending_t pending_g[BATCH];
@@ -108,7 +103,12 @@ const hmpt_sample_site_t *hmpt_sample_site(uint32_t site)
 
 uint64_t hmpt_sample_type_used(void)
 {
-	return sample_type_g;
+	return opts_g.sample_type;
+}
+
+const char *hmpt_sample_fallbacks(void)
+{
+	return opts_g.fallbacks;
 }
 
 const char *hmpt_sample_why(void)
@@ -142,9 +142,9 @@ static unsigned lat_bucket(uint64_t w)
 }
 
 /* The site whose block held `addr` at time t (0: time unknown, the current
- * owner); -1: not tracked memory; -2: tracked memory whose block left no
- * trace. */
-static int64_t resolve(uint64_t addr, uint64_t t, bool *gone)
+ * owner), with the block's range in [*lo, *hi); -1: not tracked memory; -2:
+ * tracked memory whose block left no trace. */
+static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uintptr_t *hi)
 {
 	hmpt_block_t b;
 	uintptr_t start;
@@ -153,10 +153,17 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone)
 	*gone = false;
 	if (!hmpt_arena_owns((void *)addr)) {
 		const hmpt_static_t *o = hmpt_statics_at((uintptr_t)addr);
-		return o && o->site != HMPT_SITE_OVERFLOW ? (int64_t)o->site : -1;
+		if (!o || o->site == HMPT_SITE_OVERFLOW)
+			return -1;
+		*lo = o->addr;
+		*hi = o->addr + o->size;
+		return o->site;
 	}
-	if (hmpt_arena_find((void *)addr, &start, &b) == 0 && (t == 0 || b.born <= t))
+	if (hmpt_arena_find((void *)addr, &start, &b) == 0 && (t == 0 || b.born <= t)) {
+		*lo = start;
+		*hi = start + b.mapped;
 		return b.site;
+	}
 	pthread_mutex_lock(&gone_lock_g);
 	uint64_t n = gone_n_g < GONE_MAX ? gone_n_g : GONE_MAX;
 	for (uint64_t k = 0; k < n; k++) {
@@ -164,12 +171,29 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone)
 		if (addr >= e->start && addr < e->end &&
 		    (t == 0 || (e->born <= t && t < e->died))) {
 			site = e->site;
+			*lo = e->start;
+			*hi = e->end;
 			*gone = true;
 			break;
 		}
 	}
 	pthread_mutex_unlock(&gone_lock_g);
 	return site;
+}
+
+/* Bytes a page fault at `addr` brought in: the page the kernel mapped (its
+ * size is read once the fault is handled: pmu.c samples minor faults), cut
+ * to the block's range [lo, hi) where a huge page reaches past the block. */
+static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi)
+{
+	uint64_t ps = s->page_size ? s->page_size : page_g;
+	uintptr_t from = s->addr & ~(uintptr_t)(ps - 1), to = from + ps;
+
+	if (lo < hi) {
+		from = from > lo ? from : lo;
+		to = to < hi ? to : hi;
+	}
+	return to > from ? to - from : 0;
 }
 
 /* the node of each pending page, in one system call */
@@ -215,17 +239,18 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	const slot_t *sl = ctx;
 	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
 	bool gone;
+	uintptr_t lo = 0, hi = 0;
 
 	if (!s->addr) {
 		totals_g.no_address++;
 		return;
 	}
-	int64_t site = resolve(s->addr, time_ok_g ? s->time : 0, &gone);
+	int64_t site = resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi);
 	if (site < 0 || site >= HMPT_SITES_MAX) {
 		if (site == -1) {
 			totals_g.untracked++;
 			if (faults)
-				totals_g.untracked_bytes += s->page_size ? s->page_size : page_g;
+				totals_g.untracked_bytes += fault_bytes(s, 0, 0);
 		} else {
 			totals_g.gone_unknown++;
 		}
@@ -238,12 +263,14 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	hmpt_sample_site_t *acc = &sites_g[site];
 	acc->samples++;
 	bool store = hmpt_datasrc_is_store(s->data_src);
-	for (int i = 0; i < sl->nfd; i++)
-		if (sl->id[i] == s->id && setup_g.ev[i].store)
+	for (int i = 0; i < sl->ev.nfd; i++)
+		if (sl->ev.id[i] == s->id && setup_g.ev[i].store)
 			store = true;
 	if (store)
 		acc->stores++;
-	if (sample_type_g & PERF_SAMPLE_WEIGHT_TYPE && !store) {
+	/* a weight of 0 is no latency: IBS gives one only for a load that
+	 * missed the data cache (amd/ibs.c) */
+	if (opts_g.sample_type & PERF_SAMPLE_WEIGHT_TYPE && !store && s->weight) {
 		acc->lat_sum += s->weight;
 		acc->lat_n++;
 		acc->lat_hist[lat_bucket(s->weight)]++;
@@ -252,7 +279,7 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	if (lvl < HMPT_LEVEL_COUNT)
 		acc->level[lvl]++;
 	if (faults)
-		acc->bytes += s->page_size ? s->page_size : page_g;
+		acc->bytes += fault_bytes(s, lo, hi);
 	note_tid(acc, s->tid);
 	pending_g[npending_g++] = (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1)};
 	if (npending_g == BATCH)
@@ -272,26 +299,9 @@ void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_
 
 /* -------------------------------------------------------------- the rings */
 
-static size_t data_bytes(void)
-{
-	return ring_pages_g * page_g;
-}
-
-/* unmap the ring and close the events of a slot */
-static void release_events(slot_t *sl)
-{
-	if (sl->ring)
-		munmap(sl->ring, (ring_pages_g + 1) * page_g);
-	for (int i = 0; i < sl->nfd; i++)
-		close(sl->fd[i]);
-	sl->ring = NULL;
-	sl->nfd = 0;
-	sl->ring_fd = -1;
-}
-
 static void close_slot(slot_t *sl)
 {
-	release_events(sl);
+	hmpt_perfev_close(&sl->ev, &opts_g);
 	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
@@ -305,9 +315,9 @@ static void drain_all(void)
 		int st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
 		if (st != SLOT_ACTIVE && st != SLOT_CLOSING)
 			continue;
-		if (sl->ring)
-			hmpt_ring_drain(sl->ring, data_bytes(), sample_type_g, on_sample, sl,
-			                &totals_g.ring);
+		if (sl->ev.ring)
+			hmpt_ring_drain(sl->ev.ring, hmpt_perfev_data_bytes(&opts_g),
+			                opts_g.sample_type, on_sample, sl, &totals_g.ring);
 		if (st == SLOT_CLOSING)
 			close_slot(sl);
 	}
@@ -324,9 +334,9 @@ static void *reader(void *unused)
 		pfd[n++] = (struct pollfd){.fd = wake_fd_g, .events = POLLIN};
 		for (int i = 0; i < MAX_THREADS; i++)
 			if (__atomic_load_n(&slots_g[i].state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE &&
-			    slots_g[i].ring_fd >= 0)
+			    slots_g[i].ev.ring_fd >= 0)
 				pfd[n++] =
-				    (struct pollfd){.fd = slots_g[i].ring_fd, .events = POLLIN};
+				    (struct pollfd){.fd = slots_g[i].ev.ring_fd, .events = POLLIN};
 		/* a ring's watermark wakes us; the timeout bounds how stale a
 		 * slowly filling ring gets */
 		poll(pfd, n, 200);
@@ -343,98 +353,6 @@ static void *reader(void *unused)
 		pthread_mutex_unlock(&lock_g);
 	}
 	return NULL;
-}
-
-static int perf_open(struct perf_event_attr *a, int group)
-{
-	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-}
-
-static void describe_failure(char *err, size_t cap, const char *what, int e)
-{
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, err, cap, -1);
-	hmpt_fmt_str(&f, "perf_event_open(");
-	hmpt_fmt_str(&f, what);
-	hmpt_fmt_str(&f, "): ");
-	hmpt_fmt_str(&f, strerrordesc_np(e));
-	hmpt_fmt_cstr(&f);
-}
-
-/* Open this thread's events into `sl`, the sampling ones sharing one ring. */
-static int open_events(slot_t *sl, char *err, size_t cap)
-{
-	int rc = 0;
-
-	sl->nfd = 0;
-	sl->ring_fd = -1;
-	sl->ring = NULL;
-	for (int i = 0; i < setup_g.nevents; i++) {
-		const hmpt_pmu_event_t *e = &setup_g.ev[i];
-		struct perf_event_attr a = e->attr;
-		a.size = sizeof(a);
-		a.disabled = 0;
-		a.inherit = 0;
-		if (e->sampling) {
-			a.sample_type = sample_type_g;
-			a.use_clockid = time_ok_g;
-			a.clockid = CLOCK_MONOTONIC;
-			a.watermark = 1;
-			a.wakeup_watermark = (uint32_t)(data_bytes() / 4);
-		}
-		int fd = perf_open(&a, e->leader >= 0 ? sl->fd[e->leader] : -1);
-		if (fd < 0) {
-			rc = -errno;
-			describe_failure(err, cap, e->name, errno);
-			goto undo;
-		}
-		sl->fd[sl->nfd++] = fd;
-		sl->id[i] = 0;
-		ioctl(fd, PERF_EVENT_IOC_ID, &sl->id[i]);
-		if (!e->sampling)
-			continue;
-		if (sl->ring_fd < 0) {
-			void *m = mmap(NULL, (ring_pages_g + 1) * page_g, PROT_READ | PROT_WRITE,
-			               MAP_SHARED, fd, 0);
-			if (m == MAP_FAILED) {
-				rc = -errno;
-				describe_failure(err, cap, "mmap of the ring", errno);
-				goto undo;
-			}
-			sl->ring = m;
-			sl->ring_fd = fd;
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, sl->ring_fd) != 0) {
-			rc = -errno;
-			describe_failure(err, cap, "PERF_EVENT_IOC_SET_OUTPUT", errno);
-			goto undo;
-		}
-	}
-	return 0;
-undo:
-	release_events(sl);
-	return rc;
-}
-
-/* The first thread's open: older kernels refuse some fields; drop them
- * one at a time (the weight struct, Linux 5.12; the data page size, 5.11;
- * the clock choice, 4.1), and keep what worked for every later thread. */
-static int open_first(slot_t *sl, char *err, size_t cap)
-{
-	for (;;) {
-		int rc = open_events(sl, err, cap);
-		if (rc != -EINVAL)
-			return rc;
-		if (sample_type_g & PERF_SAMPLE_WEIGHT_STRUCT)
-			sample_type_g = (sample_type_g & ~(uint64_t)PERF_SAMPLE_WEIGHT_STRUCT) |
-			                PERF_SAMPLE_WEIGHT;
-		else if (sample_type_g & PERF_SAMPLE_DATA_PAGE_SIZE)
-			sample_type_g &= ~(uint64_t)PERF_SAMPLE_DATA_PAGE_SIZE;
-		else if (time_ok_g)
-			time_ok_g = false;
-		else
-			return rc;
-	}
 }
 
 static slot_t *claim_slot(void)
@@ -468,7 +386,7 @@ void hmpt_sample_thread_begin(void)
 		count(&totals_g.threads_unsampled);
 		return;
 	}
-	if (open_events(sl, err, sizeof(err)) != 0) {
+	if (hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
 		count(&totals_g.threads_failed);
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return;
@@ -481,8 +399,8 @@ static void thread_end(void *v)
 {
 	slot_t *sl = &slots_g[(uintptr_t)v - 1];
 
-	for (int i = 0; i < sl->nfd; i++)
-		ioctl(sl->fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < sl->ev.nfd; i++)
+		ioctl(sl->ev.fd[i], PERF_EVENT_IOC_DISABLE, 0);
 	__atomic_store_n(&sl->state, SLOT_CLOSING, __ATOMIC_RELEASE);
 	wake_reader();
 }
@@ -566,14 +484,12 @@ static int choose(hmpt_sampler_t want)
 	                         .paranoid = paranoid_level()};
 	int rc = hmpt_pmu_setup(&rq, &setup_g);
 
-	if (rc == 0 && setup_g.nevents) {
-		sample_type_g = 0;
-		for (int i = 0; i < setup_g.nevents; i++)
-			if (setup_g.ev[i].sampling)
-				sample_type_g = setup_g.ev[i].attr.sample_type;
-		ring_pages_g =
-		    setup_g.kind == HMPT_SAMPLER_FAULTS ? RING_PAGES_FAULTS : RING_PAGES_HW;
-	}
+	/* each attempt starts with nothing refused */
+	if (rc == 0 && setup_g.nevents)
+		hmpt_perfev_opts_init(&opts_g, &setup_g,
+		                      setup_g.kind == HMPT_SAMPLER_FAULTS ? RING_PAGES_FAULTS
+		                                                          : RING_PAGES_HW,
+		                      page_g);
 	return rc;
 }
 
@@ -605,6 +521,10 @@ static void log_started(void)
 			hmpt_fmt_str(&f, setup_g.note);
 			hmpt_fmt_str(&f, ")");
 		}
+	}
+	if (opts_g.fallbacks[0]) {
+		hmpt_fmt_str(&f, "; ");
+		hmpt_fmt_str(&f, opts_g.fallbacks);
 	}
 	/* falling back from a kind asked for by name is news the user should
 	 * see; under "auto" the profile and hmpt-tune say it */
@@ -668,7 +588,7 @@ static int start(void)
 	char err[160];
 	slot_t *sl = claim_slot();
 
-	if (open_first(sl, err, sizeof(err)) != 0) {
+	if (hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
 		if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
 			set_why(err, NULL);
 			goto fail;
@@ -677,7 +597,8 @@ static int start(void)
 		 * touch is still worth having */
 		char hw[160];
 		memcpy(hw, err, sizeof(hw));
-		if (choose(HMPT_SAMPLER_FAULTS) != 0 || open_first(sl, err, sizeof(err)) != 0) {
+		if (choose(HMPT_SAMPLER_FAULTS) != 0 ||
+		    hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
 			set_why(hw, err);
 			goto fail;
 		}
@@ -746,8 +667,8 @@ void hmpt_sample_stop(void)
 	for (int i = 0; i < MAX_THREADS; i++) {
 		slot_t *sl = &slots_g[i];
 		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE)
-			for (int j = 0; j < sl->nfd; j++)
-				ioctl(sl->fd[j], PERF_EVENT_IOC_DISABLE, 0);
+			for (int j = 0; j < sl->ev.nfd; j++)
+				ioctl(sl->ev.fd[j], PERF_EVENT_IOC_DISABLE, 0);
 	}
 	hmpt_sample_flush();
 	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
@@ -764,8 +685,10 @@ void hmpt_sample_fork_child(void)
 	/* the parent's events: drop our references, never read them */
 	for (int i = 0; i < MAX_THREADS; i++) {
 		slot_t *sl = &slots_g[i];
-		if (sl->state != SLOT_FREE)
-			close_slot(sl);
+		if (sl->state != SLOT_FREE) {
+			hmpt_perfev_forget(&sl->ev);
+			sl->state = SLOT_FREE;
+		}
 	}
 	for (int i = 0; i < MAX_THREADS; i++)
 		tramps_g[i].used = 0;
@@ -783,7 +706,7 @@ void hmpt_sample_fork_child(void)
 		return;
 	char err[160];
 	slot_t *sl = claim_slot();
-	if (open_events(sl, err, sizeof(err)) != 0) {
+	if (hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return;
 	}

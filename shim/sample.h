@@ -89,6 +89,9 @@ const hmpt_pmu_setup_t *hmpt_sample_setup_used(void);
 const hmpt_sample_totals_t *hmpt_sample_totals(void);
 const hmpt_sample_site_t *hmpt_sample_site(uint32_t site);
 uint64_t hmpt_sample_type_used(void);
+/* What the kernel refused of the sample fields and clock, and what was
+ * done instead ("" when nothing). */
+const char *hmpt_sample_fallbacks(void);
 /* Why hardware sampling or any sampling is not running ("" if it is). */
 const char *hmpt_sample_why(void);
 

@@ -174,7 +174,8 @@ static void test_no_pmu(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
 	CHECK(s.kind == HMPT_SAMPLER_FAULTS && strstr(s.why, "no hardware PMU") != NULL);
 	CHECK(s.ev[0].attr.type == PERF_TYPE_SOFTWARE &&
-	      s.ev[0].attr.config == PERF_COUNT_SW_PAGE_FAULTS && s.ev[0].attr.sample_period == 1);
+	      s.ev[0].attr.config == PERF_COUNT_SW_PAGE_FAULTS_MIN &&
+	      s.ev[0].attr.sample_period == 1);
 	CHECK(s.ev[0].attr.sample_type & PERF_SAMPLE_ADDR);
 	rq.want = HMPT_SAMPLER_IBS;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
