@@ -18,6 +18,7 @@
 #include "perfev.h"
 #include "sites.h"
 #include "statics.h"
+#include "touched.h"
 #include "sys.h"
 
 #define MAX_THREADS       1024
@@ -142,9 +143,11 @@ static unsigned lat_bucket(uint64_t w)
 }
 
 /* The site whose block held `addr` at time t (0: time unknown, the current
- * owner), with the block's range in [*lo, *hi); -1: not tracked memory; -2:
- * tracked memory whose block left no trace. */
-static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uintptr_t *hi)
+ * owner), with the block's range in [*lo, *hi) and its birth in *born (left
+ * as they are for static data); -1: not tracked memory; -2: tracked memory
+ * whose block left no trace. */
+static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uintptr_t *hi,
+                       uint64_t *born)
 {
 	hmpt_block_t b;
 	uintptr_t start;
@@ -153,15 +156,14 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 	*gone = false;
 	if (!hmpt_arena_owns((void *)addr)) {
 		const hmpt_static_t *o = hmpt_statics_at((uintptr_t)addr);
-		if (!o || o->site == HMPT_SITE_OVERFLOW)
-			return -1;
-		*lo = o->addr;
-		*hi = o->addr + o->size;
-		return o->site;
+		/* static data lives as long as the process: born 0, and a fault
+		 * counts its whole page, as the page serves the object */
+		return o && o->site != HMPT_SITE_OVERFLOW ? (int64_t)o->site : -1;
 	}
 	if (hmpt_arena_find((void *)addr, &start, &b) == 0 && (t == 0 || b.born <= t)) {
 		*lo = start;
 		*hi = start + b.mapped;
+		*born = b.born;
 		return b.site;
 	}
 	pthread_mutex_lock(&gone_lock_g);
@@ -173,6 +175,7 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 			site = e->site;
 			*lo = e->start;
 			*hi = e->end;
+			*born = e->born;
 			*gone = true;
 			break;
 		}
@@ -183,8 +186,10 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 
 /* Bytes a page fault at `addr` brought in: the page the kernel mapped (its
  * size is read once the fault is handled: pmu.c samples minor faults), cut
- * to the block's range [lo, hi) where a huge page reaches past the block. */
-static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi)
+ * to the block's range [lo, hi) where a huge page reaches past the block,
+ * less what the block's earlier faults counted (touched.h) when `once`. */
+static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi,
+                            uint64_t born, bool once)
 {
 	uint64_t ps = s->page_size ? s->page_size : page_g;
 	uintptr_t from = s->addr & ~(uintptr_t)(ps - 1), to = from + ps;
@@ -193,7 +198,9 @@ static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t
 		from = from > lo ? from : lo;
 		to = to < hi ? to : hi;
 	}
-	return to > from ? to - from : 0;
+	if (to <= from)
+		return 0;
+	return once ? hmpt_touched_add(from, to, born) : to - from;
 }
 
 /* the node of each pending page, in one system call */
@@ -240,17 +247,18 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
 	bool gone;
 	uintptr_t lo = 0, hi = 0;
+	uint64_t born = 0;
 
 	if (!s->addr) {
 		totals_g.no_address++;
 		return;
 	}
-	int64_t site = resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi);
+	int64_t site = resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi, &born);
 	if (site < 0 || site >= HMPT_SITES_MAX) {
 		if (site == -1) {
 			totals_g.untracked++;
 			if (faults)
-				totals_g.untracked_bytes += fault_bytes(s, 0, 0);
+				totals_g.untracked_bytes += fault_bytes(s, 0, 0, 0, false);
 		} else {
 			totals_g.gone_unknown++;
 		}
@@ -279,7 +287,7 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	if (lvl < HMPT_LEVEL_COUNT)
 		acc->level[lvl]++;
 	if (faults)
-		acc->bytes += fault_bytes(s, lo, hi);
+		acc->bytes += fault_bytes(s, lo, hi, born, true);
 	note_tid(acc, s->tid);
 	pending_g[npending_g++] = (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1)};
 	if (npending_g == BATCH)
@@ -542,7 +550,8 @@ static bool map_tables(void)
 		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
 	if (!gone_g)
 		gone_g = hmpt_sys_map(GONE_MAX * sizeof(gone_t));
-	return slots_g && sites_g && gone_g;
+	/* page-fault mode's (a reservation, backed only where it is used) */
+	return slots_g && sites_g && gone_g && hmpt_touched_init(page_g);
 }
 
 static int start_reader(void)
@@ -694,6 +703,7 @@ void hmpt_sample_fork_child(void)
 		tramps_g[i].used = 0;
 	/* the child's profile counts from the fork, as its sites do */
 	madvise(sites_g, HMPT_SITES_MAX * sizeof(hmpt_sample_site_t), MADV_DONTNEED);
+	hmpt_touched_reset();
 	memset(&totals_g, 0, sizeof(totals_g));
 	gone_n_g = 0;
 	npending_g = 0;

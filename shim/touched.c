@@ -1,0 +1,84 @@
+/* touched.c — see touched.h. */
+#include "touched.h"
+
+#include <sys/mman.h>
+
+#include "sys.h"
+
+#define GRANULE_SHIFT 21
+#define SLOTS         (1u << 16) /* 128 GiB of distinct granules */
+#define PROBES        64
+#define WORDS         ((1u << GRANULE_SHIFT) / 4096 / 64) /* bits for 4 KiB pages */
+
+typedef struct {
+	uint64_t key; /* granule number + 1; 0: empty */
+	uint64_t born;
+	uint64_t bits[WORDS];
+} granule_t;
+
+static granule_t *table_g;
+static unsigned page_shift_g = 12;
+
+bool hmpt_touched_init(size_t page)
+{
+	page_shift_g = 12;
+	while (((size_t)1 << page_shift_g) < page)
+		page_shift_g++;
+	if (!table_g)
+		table_g = hmpt_sys_map(SLOTS * sizeof(granule_t));
+	return table_g != NULL;
+}
+
+void hmpt_touched_reset(void)
+{
+	if (table_g)
+		madvise(table_g, SLOTS * sizeof(granule_t), MADV_DONTNEED);
+}
+
+static granule_t *granule(uint64_t g, uint64_t born)
+{
+	uint64_t key = g + 1;
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+
+	for (unsigned i = 0; i < PROBES; i++) {
+		granule_t *e = &table_g[(h + i) & (SLOTS - 1)];
+		if (e->key == key || e->key == 0) {
+			if (e->key != key || e->born != born) {
+				for (unsigned w = 0; w < WORDS; w++)
+					e->bits[w] = 0;
+				e->key = key;
+				e->born = born;
+			}
+			return e;
+		}
+	}
+	return NULL;
+}
+
+uint64_t hmpt_touched_add(uintptr_t from, uintptr_t to, uint64_t born)
+{
+	uint64_t fresh = 0;
+
+	if (!table_g || page_shift_g > GRANULE_SHIFT)
+		return to > from ? to - from : 0;
+	for (uintptr_t p = from; p < to;) {
+		uintptr_t end = ((p >> GRANULE_SHIFT) + 1) << GRANULE_SHIFT;
+		if (end > to)
+			end = to;
+		granule_t *e = granule(p >> GRANULE_SHIFT, born);
+		if (!e) {
+			fresh += end - p;
+			p = end;
+			continue;
+		}
+		for (; p < end; p += (uintptr_t)1 << page_shift_g) {
+			unsigned bit = (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+			uint64_t m = 1ull << (bit & 63);
+			if (!(e->bits[bit >> 6] & m)) {
+				e->bits[bit >> 6] |= m;
+				fresh += (uint64_t)1 << page_shift_g;
+			}
+		}
+	}
+	return fresh;
+}
