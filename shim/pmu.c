@@ -210,11 +210,35 @@ static bool kernel_event(const char *dir, const char *event, struct perf_event_a
 	return hmpt_pmu_parse_event(dir, desc, attr, err, sizeof(err)) == 0;
 }
 
-static bool is_spr_family(const char *model)
+/* Whether the store event is MEM_TRANS_RETIRED.STORE_SAMPLE (0x2cd) rather
+ * than MEM_INST_RETIRED.ALL_STORES (0x82d0): only the fallback when sysfs has
+ * no mem-stores uses this.  The names are the pmu_name strings that
+ * arch/x86/events/intel/core.c intel_pmu_init() gives the Golden Cove and
+ * later big cores, whose mem-stores is "event=0xcd,umask=0x2" (glc_events_attrs
+ * for Sapphire/Emerald/Granite Rapids; the big-core entry of the hybrid
+ * mem_st_adl / mem_st_arl_h strings).  Emerald Rapids shares the
+ * INTEL_SAPPHIRERAPIDS_X case there and reports "sapphire_rapids"; the kernel
+ * has no "emerald_rapids" name. */
+static bool stores_are_2cd(const char *model)
 {
-	return !strcmp(model, "sapphire_rapids") || !strcmp(model, "emerald_rapids") ||
-	       !strcmp(model, "granite_rapids") || !strcmp(model, "meteorlake_hybrid") ||
-	       !strcmp(model, "alderlake_hybrid");
+	static const char *const names[] = {
+	    "sapphire_rapids",  "granite_rapids",     "alderlake_hybrid",   "meteorlake_hybrid",
+	    "lunarlake_hybrid", "pantherlake_hybrid", "arrowlake_h_hybrid",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(model, names[i]))
+			return true;
+	return false;
+}
+
+/* A clause added to the setup's note, after a "; " when there is one. */
+static void note_begin(hmpt_pmu_setup_t *s, hmpt_fmt_t *f)
+{
+	size_t len = strlen(s->note);
+
+	hmpt_fmt_init(f, s->note + len, sizeof(s->note) - len, -1);
+	if (len)
+		hmpt_fmt_str(f, "; ");
 }
 
 /* "<label>: libpfm4 encodes 0x3cd, <whose> 0x2cd (used)" added to the note */
@@ -222,11 +246,8 @@ static void note_differ(hmpt_pmu_setup_t *s, const char *label, uint64_t pfm, ui
                         const char *whose)
 {
 	hmpt_fmt_t f;
-	size_t len = strlen(s->note);
 
-	hmpt_fmt_init(&f, s->note + len, sizeof(s->note) - len, -1);
-	if (len)
-		hmpt_fmt_str(&f, "; ");
+	note_begin(s, &f);
 	hmpt_fmt_str(&f, label);
 	hmpt_fmt_str(&f, ": libpfm4 encodes 0x");
 	hmpt_fmt_hex(&f, pfm, 1);
@@ -291,16 +312,25 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	if (read_line(join(path, sizeof(path), dir, "/type", NULL), line, sizeof(line)) &&
 	    parse_num(line, strlen(line), &v))
 		type = (uint32_t)v;
-	bool spr = is_spr_family(s->model);
 	s->ldlat = rq->ldlat ? rq->ldlat : HMPT_PMU_LDLAT;
 	s->period = rq->period ? rq->period : HMPT_PMU_PEBS_PERIOD;
 	s->store_period = s->period * HMPT_PMU_STORE_FACTOR;
 
 	int n = 0;
 	int loads_leader = -1;
-	if (spr || exists(join(path, sizeof(path), dir, "/events/mem-loads-aux", NULL))) {
-		/* Sapphire Rapids: loads sample their data source only in a group
-		 * led by mem-loads-aux (a counting event here) */
+	/* The sysfs file alone says whether the loads need the aux leader:
+	 * intel_pmu_init() (arch/x86/events/intel/core.c) sets
+	 * PMU_FL_MEM_LOADS_AUX only for Sapphire/Emerald Rapids and Alder/Raptor
+	 * Lake, not for Granite Rapids or Meteor Lake.  mem_is_visible() shows
+	 * events/mem-loads-aux exactly when that flag is set (Granite Rapids
+	 * shares glc_events_attrs with Sapphire Rapids and hides it); on hybrid
+	 * parts adl_hybrid_mem_attrs lists it for cpu_core and
+	 * mtl_hybrid_mem_attrs not at all.  The flag is what
+	 * intel_pmu_hw_config() checks before requiring the aux event in the
+	 * group, so a model list would add a leader the kernel has no event for. */
+	if (exists(join(path, sizeof(path), dir, "/events/mem-loads-aux", NULL))) {
+		/* loads sample their data source only in a group led by
+		 * mem-loads-aux (a counting event here) */
 		if (!pebs_event(s, &s->ev[n], dir, type, "mem-loads-aux", NULL, "mem-loads-aux",
 		                0x8203))
 			return -ENODEV;
@@ -317,7 +347,8 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	n++;
 	if (rq->stores) {
 		bool ok =
-		    spr ? pebs_event(s, &s->ev[n], dir, type, "MEM_TRANS_RETIRED.STORE_SAMPLE",
+		    stores_are_2cd(s->model)
+		        ? pebs_event(s, &s->ev[n], dir, type, "MEM_TRANS_RETIRED.STORE_SAMPLE",
 		                     "MEM_TRANS_RETIRED:STORE_SAMPLE", "mem-stores", 0x2cd)
 		        : pebs_event(s, &s->ev[n], dir, type, "MEM_INST_RETIRED.ALL_STORES",
 		                     "MEM_INST_RETIRED:ALL_STORES", "mem-stores", 0x82d0);

@@ -11,6 +11,8 @@
  * mem-stores, mem-loads-aux, with <pmu>/format/ saying where each field
  * goes) are what the running kernel accepts, so they win where the two
  * differ (libpfm4 4.13 encodes Sapphire Rapids' store event as 0x3cd).
+ * Whether the loads need that leader is the kernel's to say: the sysfs file
+ * is there exactly when it does (Granite Rapids and Meteor Lake do not).
  * AMD IBS op sampling uses the dynamic ibs_op PMU: its type comes from
  * sysfs, its period must have the low 4 bits clear, one IBS op event per
  * thread (the hardware has one per CPU), and an unprivileged user needs the
