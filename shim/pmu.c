@@ -372,6 +372,36 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	return 0;
 }
 
+/* The IBS op period as the kernel takes it.  perf_ibs_init()
+ * (arch/x86/events/amd/ibs.c) refuses a period below the PMU's min_period,
+ * which is 0x90 for perf_ibs_op since the 2025 min_period change (0x10 for
+ * fetch); before it, perf_ibs_init() refused low 4 bits set and only raised a
+ * period of 0 to 0x10, so 0x90 is taken by both.  The low 4 bits are cleared
+ * (the hardware's MaxCnt counts in units of 16; perf_ibs_init() refuses them
+ * on some kernels and masks them off on others).  A period asked for that had to change is said
+ * in the note. */
+#define IBS_OP_MIN_PERIOD 0x90u
+
+static uint64_t ibs_op_period(hmpt_pmu_setup_t *s, uint64_t want)
+{
+	uint64_t use = want & ~(uint64_t)0xf;
+
+	if (use < IBS_OP_MIN_PERIOD)
+		use = IBS_OP_MIN_PERIOD;
+	if (use != want) {
+		hmpt_fmt_t f;
+		note_begin(s, &f);
+		hmpt_fmt_str(&f, "IBS op period 0x");
+		hmpt_fmt_hex(&f, want, 1);
+		hmpt_fmt_str(&f, use > want ? " raised to 0x" : " rounded down to 0x");
+		hmpt_fmt_hex(&f, use, 1);
+		hmpt_fmt_str(&f, use > want ? " (the kernel's minimum for ibs_op)"
+		                            : " (IBS periods have the low 4 bits clear)");
+		hmpt_fmt_cstr(&f);
+	}
+	return use;
+}
+
 static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 {
 	const char *dir_rel = EVDIR "ibs_op";
@@ -388,10 +418,7 @@ static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	/* count dispatched ops, not cycles, where the kernel offers it */
 	if (exists(join(path, sizeof(path), dir, "/format/cnt_ctl", NULL)))
 		hmpt_pmu_parse_event(dir, "cnt_ctl=1", &e->attr, err, sizeof(err));
-	uint64_t period = rq->period ? rq->period : HMPT_PMU_IBS_PERIOD;
-	period &= ~(uint64_t)0xf; /* the hardware ignores the low 4 bits; the kernel refuses them */
-	if (period < 0x10)
-		period = 0x10;
+	uint64_t period = ibs_op_period(s, rq->period ? rq->period : HMPT_PMU_IBS_PERIOD);
 	s->period = period;
 	e->attr.sample_period = period;
 	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |

@@ -14,7 +14,8 @@
  * Whether the loads need that leader is the kernel's to say: the sysfs file
  * is there exactly when it does (Granite Rapids and Meteor Lake do not).
  * AMD IBS op sampling uses the dynamic ibs_op PMU: its type comes from
- * sysfs, its period must have the low 4 bits clear, one IBS op event per
+ * sysfs, its period must have the low 4 bits clear and be at least 0x90
+ * (a period asked for is adjusted and the note says so), one IBS op event per
  * thread (the hardware has one per CPU), and an unprivileged user needs the
  * kernel's software filter ("swfilt", Linux 6.14) to exclude kernel samples.
  * Without any of these, software page-fault events give first-touch data.

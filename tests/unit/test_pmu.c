@@ -179,6 +179,16 @@ static void test_ibs(void)
 	CHECK(s.kind == HMPT_SAMPLER_IBS && s.nevents == 1);
 	CHECK(s.ev[0].attr.type == 11 && s.ev[0].attr.config == (1u << 19));
 	CHECK(s.ev[0].attr.sample_period == 992 && !s.ev[0].attr.exclude_kernel);
+	CHECK(s.period == 992 && strstr(s.note, "rounded down to 0x3e0") != NULL);
+	/* below the op PMU's minimum (arch/x86/events/amd/ibs.c: 0x90) */
+	rq.period = 0x20;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.kind == HMPT_SAMPLER_IBS && s.period == 0x90 && s.ev[0].attr.sample_period == 0x90);
+	CHECK(strstr(s.note, "0x20 raised to 0x90") != NULL);
+	rq.period = 0x90; /* taken as it is: nothing to say */
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.sample_period == 0x90 && s.note[0] == 0);
+
 	/* unprivileged without the software filter: no IBS, and why */
 	rq.privileged = false;
 	rq.period = 0;
@@ -189,6 +199,7 @@ static void test_ibs(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
 	CHECK(s.kind == HMPT_SAMPLER_IBS && s.ev[0].attr.config2 == 1 &&
 	      s.ev[0].attr.exclude_kernel && s.ev[0].attr.sample_period == HMPT_PMU_IBS_PERIOD);
+	CHECK(s.note[0] == 0); /* the default period needs no word */
 	/* PEBS asked for on an AMD machine */
 	rq.want = HMPT_SAMPLER_PEBS;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
