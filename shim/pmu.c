@@ -302,6 +302,35 @@ static bool pebs_event(hmpt_pmu_setup_t *s, hmpt_pmu_event_t *e, const char *dir
 	return false;
 }
 
+/* The load-latency threshold within what the kernel takes: config1 is
+ * written whole to MSR_PEBS_LD_LAT_THRESHOLD, and x86_pmu_extra_regs()
+ * (arch/x86/events/core.c) refuses config1 bits outside the ldlat extra reg's
+ * valid mask, 0xffff (INTEL_UEVENT_PEBS_LDLAT_EXTRA_REG in
+ * arch/x86/events/perf_event.h; format/ldlat is config1:0-15), so a larger
+ * value would fail perf_event_open (or, masked, measure another threshold).
+ * The low end is 3, the threshold the kernel's own mem-loads description
+ * sets ("ldlat=3" in core.c); the kernel does not refuse less itself.
+ * Clamped, and the note says so: options.c checks HMPT_SAMPLE_LDLAT already,
+ * this guards the other callers. */
+#define LDLAT_MIN 3u
+#define LDLAT_MAX 0xffffu
+
+static uint64_t ldlat_in_range(hmpt_pmu_setup_t *s, uint64_t want)
+{
+	uint64_t use = want < LDLAT_MIN ? LDLAT_MIN : want > LDLAT_MAX ? LDLAT_MAX : want;
+	if (use != want) {
+		hmpt_fmt_t f;
+		note_begin(s, &f);
+		hmpt_fmt_str(&f, "load-latency threshold ");
+		hmpt_fmt_u64(&f, want);
+		hmpt_fmt_str(&f, " outside 3..65535 (config1 bits 0-15): ");
+		hmpt_fmt_u64(&f, use);
+		hmpt_fmt_str(&f, " used");
+		hmpt_fmt_cstr(&f);
+	}
+	return use;
+}
+
 static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_setup_t *s)
 {
 	char path[512], line[64];
@@ -312,7 +341,7 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	if (read_line(join(path, sizeof(path), dir, "/type", NULL), line, sizeof(line)) &&
 	    parse_num(line, strlen(line), &v))
 		type = (uint32_t)v;
-	s->ldlat = rq->ldlat ? rq->ldlat : HMPT_PMU_LDLAT;
+	s->ldlat = ldlat_in_range(s, rq->ldlat ? rq->ldlat : HMPT_PMU_LDLAT);
 	s->period = rq->period ? rq->period : HMPT_PMU_PEBS_PERIOD;
 	s->store_period = s->period * HMPT_PMU_STORE_FACTOR;
 
@@ -343,7 +372,7 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 		return -ENODEV;
 	}
 	s->ev[n].leader = loads_leader;
-	s->ev[n].attr.config1 = s->ldlat; /* ldlat: config1 bits 0-15 on every PEBS model */
+	s->ev[n].attr.config1 = s->ldlat; /* ldlat: config1 bits 0-15, range-checked above */
 	n++;
 	if (rq->stores) {
 		bool ok =

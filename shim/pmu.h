@@ -70,7 +70,7 @@ typedef struct {
 	const char *root;    /* prefix for /sys and /proc: "" on the machine */
 	hmpt_sampler_t want; /* AUTO, or a kind asked for by name */
 	uint64_t period;     /* 0: the default for the kind */
-	uint64_t ldlat;      /* 0: the default (30 cycles) */
+	uint64_t ldlat;      /* 0: the default (30 cycles); else 3..65535, clamped with a note */
 	bool stores;         /* sample stores too (PEBS) */
 	bool privileged;     /* root, CAP_PERFMON or CAP_SYS_ADMIN */
 	int paranoid;        /* /proc/sys/kernel/perf_event_paranoid */

@@ -95,6 +95,20 @@ static void test_skx(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
 	CHECK(s.nevents == 1 && s.ev[0].attr.config1 == 64 && s.ev[0].attr.sample_period == 1009);
 	CHECK(s.note[0] == 0);
+
+	/* a threshold outside ldlat's config1 bits 0-15: clamped, never spilling
+	 * into the bits above, and the note says so */
+	rq.ldlat = 70000;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 0xffff && s.ldlat == 0xffff);
+	CHECK(strstr(s.note, "load-latency threshold 70000") != NULL);
+	rq.ldlat = (1ull << 32) | 40; /* bit 32 is outside ldlat's valid mask */
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 0xffff);
+	/* below 3, the threshold the kernel's mem-loads description sets */
+	rq.ldlat = 1;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 3 && strstr(s.note, "threshold 1 ") != NULL);
 }
 
 static void test_spr(void)
