@@ -210,11 +210,35 @@ static bool kernel_event(const char *dir, const char *event, struct perf_event_a
 	return hmpt_pmu_parse_event(dir, desc, attr, err, sizeof(err)) == 0;
 }
 
-static bool is_spr_family(const char *model)
+/* Whether the store event is MEM_TRANS_RETIRED.STORE_SAMPLE (0x2cd) rather
+ * than MEM_INST_RETIRED.ALL_STORES (0x82d0): only the fallback when sysfs has
+ * no mem-stores uses this.  The names are the pmu_name strings that
+ * arch/x86/events/intel/core.c intel_pmu_init() gives the Golden Cove and
+ * later big cores, whose mem-stores is "event=0xcd,umask=0x2" (glc_events_attrs
+ * for Sapphire/Emerald/Granite Rapids; the big-core entry of the hybrid
+ * mem_st_adl / mem_st_arl_h strings).  Emerald Rapids shares the
+ * INTEL_SAPPHIRERAPIDS_X case there and reports "sapphire_rapids"; the kernel
+ * has no "emerald_rapids" name. */
+static bool stores_are_2cd(const char *model)
 {
-	return !strcmp(model, "sapphire_rapids") || !strcmp(model, "emerald_rapids") ||
-	       !strcmp(model, "granite_rapids") || !strcmp(model, "meteorlake_hybrid") ||
-	       !strcmp(model, "alderlake_hybrid");
+	static const char *const names[] = {
+	    "sapphire_rapids",  "granite_rapids",     "alderlake_hybrid",   "meteorlake_hybrid",
+	    "lunarlake_hybrid", "pantherlake_hybrid", "arrowlake_h_hybrid",
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(model, names[i]))
+			return true;
+	return false;
+}
+
+/* A clause added to the setup's note, after a "; " when there is one. */
+static void note_begin(hmpt_pmu_setup_t *s, hmpt_fmt_t *f)
+{
+	size_t len = strlen(s->note);
+
+	hmpt_fmt_init(f, s->note + len, sizeof(s->note) - len, -1);
+	if (len)
+		hmpt_fmt_str(f, "; ");
 }
 
 /* "<label>: libpfm4 encodes 0x3cd, <whose> 0x2cd (used)" added to the note */
@@ -222,11 +246,8 @@ static void note_differ(hmpt_pmu_setup_t *s, const char *label, uint64_t pfm, ui
                         const char *whose)
 {
 	hmpt_fmt_t f;
-	size_t len = strlen(s->note);
 
-	hmpt_fmt_init(&f, s->note + len, sizeof(s->note) - len, -1);
-	if (len)
-		hmpt_fmt_str(&f, "; ");
+	note_begin(s, &f);
 	hmpt_fmt_str(&f, label);
 	hmpt_fmt_str(&f, ": libpfm4 encodes 0x");
 	hmpt_fmt_hex(&f, pfm, 1);
@@ -281,6 +302,35 @@ static bool pebs_event(hmpt_pmu_setup_t *s, hmpt_pmu_event_t *e, const char *dir
 	return false;
 }
 
+/* The load-latency threshold within what the kernel takes: config1 is
+ * written whole to MSR_PEBS_LD_LAT_THRESHOLD, and x86_pmu_extra_regs()
+ * (arch/x86/events/core.c) refuses config1 bits outside the ldlat extra reg's
+ * valid mask, 0xffff (INTEL_UEVENT_PEBS_LDLAT_EXTRA_REG in
+ * arch/x86/events/perf_event.h; format/ldlat is config1:0-15), so a larger
+ * value would fail perf_event_open (or, masked, measure another threshold).
+ * The low end is 3, the threshold the kernel's own mem-loads description
+ * sets ("ldlat=3" in core.c); the kernel does not refuse less itself.
+ * Clamped, and the note says so: options.c checks HMPT_SAMPLE_LDLAT already,
+ * this guards the other callers. */
+#define LDLAT_MIN 3u
+#define LDLAT_MAX 0xffffu
+
+static uint64_t ldlat_in_range(hmpt_pmu_setup_t *s, uint64_t want)
+{
+	uint64_t use = want < LDLAT_MIN ? LDLAT_MIN : want > LDLAT_MAX ? LDLAT_MAX : want;
+	if (use != want) {
+		hmpt_fmt_t f;
+		note_begin(s, &f);
+		hmpt_fmt_str(&f, "load-latency threshold ");
+		hmpt_fmt_u64(&f, want);
+		hmpt_fmt_str(&f, " outside 3..65535 (config1 bits 0-15): ");
+		hmpt_fmt_u64(&f, use);
+		hmpt_fmt_str(&f, " used");
+		hmpt_fmt_cstr(&f);
+	}
+	return use;
+}
+
 static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_setup_t *s)
 {
 	char path[512], line[64];
@@ -291,16 +341,25 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	if (read_line(join(path, sizeof(path), dir, "/type", NULL), line, sizeof(line)) &&
 	    parse_num(line, strlen(line), &v))
 		type = (uint32_t)v;
-	bool spr = is_spr_family(s->model);
-	s->ldlat = rq->ldlat ? rq->ldlat : HMPT_PMU_LDLAT;
+	s->ldlat = ldlat_in_range(s, rq->ldlat ? rq->ldlat : HMPT_PMU_LDLAT);
 	s->period = rq->period ? rq->period : HMPT_PMU_PEBS_PERIOD;
 	s->store_period = s->period * HMPT_PMU_STORE_FACTOR;
 
 	int n = 0;
 	int loads_leader = -1;
-	if (spr || exists(join(path, sizeof(path), dir, "/events/mem-loads-aux", NULL))) {
-		/* Sapphire Rapids: loads sample their data source only in a group
-		 * led by mem-loads-aux (a counting event here) */
+	/* The sysfs file alone says whether the loads need the aux leader:
+	 * intel_pmu_init() (arch/x86/events/intel/core.c) sets
+	 * PMU_FL_MEM_LOADS_AUX only for Sapphire/Emerald Rapids and Alder/Raptor
+	 * Lake, not for Granite Rapids or Meteor Lake.  mem_is_visible() shows
+	 * events/mem-loads-aux exactly when that flag is set (Granite Rapids
+	 * shares glc_events_attrs with Sapphire Rapids and hides it); on hybrid
+	 * parts adl_hybrid_mem_attrs lists it for cpu_core and
+	 * mtl_hybrid_mem_attrs not at all.  The flag is what
+	 * intel_pmu_hw_config() checks before requiring the aux event in the
+	 * group, so a model list would add a leader the kernel has no event for. */
+	if (exists(join(path, sizeof(path), dir, "/events/mem-loads-aux", NULL))) {
+		/* loads sample their data source only in a group led by
+		 * mem-loads-aux (a counting event here) */
 		if (!pebs_event(s, &s->ev[n], dir, type, "mem-loads-aux", NULL, "mem-loads-aux",
 		                0x8203))
 			return -ENODEV;
@@ -313,11 +372,12 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 		return -ENODEV;
 	}
 	s->ev[n].leader = loads_leader;
-	s->ev[n].attr.config1 = s->ldlat; /* ldlat: config1 bits 0-15 on every PEBS model */
+	s->ev[n].attr.config1 = s->ldlat; /* ldlat: config1 bits 0-15, range-checked above */
 	n++;
 	if (rq->stores) {
 		bool ok =
-		    spr ? pebs_event(s, &s->ev[n], dir, type, "MEM_TRANS_RETIRED.STORE_SAMPLE",
+		    stores_are_2cd(s->model)
+		        ? pebs_event(s, &s->ev[n], dir, type, "MEM_TRANS_RETIRED.STORE_SAMPLE",
 		                     "MEM_TRANS_RETIRED:STORE_SAMPLE", "mem-stores", 0x2cd)
 		        : pebs_event(s, &s->ev[n], dir, type, "MEM_INST_RETIRED.ALL_STORES",
 		                     "MEM_INST_RETIRED:ALL_STORES", "mem-stores", 0x82d0);
@@ -341,6 +401,36 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 	return 0;
 }
 
+/* The IBS op period as the kernel takes it.  perf_ibs_init()
+ * (arch/x86/events/amd/ibs.c) refuses a period below the PMU's min_period,
+ * which is 0x90 for perf_ibs_op since the 2025 min_period change (0x10 for
+ * fetch); before it, perf_ibs_init() refused low 4 bits set and only raised a
+ * period of 0 to 0x10, so 0x90 is taken by both.  The low 4 bits are cleared
+ * (the hardware's MaxCnt counts in units of 16; perf_ibs_init() refuses them
+ * on some kernels and masks them off on others).  A period asked for that had to change is said
+ * in the note. */
+#define IBS_OP_MIN_PERIOD 0x90u
+
+static uint64_t ibs_op_period(hmpt_pmu_setup_t *s, uint64_t want)
+{
+	uint64_t use = want & ~(uint64_t)0xf;
+
+	if (use < IBS_OP_MIN_PERIOD)
+		use = IBS_OP_MIN_PERIOD;
+	if (use != want) {
+		hmpt_fmt_t f;
+		note_begin(s, &f);
+		hmpt_fmt_str(&f, "IBS op period 0x");
+		hmpt_fmt_hex(&f, want, 1);
+		hmpt_fmt_str(&f, use > want ? " raised to 0x" : " rounded down to 0x");
+		hmpt_fmt_hex(&f, use, 1);
+		hmpt_fmt_str(&f, use > want ? " (the kernel's minimum for ibs_op)"
+		                            : " (IBS periods have the low 4 bits clear)");
+		hmpt_fmt_cstr(&f);
+	}
+	return use;
+}
+
 static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 {
 	const char *dir_rel = EVDIR "ibs_op";
@@ -357,10 +447,7 @@ static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	/* count dispatched ops, not cycles, where the kernel offers it */
 	if (exists(join(path, sizeof(path), dir, "/format/cnt_ctl", NULL)))
 		hmpt_pmu_parse_event(dir, "cnt_ctl=1", &e->attr, err, sizeof(err));
-	uint64_t period = rq->period ? rq->period : HMPT_PMU_IBS_PERIOD;
-	period &= ~(uint64_t)0xf; /* the hardware ignores the low 4 bits; the kernel refuses them */
-	if (period < 0x10)
-		period = 0x10;
+	uint64_t period = ibs_op_period(s, rq->period ? rq->period : HMPT_PMU_IBS_PERIOD);
 	s->period = period;
 	e->attr.sample_period = period;
 	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |

@@ -11,8 +11,11 @@
  * mem-stores, mem-loads-aux, with <pmu>/format/ saying where each field
  * goes) are what the running kernel accepts, so they win where the two
  * differ (libpfm4 4.13 encodes Sapphire Rapids' store event as 0x3cd).
+ * Whether the loads need that leader is the kernel's to say: the sysfs file
+ * is there exactly when it does (Granite Rapids and Meteor Lake do not).
  * AMD IBS op sampling uses the dynamic ibs_op PMU: its type comes from
- * sysfs, its period must have the low 4 bits clear, one IBS op event per
+ * sysfs, its period must have the low 4 bits clear and be at least 0x90
+ * (a period asked for is adjusted and the note says so), one IBS op event per
  * thread (the hardware has one per CPU), and an unprivileged user needs the
  * kernel's software filter ("swfilt", Linux 6.14) to exclude kernel samples.
  * Without any of these, software page-fault events give first-touch data.
@@ -67,7 +70,7 @@ typedef struct {
 	const char *root;    /* prefix for /sys and /proc: "" on the machine */
 	hmpt_sampler_t want; /* AUTO, or a kind asked for by name */
 	uint64_t period;     /* 0: the default for the kind */
-	uint64_t ldlat;      /* 0: the default (30 cycles) */
+	uint64_t ldlat;      /* 0: the default (30 cycles); else 3..65535, clamped with a note */
 	bool stores;         /* sample stores too (PEBS) */
 	bool privileged;     /* root, CAP_PERFMON or CAP_SYS_ADMIN */
 	int paranoid;        /* /proc/sys/kernel/perf_event_paranoid */

@@ -94,6 +94,21 @@ static void test_skx(void)
 	rq.stores = false;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
 	CHECK(s.nevents == 1 && s.ev[0].attr.config1 == 64 && s.ev[0].attr.sample_period == 1009);
+	CHECK(s.note[0] == 0);
+
+	/* a threshold outside ldlat's config1 bits 0-15: clamped, never spilling
+	 * into the bits above, and the note says so */
+	rq.ldlat = 70000;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 0xffff && s.ldlat == 0xffff);
+	CHECK(strstr(s.note, "load-latency threshold 70000") != NULL);
+	rq.ldlat = (1ull << 32) | 40; /* bit 32 is outside ldlat's valid mask */
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 0xffff);
+	/* below 3, the threshold the kernel's mem-loads description sets */
+	rq.ldlat = 1;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.config1 == 3 && strstr(s.note, "threshold 1 ") != NULL);
 }
 
 static void test_spr(void)
@@ -122,14 +137,45 @@ static void test_spr(void)
 	if (pfm_store != 0x2cd)
 		CHECK(strstr(s.note, "STORE_SAMPLE: libpfm4 encodes 0x3cd") != NULL);
 
-	/* an older kernel without mem-stores in sysfs: the kernel's documented
-	 * encoding, not libpfm4's */
+	/* pmu_name sapphire_rapids without events/mem-loads-aux (and without
+	 * mem-stores): no aux leader, since the sysfs file alone says the kernel
+	 * wants one; the stores take the kernel's documented encoding for the
+	 * model, not libpfm4's */
 	const char *old = root_named("spr-old");
 	intel_pmu(old, "sapphire_rapids\n", NULL, false);
 	rq = request(old);
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
-	CHECK(s.nevents == 3 && s.ev[0].attr.config == 0x8203 && s.ev[2].attr.config == 0x2cd);
-	CHECK(!strcmp(s.ev[2].source, pfm_store == 0x2cd ? "libpfm4" : "kernel"));
+	CHECK(s.nevents == 2);
+	CHECK(s.ev[0].attr.config == 0x1cd && s.ev[0].leader == -1 && s.ev[0].sampling);
+	CHECK(s.ev[1].store && s.ev[1].attr.config == 0x2cd);
+	CHECK(!strcmp(s.ev[1].source, pfm_store == 0x2cd ? "libpfm4" : "kernel"));
+	for (int i = 0; i < s.nevents; i++)
+		CHECK(strcmp(s.ev[i].name, "mem-loads-aux") != 0);
+}
+
+/* Granite Rapids: the kernel sets no PMU_FL_MEM_LOADS_AUX and shows no
+ * mem-loads-aux; its stores are 0x2cd as on Sapphire Rapids (libpfm4 is
+ * forced to spr: the same core events) */
+static void test_gnr(void)
+{
+	const char *root = root_named("gnr");
+	hmpt_pmu_setup_t s;
+
+	intel_pmu(root, "granite_rapids\n", "event=0xcd,umask=0x2\n", false);
+	hmpt_pmu_request_t rq = request(root);
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.kind == HMPT_SAMPLER_PEBS && s.nevents == 2);
+	CHECK(s.ev[0].attr.config == 0x1cd && s.ev[0].leader == -1 && s.ev[0].sampling);
+	CHECK(s.ev[1].store && s.ev[1].attr.config == 0x2cd);
+	for (int i = 0; i < s.nevents; i++)
+		CHECK(strcmp(s.ev[i].name, "mem-loads-aux") != 0);
+
+	/* without mem-stores in sysfs: the model's encoding, still no leader */
+	const char *bare = root_named("gnr-bare");
+	intel_pmu(bare, "granite_rapids\n", NULL, false);
+	rq = request(bare);
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.nevents == 2 && s.ev[0].leader == -1 && s.ev[1].attr.config == 0x2cd);
 }
 
 static void test_ibs(void)
@@ -147,6 +193,15 @@ static void test_ibs(void)
 	CHECK(s.kind == HMPT_SAMPLER_IBS && s.nevents == 1);
 	CHECK(s.ev[0].attr.type == 11 && s.ev[0].attr.config == (1u << 19));
 	CHECK(s.ev[0].attr.sample_period == 992 && !s.ev[0].attr.exclude_kernel);
+	CHECK(s.period == 992 && strstr(s.note, "rounded down to 0x3e0") != NULL);
+	/* below the op PMU's minimum (arch/x86/events/amd/ibs.c: 0x90) */
+	rq.period = 0x20;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.kind == HMPT_SAMPLER_IBS && s.period == 0x90 && s.ev[0].attr.sample_period == 0x90);
+	CHECK(strstr(s.note, "0x20 raised to 0x90") != NULL);
+	rq.period = 0x90; /* taken as it is: nothing to say */
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
+	CHECK(s.ev[0].attr.sample_period == 0x90 && s.note[0] == 0);
 
 	/* unprivileged without the software filter: no IBS, and why */
 	rq.privileged = false;
@@ -158,6 +213,7 @@ static void test_ibs(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
 	CHECK(s.kind == HMPT_SAMPLER_IBS && s.ev[0].attr.config2 == 1 &&
 	      s.ev[0].attr.exclude_kernel && s.ev[0].attr.sample_period == HMPT_PMU_IBS_PERIOD);
+	CHECK(s.note[0] == 0); /* the default period needs no word */
 	/* PEBS asked for on an AMD machine */
 	rq.want = HMPT_SAMPLER_PEBS;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0);
@@ -232,6 +288,7 @@ int main(void)
 		return 1;
 	in_child("skx", test_skx);
 	in_child("spr", test_spr);
+	in_child("spr", test_gnr);
 	test_ibs();
 	test_no_pmu();
 	test_parse_event();
