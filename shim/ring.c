@@ -177,29 +177,97 @@ void hmpt_ring_drain(struct perf_event_mmap_page *pc, uint64_t data_size, uint64
 
 #define DS_FIELD(v, shift, bits) (((v) >> (shift)) & ((1ull << (bits)) - 1))
 
+/* A load that missed the last cache: where it was served from.  Intel's
+ * "unknown L3 miss" (ds.c pebs_data_source[0x00]) says no more than the
+ * miss: it went to memory, which one unsaid, so it counts as memory (dram,
+ * or remote with the remote bit); the page's node is in the profile's
+ * `nodes`.  A snoop that hit says a peer core's cache served it instead
+ * (ds.c lnc_pebs_data_source[0x0f], "L3 Miss Snoop HitM"). */
+static hmpt_level_t llc_miss(uint64_t ds, bool remote)
+{
+	uint64_t snoop = DS_FIELD(ds, PERF_MEM_SNOOP_SHIFT, 5);
+	uint64_t snoopx = DS_FIELD(ds, PERF_MEM_SNOOPX_SHIFT, 2);
+
+	if (remote)
+		return HMPT_LEVEL_REMOTE;
+	if ((snoop & (PERF_MEM_SNOOP_HIT | PERF_MEM_SNOOP_HITM)) ||
+	    (snoopx & (PERF_MEM_SNOOPX_FWD | PERF_MEM_SNOOPX_PEER)))
+		return HMPT_LEVEL_L3;
+	return HMPT_LEVEL_DRAM;
+}
+
 hmpt_level_t hmpt_datasrc_level(uint64_t ds)
 {
 	uint64_t lvl = DS_FIELD(ds, PERF_MEM_LVL_SHIFT, 14);
 	uint64_t num = DS_FIELD(ds, PERF_MEM_LVLNUM_SHIFT, 4);
-	bool remote = DS_FIELD(ds, PERF_MEM_REMOTE_SHIFT, 1);
+	uint64_t hops = DS_FIELD(ds, PERF_MEM_HOPS_SHIFT, 3);
+	uint64_t where = lvl & ~(uint64_t)(PERF_MEM_LVL_NA | PERF_MEM_LVL_HIT | PERF_MEM_LVL_MISS);
+	bool hit = lvl & PERF_MEM_LVL_HIT;
+	bool miss = (lvl & PERF_MEM_LVL_MISS) && !hit;
+	bool has_num = num && num != PERF_MEM_LVLNUM_NA;
+	/* Remote means another node: HOPS_0 is "remote core, same node" (the
+	 * uapi; amd/ibs.c g_zen4_data_src NEAR_CCX_CACHE, and perf's
+	 * c2c_decode_stats in tools/perf/util/mem-events.c counts the remote
+	 * bit as remote only without hops).  AMD says HOPS_1 for any remote
+	 * node, another socket included (ibs.c perf_ibs_get_mem_lvl). */
+	bool remote = DS_FIELD(ds, PERF_MEM_REMOTE_SHIFT, 1) && hops != PERF_MEM_HOPS_0;
 
-	if (ds == 0 || (lvl == PERF_MEM_LVL_NA && (num == 0 || num == PERF_MEM_LVLNUM_NA)))
+	/* Nothing said about the level: software events (PERF_MEM_NA with
+	 * LVLNUM_NA), IBS ops without a DataSrc (ibs.c "Don't set HIT with
+	 * NA"), reserved PEBS encodings (ds.c lnl_latency_data: LEVEL(NA)). */
+	if (!where && !has_num)
 		return HMPT_LEVEL_NONE;
-	if (num && num != PERF_MEM_LVLNUM_NA) {
+	if (has_num) {
 		switch (num) {
-		case PERF_MEM_LVLNUM_L1: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_L1;
-		case PERF_MEM_LVLNUM_L2: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_L2;
-		case PERF_MEM_LVLNUM_L3: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_L3;
-		case PERF_MEM_LVLNUM_RAM: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_DRAM;
+		case PERF_MEM_LVLNUM_L0:
+		case PERF_MEM_LVLNUM_L1:
+		case PERF_MEM_LVLNUM_L2:
+			/* a miss here says nothing of the level that served it */
+			if (miss)
+				return HMPT_LEVEL_OTHER;
+			if (remote)
+				return HMPT_LEVEL_REMOTE;
+			return num == PERF_MEM_LVLNUM_L2 ? HMPT_LEVEL_L2 : HMPT_LEVEL_L1;
+		case PERF_MEM_LVLNUM_L3:
+			/* Intel puts MISS in mem_lvl and L3 in mem_lvl_num for
+			 * an L3 miss (ds.c pebs_data_source[0x00]) */
+			if (miss)
+				return llc_miss(ds, remote);
+			return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_L3;
 		case PERF_MEM_LVLNUM_ANY_CACHE:
-		case PERF_MEM_LVLNUM_L4: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_OTHER;
-		default: /* LFB, PMEM, CXL, I/O */ return HMPT_LEVEL_OTHER;
+			if (remote)
+				return HMPT_LEVEL_REMOTE;
+			/* AMD: after an L2 miss, the L3 or a peer CCX on this
+			 * node (ibs.c g_data_src LOC_CACHE, g_zen4_data_src
+			 * NEAR_CCX_CACHE) */
+			if (hit && (lvl & PERF_MEM_LVL_L1))
+				return HMPT_LEVEL_L1;
+			if (hit && (lvl & PERF_MEM_LVL_L2))
+				return HMPT_LEVEL_L2;
+			return HMPT_LEVEL_L3;
+		case PERF_MEM_LVLNUM_L4:
+		case PERF_MEM_LVLNUM_MSC:
+			if (miss)
+				return llc_miss(ds, remote);
+			return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_OTHER;
+		case PERF_MEM_LVLNUM_RAM: return remote ? HMPT_LEVEL_REMOTE : HMPT_LEVEL_DRAM;
+		/* Far memory stays far when on another node: the slower link
+		 * is what the sample shows, and the node is in `nodes` (ibs.c
+		 * sets REM and HOPS_1 for a remote EXT_MEM or PMEM). */
+		case PERF_MEM_LVLNUM_CXL:
+		case PERF_MEM_LVLNUM_PMEM: return HMPT_LEVEL_FAR;
+		default: /* LFB, L2_MHB (a line already on its way), I/O, uncached */
+			return HMPT_LEVEL_OTHER;
 		}
 	}
-	/* older kernels: only the mem_lvl bits; a cache level counts when hit */
-	bool hit = lvl & PERF_MEM_LVL_HIT;
-	if (lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2 | PERF_MEM_LVL_REM_CCE1 |
-	           PERF_MEM_LVL_REM_CCE2))
+	/* Older kernels: only the mem_lvl bits. */
+	if (miss) {
+		/* the pre-lvl_num encoding of the unknown L3 miss */
+		if (lvl & PERF_MEM_LVL_L3)
+			return llc_miss(ds, remote);
+		return HMPT_LEVEL_OTHER;
+	}
+	if (lvl & (PERF_MEM_LVL_REM_RAM1 | PERF_MEM_LVL_REM_RAM2))
 		return HMPT_LEVEL_REMOTE;
 	if (lvl & PERF_MEM_LVL_LOC_RAM)
 		return HMPT_LEVEL_DRAM;
@@ -207,15 +275,20 @@ hmpt_level_t hmpt_datasrc_level(uint64_t ds)
 		return HMPT_LEVEL_L1;
 	if (hit && (lvl & PERF_MEM_LVL_L2))
 		return HMPT_LEVEL_L2;
+	/* before REM_CCE1: AMD before Zen 4 said "L3 or a peer CCX" for its
+	 * node-local cache (ibs.c perf_ibs_get_mem_lvl, LOC_CACHE) */
 	if (hit && (lvl & PERF_MEM_LVL_L3))
 		return HMPT_LEVEL_L3;
+	if (lvl & (PERF_MEM_LVL_REM_CCE1 | PERF_MEM_LVL_REM_CCE2))
+		return HMPT_LEVEL_REMOTE;
 	return HMPT_LEVEL_OTHER;
 }
 
 const char *hmpt_datasrc_level_name(hmpt_level_t l)
 {
-	static const char *const names[] = {"l1", "l2", "l3", "dram", "remote", "other"};
+	static const char *const names[] = {"l1", "l2", "l3", "dram", "remote", "far", "other"};
 
+	_Static_assert(sizeof(names) / sizeof(names[0]) == HMPT_LEVEL_COUNT, "a name per level");
 	return l < HMPT_LEVEL_COUNT ? names[l] : "none";
 }
 

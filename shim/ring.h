@@ -69,22 +69,41 @@ uint64_t hmpt_ring_read(const uint8_t *data, uint64_t size, uint64_t tail, uint6
 void hmpt_ring_drain(struct perf_event_mmap_page *pc, uint64_t data_size, uint64_t sample_type,
                      hmpt_ring_fn fn, void *ctx, hmpt_ring_counts_t *c);
 
+/* Level numbers newer than some installed uapi headers (values from the
+ * kernel's include/uapi/linux/perf_event.h). */
+#ifndef PERF_MEM_LVLNUM_L2_MHB
+#define PERF_MEM_LVLNUM_L2_MHB 0x05
+#endif
+#ifndef PERF_MEM_LVLNUM_MSC
+#define PERF_MEM_LVLNUM_MSC 0x06
+#endif
+#ifndef PERF_MEM_LVLNUM_L0
+#define PERF_MEM_LVLNUM_L0 0x07
+#endif
+#ifndef PERF_MEM_LVLNUM_UNC
+#define PERF_MEM_LVLNUM_UNC 0x08
+#endif
+
 /* Where a sampled access was served from, as the profile reports it. */
 typedef enum {
 	HMPT_LEVEL_L1,
 	HMPT_LEVEL_L2,
-	HMPT_LEVEL_L3,
-	HMPT_LEVEL_DRAM,   /* local memory: DRAM, HBM (flat mode) */
-	HMPT_LEVEL_REMOTE, /* another socket's cache or memory */
-	HMPT_LEVEL_OTHER,  /* fill buffer, PMEM, CXL, I/O, uncached, unknown */
+	HMPT_LEVEL_L3,     /* last-level cache, or a peer core's cache on this node */
+	HMPT_LEVEL_DRAM,   /* local memory: DRAM, HBM (flat mode); a last-level
+	                    * cache miss whose source is not said */
+	HMPT_LEVEL_REMOTE, /* another node's or socket's cache or DRAM */
+	HMPT_LEVEL_FAR,    /* far memory: CXL, PMEM, on this node or another */
+	HMPT_LEVEL_OTHER,  /* fill buffers, L4 or memory-side cache, I/O, uncached,
+	                    * an L1 or L2 miss with nothing said beyond */
 	HMPT_LEVEL_COUNT,
 	HMPT_LEVEL_NONE = HMPT_LEVEL_COUNT /* no data source in the sample */
 } hmpt_level_t;
 
 /* Decode union perf_mem_data_src: the newer mem_lvl_num field when the
- * kernel filled it, else the older mem_lvl bits. */
+ * kernel filled it, else the older mem_lvl bits; a MISS in mem_lvl means
+ * the level named missed, so the access counts where it went beyond. */
 hmpt_level_t hmpt_datasrc_level(uint64_t data_src);
-/* "l1" "l2" "l3" "dram" "remote" "other" */
+/* "l1" "l2" "l3" "dram" "remote" "far" "other" */
 const char *hmpt_datasrc_level_name(hmpt_level_t l);
 /* A load, a store, or neither said. */
 bool hmpt_datasrc_is_store(uint64_t data_src);

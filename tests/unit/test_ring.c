@@ -242,22 +242,99 @@ static void test_datasrc(void)
 	     HMPT_LEVEL_REMOTE, "remote cache, modified"},
 	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_LFB, PERF_MEM_LVLNUM_LFB, 0),
 	     HMPT_LEVEL_OTHER, "fill buffer"},
-	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_PMEM, 0), HMPT_LEVEL_OTHER, "PMEM"},
-	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_CXL, 0), HMPT_LEVEL_OTHER, "CXL"},
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_PMEM, 0), HMPT_LEVEL_FAR, "PMEM"},
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_CXL, 0), HMPT_LEVEL_FAR, "CXL"},
 	    {DS(LOAD, PERF_MEM_LVL_UNC, PERF_MEM_LVLNUM_IO, 0), HMPT_LEVEL_OTHER, "I/O"},
 	    /* kernels that fill only mem_lvl */
 	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L2, 0, 0), HMPT_LEVEL_L2, "old L2 hit"},
-	    {DS(LOAD, PERF_MEM_LVL_MISS | PERF_MEM_LVL_L3, 0, 0), HMPT_LEVEL_OTHER, "old L3 miss"},
+	    /* the unknown L3 miss before mem_lvl_num: memory, source unsaid */
+	    {DS(LOAD, PERF_MEM_LVL_MISS | PERF_MEM_LVL_L3, 0, 0), HMPT_LEVEL_DRAM, "old L3 miss"},
 	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_LOC_RAM, 0, 0), HMPT_LEVEL_DRAM, "old DRAM"},
 	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_RAM2, 0, 0), HMPT_LEVEL_REMOTE,
 	     "old remote DRAM"},
+	    /* AMD IBS before Zen 4, kernels without mem_lvl_num (ibs.c
+	       perf_ibs_get_mem_lvl): LOC_CACHE is "L3 or a peer CCX" */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1, 0, 0),
+	     HMPT_LEVEL_L3, "old AMD local cache"},
+
+	    /* Intel, arch/x86/events/intel/ds.c */
+	    /* pebs_data_source[0x00]: "ukn L3", MISS with LEVEL(L3) */
+	    {DS(LOAD, PERF_MEM_LVL_MISS, PERF_MEM_LVLNUM_L3, 0) | PERF_MEM_S(SNOOP, NA),
+	     HMPT_LEVEL_DRAM, "Intel unknown L3 miss"},
+	    /* lnc_pebs_data_source[0x0f]: L3 miss, snoop HitM: a peer cache */
+	    {DS(LOAD, PERF_MEM_LVL_MISS | PERF_MEM_LVL_L3, PERF_MEM_LVLNUM_L3, 0) |
+	         PERF_MEM_S(SNOOP, HITM),
+	     HMPT_LEVEL_L3, "Intel L3 miss, snoop HitM"},
+	    /* pebs_data_source[0x0b] (SNB): REM_RAM1, REM, LEVEL(L3) */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_RAM1, PERF_MEM_LVLNUM_L3, 1) |
+	         PERF_MEM_S(SNOOP, HIT),
+	     HMPT_LEVEL_REMOTE, "Intel remote DRAM, shared"},
+	    /* __intel_pmu_pebs_data_source_skl(pmem) [0x08], [0x09] */
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_PMEM, 0) | PERF_MEM_S(SNOOP, HIT),
+	     HMPT_LEVEL_FAR, "Intel PMEM"},
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_PMEM, 1) | PERF_MEM_S(SNOOP, HIT),
+	     HMPT_LEVEL_FAR, "Intel remote PMEM"},
+	    /* __intel_pmu_pebs_data_source_skl [0x0c]: remote cache, forward */
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_ANY_CACHE, 1) | PERF_MEM_S(SNOOPX, FWD),
+	     HMPT_LEVEL_REMOTE, "Intel remote cache, forward"},
+	    /* lnc_pebs_data_source[0x06], [0x10]: L2 miss buffer, memory-side cache */
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_L2_MHB, 0), HMPT_LEVEL_OTHER,
+	     "Intel L2 MHB"},
+	    {DS(LOAD, PERF_MEM_LVL_HIT, PERF_MEM_LVLNUM_MSC, 0), HMPT_LEVEL_OTHER,
+	     "Intel memory-side cache"},
+	    /* lnl_latency_data: a reserved encoding is LEVEL(NA) */
+	    {DS(LOAD, 0, PERF_MEM_LVLNUM_NA, 0) | PERF_MEM_S(SNOOP, NA), HMPT_LEVEL_NONE,
+	     "Intel reserved"},
+	    /* precise_store_data: L1 miss says nothing beyond */
+	    {PERF_MEM_S(OP, STORE) | PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LVL, L1) |
+	         PERF_MEM_S(LVL, MISS) | PERF_MEM_S(TLB, L2) | PERF_MEM_S(TLB, HIT),
+	     HMPT_LEVEL_OTHER, "Intel store, L1 miss"},
+	    {PERF_MEM_S(OP, STORE) | PERF_MEM_S(SNOOP, NA) | PERF_MEM_S(LVL, L1) |
+	         PERF_MEM_S(LVL, HIT) | PERF_MEM_S(TLB, L2) | PERF_MEM_S(TLB, HIT),
+	     HMPT_LEVEL_L1, "Intel store, L1 hit"},
+
+	    /* AMD, arch/x86/events/amd/ibs.c perf_ibs_get_mem_lvl: g_zen4_data_src,
+	       and REM | HOPS(1) (or REM_RAM1 for DRAM) when rmt_node is set */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_LOC_RAM, PERF_MEM_LVLNUM_RAM, 0),
+	     HMPT_LEVEL_DRAM, "AMD DRAM"},
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_RAM1, PERF_MEM_LVLNUM_RAM, 1) |
+	         PERF_MEM_S(HOPS, 1),
+	     HMPT_LEVEL_REMOTE, "AMD remote DRAM"},
+	    /* FAR_CCX_CACHE: another node's cache */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_CCE2, PERF_MEM_LVLNUM_ANY_CACHE, 1) |
+	         PERF_MEM_S(HOPS, 1),
+	     HMPT_LEVEL_REMOTE, "AMD far CCX cache"},
+	    /* NEAR_CCX_CACHE: HOPS_0 is "remote core, same node" */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_CCE1, PERF_MEM_LVLNUM_ANY_CACHE, 1) |
+	         PERF_MEM_S(HOPS, 0),
+	     HMPT_LEVEL_L3, "AMD near CCX cache"},
+	    /* g_data_src LOC_CACHE (before Zen 4) */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_L3 | PERF_MEM_LVL_REM_CCE1,
+	        PERF_MEM_LVLNUM_ANY_CACHE, 0) |
+	         PERF_MEM_S(HOPS, 0),
+	     HMPT_LEVEL_L3, "AMD local cache"},
+	    /* EXT_MEM: extension memory (CXL), here and on another node */
+	    {DS(LOAD, 0, PERF_MEM_LVLNUM_CXL, 0), HMPT_LEVEL_FAR, "AMD CXL"},
+	    {DS(LOAD, 0, PERF_MEM_LVLNUM_CXL, 1) | PERF_MEM_S(HOPS, 1), HMPT_LEVEL_FAR,
+	     "AMD remote CXL"},
+	    {DS(LOAD, 0, PERF_MEM_LVLNUM_PMEM, 0), HMPT_LEVEL_FAR, "AMD PMEM"},
+	    /* dc_uc_mem_acc: L(UNC) | LN(UNC) */
+	    {DS(LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_UNC, PERF_MEM_LVLNUM_UNC, 0),
+	     HMPT_LEVEL_OTHER, "AMD uncached"},
+	    /* no DataSrc, no MAB: "Don't set HIT with NA" */
+	    {DS(LOAD, PERF_MEM_LVL_NA, PERF_MEM_LVLNUM_NA, 0), HMPT_LEVEL_NONE, "AMD no source"},
+
 	    /* nothing said */
 	    {0, HMPT_LEVEL_NONE, "zero"},
 	    {PERF_MEM_S(OP, NA) | PERF_MEM_S(LVL, NA) | PERF_MEM_S(SNOOP, NA) |
 	         PERF_MEM_S(LOCK, NA) | PERF_MEM_S(TLB, NA),
 	     HMPT_LEVEL_NONE, "PERF_MEM_NA"},
+	    /* a software page-fault sample on a 6.18 kernel: PERF_MEM_NA with
+	       LVLNUM_NA, checked below against the macros */
+	    {0x1e05080021ull, HMPT_LEVEL_NONE, "software event (literal)"},
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+	size_t n = sizeof(t) / sizeof(t[0]);
+	for (size_t i = 0; i < n; i++) {
 		hmpt_level_t got = hmpt_datasrc_level(t[i].ds);
 		if (got != t[i].want)
 			fprintf(stderr, "data source %s (0x%llx): got %s, want %s\n", t[i].what,
@@ -267,9 +344,13 @@ static void test_datasrc(void)
 	}
 	/* the literal is what the kernel's macros build */
 	CHECK(t[0].ds == t[1].ds);
+	CHECK(t[n - 1].ds == (t[n - 2].ds | PERF_MEM_S(LVLNUM, NA)));
 	CHECK(hmpt_datasrc_is_store(PERF_MEM_S(OP, STORE) | PERF_MEM_S(LVL, L1)));
 	CHECK(!hmpt_datasrc_is_store(t[0].ds));
 	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_DRAM), "dram"));
+	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_FAR), "far"));
+	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_COUNT - 1), "other"));
+	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_NONE), "none"));
 }
 
 int main(void)
