@@ -162,3 +162,14 @@ int hmpt_perfev_open_first(const hmpt_pmu_setup_t *s, hmpt_perfev_opts_t *o, hmp
 		}
 	}
 }
+
+uint64_t hmpt_perfev_budget_threads(const hmpt_perfev_budget_t *b)
+{
+	if (b->unlimited || b->rlimit == UINT64_MAX || !b->ring_bytes || !b->page)
+		return UINT64_MAX;
+	/* in pages, as perf_mmap() counts: the shared part up to the limit
+	 * goes to the user's locked_vm, the rest to each process's pinned_vm */
+	uint64_t shared = b->mlock_kb * 1024 / b->page * b->cpus;
+	uint64_t own = b->rlimit / b->page * (b->processes ? b->processes : 1);
+	return (shared + own) / (b->ring_bytes / b->page);
+}

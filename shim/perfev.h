@@ -63,4 +63,23 @@ void hmpt_perfev_close(hmpt_perfev_group_t *g, const hmpt_perfev_opts_t *o);
  * and its address may hold something else by now. */
 void hmpt_perfev_forget(hmpt_perfev_group_t *g);
 
+/* The kernel's budget for ring buffers (kernel/events/core.c perf_mmap):
+ * each user may lock perf_event_mlock_kb per online CPU, shared by all of
+ * that user's processes; past it, a process may pin up to RLIMIT_MEMLOCK of
+ * its own; CAP_IPC_LOCK or perf_event_paranoid -1 lifts both.  Each sampled
+ * thread maps one ring (its sampling events share it). */
+typedef struct {
+	uint64_t mlock_kb;   /* kernel.perf_event_mlock_kb */
+	uint64_t cpus;       /* online CPUs */
+	uint64_t rlimit;     /* RLIMIT_MEMLOCK, bytes (UINT64_MAX: none) */
+	bool unlimited;      /* CAP_IPC_LOCK, or perf_event_paranoid -1 */
+	uint64_t ring_bytes; /* one thread's mapping: the data pages and one */
+	uint64_t processes;  /* this user's sampled processes on the node (the job's ranks) */
+	uint64_t page;       /* the kernel counts in pages */
+} hmpt_perfev_budget_t;
+
+/* About how many threads' rings the budget holds on the node, for all
+ * `processes` together; UINT64_MAX when unlimited. */
+uint64_t hmpt_perfev_budget_threads(const hmpt_perfev_budget_t *b);
+
 #endif

@@ -480,6 +480,12 @@ static void write_sampling(hmpt_fmt_t *f)
 	kv_str(f, "note", su->note, ",\n    ");
 	kv_hex(f, "sample_type", hmpt_sample_type_used(), ",\n    ");
 	kv_str(f, "fallbacks", hmpt_sample_fallbacks(), ",\n    ");
+	key(f, "ring_room_threads");
+	if (hmpt_sample_ring_room() == UINT64_MAX)
+		hmpt_fmt_str(f, "null");
+	else
+		hmpt_fmt_u64(f, hmpt_sample_ring_room());
+	hmpt_fmt_str(f, ",\n    ");
 	hmpt_fmt_str(f, "\"events\": [");
 	for (int i = 0; i < su->nevents; i++) {
 		const hmpt_pmu_event_t *e = &su->ev[i];

@@ -9,6 +9,7 @@
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,7 +58,8 @@ static uint64_t gone_n_g;
 static hmpt_sample_totals_t totals_g;
 static hmpt_pmu_setup_t setup_g = {.kind = HMPT_SAMPLER_OFF}; /* never started */
 static hmpt_sample_config_t cfg_g;
-static hmpt_perfev_opts_t opts_g; /* how every thread opens its events */
+static hmpt_perfev_opts_t opts_g;    /* how every thread opens its events */
+static uint64_t room_g = UINT64_MAX; /* threads' rings the kernel's budget holds */
 static int active_g;
 static int stopping_g;
 static int wake_fd_g = -1;
@@ -110,6 +112,11 @@ uint64_t hmpt_sample_type_used(void)
 const char *hmpt_sample_fallbacks(void)
 {
 	return opts_g.fallbacks;
+}
+
+uint64_t hmpt_sample_ring_room(void)
+{
+	return room_g;
 }
 
 const char *hmpt_sample_why(void)
@@ -188,8 +195,8 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
  * size is read once the fault is handled: pmu.c samples minor faults), cut
  * to the block's range [lo, hi) where a huge page reaches past the block,
  * less what the block's earlier faults counted (touched.h) when `once`. */
-static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi,
-                            uint64_t born, bool once)
+static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi, uint64_t born,
+                            bool once)
 {
 	uint64_t ps = s->page_size ? s->page_size : page_g;
 	uintptr_t from = s->addr & ~(uintptr_t)(ps - 1), to = from + ps;
@@ -395,6 +402,24 @@ void hmpt_sample_thread_begin(void)
 		return;
 	}
 	if (hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
+		static int said;
+		if (hmpt_log_first(&said)) {
+			char buf[320];
+			hmpt_fmt_t f;
+			hmpt_log_begin(&f, buf, sizeof(buf));
+			hmpt_fmt_str(&f, "sampling: a thread runs unsampled: ");
+			hmpt_fmt_str(&f, err);
+			if (room_g != UINT64_MAX) {
+				hmpt_fmt_str(&f,
+				             "; the kernel's budget for perf rings holds about ");
+				hmpt_fmt_u64(&f, room_g);
+				hmpt_fmt_str(
+				    &f, " threads' rings here (raise kernel.perf_event_mlock_kb "
+				        "or 'ulimit -l')");
+			}
+			hmpt_fmt_str(&f, " (said once; the profile counts threads_failed)");
+			hmpt_log_end(&f, HMPT_LOG_WARN);
+		}
 		count(&totals_g.threads_failed);
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return;
@@ -432,23 +457,28 @@ void hmpt_sample_tramp_put(hmpt_sample_tramp_t *t)
 
 /* ----------------------------------------------------------------- set-up */
 
-static bool privileged(void)
+/* the effective capabilities (CapEff in /proc/self/status) */
+static uint64_t effective_caps(void)
 {
 	char buf[2048];
 	uint64_t caps = 0;
 
-	if (geteuid() == 0)
-		return true;
 	if (hmpt_sys_read_file("/proc/self/status", buf, sizeof(buf)) <= 0)
-		return false;
+		return 0;
 	const char *p = strstr(buf, "CapEff:");
 	if (!p)
-		return false;
+		return 0;
 	for (p += 7; *p == '\t' || *p == ' '; p++)
 		;
 	for (; (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f'); p++)
 		caps = caps << 4 | (uint64_t)(*p <= '9' ? *p - '0' : *p - 'a' + 10);
-	return caps & (1ull << 38 | 1ull << 21); /* CAP_PERFMON, CAP_SYS_ADMIN */
+	return caps;
+}
+
+static bool privileged(void)
+{
+	/* CAP_PERFMON, CAP_SYS_ADMIN */
+	return geteuid() == 0 || (effective_caps() & (1ull << 38 | 1ull << 21));
 }
 
 static int paranoid_level(void)
@@ -466,6 +496,57 @@ static int paranoid_level(void)
 	for (; *p >= '0' && *p <= '9'; p++)
 		v = v * 10 + (*p - '0');
 	return sign * v;
+}
+
+/* The ring budget, checked before sampling starts: said when the job may
+ * want more rings than it holds (those threads would run unsampled). */
+static void check_budget(void)
+{
+	char buf[32];
+	struct rlimit rl;
+	hmpt_perfev_budget_t b = {
+	    .mlock_kb = 516, /* the kernel's default */
+	    .cpus =
+	        (uint64_t)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1),
+	    .rlimit = 64 * 1024,
+	    .unlimited = (effective_caps() & (1ull << 14)) || paranoid_level() == -1,
+	    .ring_bytes = (opts_g.ring_pages + 1) * opts_g.page,
+	    .processes = cfg_g.processes ? cfg_g.processes : 1,
+	    .page = opts_g.page};
+
+	if (hmpt_sys_read_file("/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0) {
+		b.mlock_kb = 0;
+		for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
+			b.mlock_kb = b.mlock_kb * 10 + (uint64_t)(*p - '0');
+	}
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
+		b.rlimit = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
+	room_g = hmpt_perfev_budget_threads(&b);
+	uint64_t want = b.processes * (cfg_g.threads ? cfg_g.threads : 1);
+	if (room_g == UINT64_MAX || want <= room_g)
+		return;
+	char msg[512];
+	hmpt_fmt_t f;
+	hmpt_log_begin(&f, msg, sizeof(msg));
+	hmpt_fmt_str(&f, "sampling: the kernel's budget for perf rings holds about ");
+	hmpt_fmt_u64(&f, room_g);
+	hmpt_fmt_str(&f, " threads on this node (perf_event_mlock_kb ");
+	hmpt_fmt_u64(&f, b.mlock_kb);
+	hmpt_fmt_str(&f, " KiB x ");
+	hmpt_fmt_u64(&f, b.cpus);
+	hmpt_fmt_str(&f, " CPUs for all of this user's processes, then RLIMIT_MEMLOCK ");
+	hmpt_fmt_size(&f, b.rlimit);
+	hmpt_fmt_str(&f, " each; ");
+	hmpt_fmt_size(&f, b.ring_bytes);
+	hmpt_fmt_str(&f, " a thread), and this run may sample ");
+	hmpt_fmt_u64(&f, want);
+	hmpt_fmt_str(&f, " (");
+	hmpt_fmt_u64(&f, b.processes);
+	hmpt_fmt_str(&f, b.processes == 1 ? " process x " : " ranks x ");
+	hmpt_fmt_u64(&f, cfg_g.threads ? cfg_g.threads : 1);
+	hmpt_fmt_str(&f, " threads): the others run unsampled; raise kernel.perf_event_mlock_kb "
+	                 "or 'ulimit -l', or grant CAP_IPC_LOCK");
+	hmpt_log_end(&f, HMPT_LOG_WARN);
 }
 
 static void set_why(const char *a, const char *b)
@@ -615,6 +696,7 @@ static int start(void)
 	} else if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
 		set_why(setup_g.why, NULL);
 	}
+	check_budget();
 	int rc = go_live(sl);
 	if (rc)
 		set_why("cannot start the reader thread", strerrordesc_np(-rc));

@@ -62,6 +62,8 @@ typedef struct {
 	hmpt_sampler_t want;
 	uint64_t period, ldlat;        /* 0: the defaults */
 	hmpt_pthread_create_fn create; /* the real pthread_create, for the reader */
+	uint64_t processes;            /* the job's ranks on this node (0: one process) */
+	uint64_t threads;              /* threads per process expected (OMP_NUM_THREADS; 0: 1) */
 } hmpt_sample_config_t;
 
 /* Choose the events and start: this thread's events, the reader thread.
@@ -92,6 +94,9 @@ uint64_t hmpt_sample_type_used(void);
 /* What the kernel refused of the sample fields and clock, and what was
  * done instead ("" when nothing). */
 const char *hmpt_sample_fallbacks(void);
+/* About how many threads' rings the kernel's mlock budget holds on this
+ * node (perfev.h); UINT64_MAX when unlimited. */
+uint64_t hmpt_sample_ring_room(void);
 /* Why hardware sampling or any sampling is not running ("" if it is). */
 const char *hmpt_sample_why(void);
 

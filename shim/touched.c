@@ -72,7 +72,8 @@ uint64_t hmpt_touched_add(uintptr_t from, uintptr_t to, uint64_t born)
 			continue;
 		}
 		for (; p < end; p += (uintptr_t)1 << page_shift_g) {
-			unsigned bit = (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+			unsigned bit =
+			    (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
 			uint64_t m = 1ull << (bit & 63);
 			if (!(e->bits[bit >> 6] & m)) {
 				e->bits[bit >> 6] |= m;

@@ -274,9 +274,33 @@ static void test_kernel_records(void)
 	free(got);
 }
 
+/* perf_mmap()'s arithmetic: the user's share per CPU, then each process's
+ * RLIMIT_MEMLOCK; CAP_IPC_LOCK or no limit lifts it */
+static void test_budget(void)
+{
+	hmpt_perfev_budget_t b = {.mlock_kb = 516,
+	                          .cpus = 2,
+	                          .rlimit = 64 * 1024,
+	                          .ring_bytes = 65 * 4096,
+	                          .processes = 1,
+	                          .page = 4096};
+
+	/* 129 pages x 2 + 16 = 274 pages, 65 a ring */
+	CHECK(hmpt_perfev_budget_threads(&b) == 4);
+	b.processes = 8; /* 258 + 8 x 16 = 386 */
+	CHECK(hmpt_perfev_budget_threads(&b) == 5);
+	b.cpus = 112, b.processes = 112, b.ring_bytes = 17 * 4096; /* a Xeon Max node, PEBS rings */
+	CHECK(hmpt_perfev_budget_threads(&b) == (129 * 112 + 16 * 112) / 17);
+	b.rlimit = UINT64_MAX;
+	CHECK(hmpt_perfev_budget_threads(&b) == UINT64_MAX);
+	b.rlimit = 0, b.unlimited = true;
+	CHECK(hmpt_perfev_budget_threads(&b) == UINT64_MAX);
+}
+
 int main(void)
 {
 	page = (size_t)sysconf(_SC_PAGESIZE);
+	test_budget();
 	if (!perf_usable())
 		return 77;
 	test_group_clock();
