@@ -1273,11 +1273,11 @@ static void sample_start(void)
 
 	if (!v || !real_pthread_create_g)
 		return;
+	/* for the ring budget: the ranks on this node, an OpenMP team each */
 	if (hmpt_job_g.local_size > 0)
 		cfg.processes = (uint64_t)hmpt_job_g.local_size;
-	/* an OpenMP program's team, for the ring budget ("8" or "8,4": the first) */
-	for (const char *t = getenv("OMP_NUM_THREADS"); t && *t >= '0' && *t <= '9'; t++)
-		cfg.threads = cfg.threads * 10 + (uint64_t)(*t - '0');
+	if (hmpt_job_g.threads > 0)
+		cfg.threads = (uint64_t)hmpt_job_g.threads;
 	if (hmpt_sampler_parse(v, &cfg.want) != 0) {
 		char buf[256];
 		hmpt_fmt_t f;

@@ -103,6 +103,7 @@ void hmpt_job_detect(char *const *env, hmpt_job_t *job)
 	hmpt_fmt_t f;
 
 	*job = (hmpt_job_t){.rank = -1, .size = -1, .local_rank = -1, .local_size = -1};
+	job->threads = env_int(env, "OMP_NUM_THREADS");
 	for (size_t i = 0; i < sizeof(families_g) / sizeof(families_g[0]); i++) {
 		const family_t *fam = &families_g[i];
 		int rank = env_int(env, fam->rank);

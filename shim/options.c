@@ -52,8 +52,8 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
     [HMPT_OPT_SAMPLE_PERIOD] = {"HMPT_SAMPLE_PERIOD", HMPT_OPT_TYPE_UINT, 0, 0, UINT64_C(1) << 32,
                                 "(per kind)",
                                 "One sample every this many events: PEBS loads 4001 (stores "
-                                "25 times that), IBS ops 524288 (a multiple of 16); page "
-                                "faults are always all sampled."},
+                                "25 times that), IBS ops 524288 (a multiple of 16, at least "
+                                "0x90); page faults are always all sampled."},
     [HMPT_OPT_SAMPLE_LDLAT] = {"HMPT_SAMPLE_LDLAT", HMPT_OPT_TYPE_UINT, 30, 3, 65535, "30",
                                "PEBS: sample loads that take at least this many cycles."},
     [HMPT_OPT_RANKS] = {"HMPT_RANKS", HMPT_OPT_TYPE_STRING, 0, 0, 0, "one",

@@ -7,8 +7,8 @@
  * the kernel lays the records out as it would for PEBS.  Every expected value
  * comes from the kernel or the program (the thread, the addresses touched,
  * the clock around the touches), never from ring.c's own idea of the layout.
- * What only hardware settles (the PEBS and IBS encodings, the erratum
- * workaround, interrupt rates) is listed in tests/README.md. */
+ * What only hardware settles (the erratum workaround, interrupt rates,
+ * E-cores, PEBS in VMs) is listed in README.md, "Sampling without a PMU". */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
