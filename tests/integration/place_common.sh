@@ -25,6 +25,14 @@ site_id() {
 	echo "$id"
 }
 
+# huge_small_plan PLAN DEFAULT ASSIGN: a plan of `placed`'s profile in
+# $work/prof with two pools, huge (THP) and small (4 KiB pages): DEFAULT takes
+# every site that ASSIGN ("ID,ID=POOL") does not name
+huge_small_plan() {
+	$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d "$2" \
+		-s "$3" -o "$1" "$work/prof" 2>/dev/null || fail "plan make $1"
+}
+
 # field OUT NAME KEY: the value of KEY= on the line of array NAME
 field() {
 	awk -v n="$2" -v k="$3" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"

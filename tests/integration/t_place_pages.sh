@@ -8,8 +8,7 @@ learn_sites "$work/prof" arrays $M
 A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
 C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
 
-$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d small \
-	-s "$A,$C=huge" -o "$work/plan.json" "$work/prof" 2>/dev/null || fail "plan make"
+huge_small_plan "$work/plan.json" small "$A,$C=huge"
 $TUNE plan check -q "$work/plan.json" || fail "plan check"
 
 # 1. the plan: A and C huge, B and D small; nothing said
@@ -32,8 +31,7 @@ done
 	fail "profile placement of B: $(placement "$work/run1.profile.json" "$B")"
 
 # 2. the opposite plan: the advice follows the plan, not the call order
-$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d huge \
-	-s "$A,$C=small" -o "$work/plan2.json" "$work/prof" 2>/dev/null || fail "plan make 2"
+huge_small_plan "$work/plan2.json" huge "$A,$C=small"
 run_placed "$work/plan2.json" "$work/run2" arrays $M
 for x in A C; do expect "$work/run2" $x flags nh; expect "$work/run2" $x thp_kb 0; done
 for x in B D; do expect "$work/run2" $x flags hg; expect_ge "$work/run2" $x thp_kb $((M * 512)); done

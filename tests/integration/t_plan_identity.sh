@@ -8,8 +8,7 @@ need_thp
 M=8
 learn_sites "$work/prof" arrays $M
 A=$(site_id "$work/prof" alloc_a) C=$(site_id "$work/prof" alloc_c)
-$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d small \
-	-s "$A,$C=huge" -o "$work/plan.json" "$work/prof" 2>/dev/null || fail "plan make"
+huge_small_plan "$work/plan.json" small "$A,$C=huge"
 
 # shift PLAN OUT VERSION: every runtime-library frame moved by 0x40, ids
 # kept; VERSION 1 also drops what version 2 added and the ids (version 1

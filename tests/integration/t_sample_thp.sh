@@ -10,8 +10,7 @@ M=8
 learn_sites "$work/prof" arrays $M
 A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
 C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
-$TUNE plan make -p 'huge={"pages":"thp"}' -p 'small={"pages":"4k"}' -d small \
-	-s "$A,$B=huge" -o "$work/plan.json" "$work/prof" 2>/dev/null || fail "plan make"
+huge_small_plan "$work/plan.json" small "$A,$B=huge"
 
 HMPT_PLAN=$work/plan.json $TUNE profile -q -s faults --lib "$LIB" -o "$work/p" -- \
 	$PREFIX "$P/placed" arrays $M >"$work/run" 2>"$work/err" || { cat "$work/err"; fail "placed under the shim failed"; }
