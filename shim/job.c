@@ -103,7 +103,11 @@ void hmpt_job_detect(char *const *env, hmpt_job_t *job)
 	hmpt_fmt_t f;
 
 	*job = (hmpt_job_t){.rank = -1, .size = -1, .local_rank = -1, .local_size = -1};
-	job->threads = env_int(env, "OMP_NUM_THREADS");
+	/* "8", or "8,4" for nested teams: the outer team */
+	const char *omp = env_get(env, "OMP_NUM_THREADS");
+	job->threads = -1;
+	for (; omp && *omp >= '0' && *omp <= '9' && job->threads < 100000; omp++)
+		job->threads = (job->threads < 0 ? 0 : job->threads * 10) + (*omp - '0');
 	for (size_t i = 0; i < sizeof(families_g) / sizeof(families_g[0]); i++) {
 		const family_t *fam = &families_g[i];
 		int rank = env_int(env, fam->rank);

@@ -23,7 +23,7 @@
 typedef struct {
 	int rank, size;             /* -1: not a rank of an MPI job */
 	int local_rank, local_size; /* on this node; -1: not known */
-	int threads;                /* OMP_NUM_THREADS (one number); -1: not set */
+	int threads;                /* OMP_NUM_THREADS (the outer team); -1: not set */
 	const char *rank_var;       /* where the rank came from */
 	char key[160];              /* the job on this node, as its launcher names it */
 	bool all_say;               /* HMPT_RANKS=all: every rank says its own */

@@ -33,14 +33,20 @@ static int perf_open(struct perf_event_attr *a, int group)
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-static void describe_failure(char *err, size_t cap, const char *what, int e)
+/* "perf_event_open(EVENT): ERROR", or "CALL: ERROR" when `event` is NULL */
+static void describe_failure(char *err, size_t cap, const char *event, const char *call, int e)
 {
 	hmpt_fmt_t f;
 
 	hmpt_fmt_init(&f, err, cap, -1);
-	hmpt_fmt_str(&f, "perf_event_open(");
-	hmpt_fmt_str(&f, what);
-	hmpt_fmt_str(&f, "): ");
+	if (event) {
+		hmpt_fmt_str(&f, "perf_event_open(");
+		hmpt_fmt_str(&f, event);
+		hmpt_fmt_str(&f, ")");
+	} else {
+		hmpt_fmt_str(&f, call);
+	}
+	hmpt_fmt_str(&f, ": ");
 	hmpt_fmt_str(&f, strerrordesc_np(e));
 	hmpt_fmt_cstr(&f);
 }
@@ -92,7 +98,7 @@ int hmpt_perfev_open(const hmpt_pmu_setup_t *s, const hmpt_perfev_opts_t *o, hmp
 		int fd = perf_open(&a, e->leader >= 0 ? g->fd[e->leader] : -1);
 		if (fd < 0) {
 			rc = -errno;
-			describe_failure(err, cap, e->name, errno);
+			describe_failure(err, cap, e->name, NULL, errno);
 			goto undo;
 		}
 		g->fd[g->nfd++] = fd;
@@ -105,14 +111,14 @@ int hmpt_perfev_open(const hmpt_pmu_setup_t *s, const hmpt_perfev_opts_t *o, hmp
 			               MAP_SHARED, fd, 0);
 			if (m == MAP_FAILED) {
 				rc = -errno;
-				describe_failure(err, cap, "mmap of the ring", errno);
+				describe_failure(err, cap, NULL, "mmap of the ring", errno);
 				goto undo;
 			}
 			g->ring = m;
 			g->ring_fd = fd;
 		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, g->ring_fd) != 0) {
 			rc = -errno;
-			describe_failure(err, cap, "PERF_EVENT_IOC_SET_OUTPUT", errno);
+			describe_failure(err, cap, NULL, "ioctl(PERF_EVENT_IOC_SET_OUTPUT)", errno);
 			goto undo;
 		}
 	}
@@ -167,9 +173,26 @@ uint64_t hmpt_perfev_budget_threads(const hmpt_perfev_budget_t *b)
 {
 	if (b->unlimited || b->rlimit == UINT64_MAX || !b->ring_bytes || !b->page)
 		return UINT64_MAX;
-	/* in pages, as perf_mmap() counts: the shared part up to the limit
-	 * goes to the user's locked_vm, the rest to each process's pinned_vm */
+	/* in pages, as perf_mmap() counts: rings go to the user's locked_vm
+	 * up to the shared limit; the one that crosses it puts its overflow on
+	 * its process's pinned_vm, and after that each process holds only the
+	 * whole rings its own RLIMIT_MEMLOCK takes (a ring is not split across
+	 * processes) */
 	uint64_t shared = b->mlock_kb * 1024 / b->page * b->cpus;
-	uint64_t own = b->rlimit / b->page * (b->processes ? b->processes : 1);
-	return (shared + own) / (b->ring_bytes / b->page);
+	uint64_t own = b->rlimit / b->page;
+	uint64_t ring = b->ring_bytes / b->page;
+	uint64_t n = shared / ring;
+	uint64_t left = own;
+	if (shared % ring && ring - shared % ring <= own) {
+		n++; /* the crossing ring: its process has `left` pages after it */
+		left = own - (ring - shared % ring);
+	}
+	uint64_t procs = b->processes ? b->processes : 1;
+	return n + left / ring + (procs - 1) * (own / ring);
+}
+
+void hmpt_perfev_disable(const hmpt_perfev_group_t *g)
+{
+	for (int i = 0; i < g->nfd; i++)
+		ioctl(g->fd[i], PERF_EVENT_IOC_DISABLE, 0);
 }

@@ -56,6 +56,8 @@ int hmpt_perfev_open(const hmpt_pmu_setup_t *s, const hmpt_perfev_opts_t *o, hmp
  * The options that worked serve every later thread. */
 int hmpt_perfev_open_first(const hmpt_pmu_setup_t *s, hmpt_perfev_opts_t *o, hmpt_perfev_group_t *g,
                            char *err, size_t cap);
+/* Stop the events counting (the ring stays readable). */
+void hmpt_perfev_disable(const hmpt_perfev_group_t *g);
 /* Unmap the ring and close the events. */
 void hmpt_perfev_close(hmpt_perfev_group_t *g, const hmpt_perfev_opts_t *o);
 /* In a fork child: close the inherited descriptors only.  The parent's ring

@@ -534,6 +534,7 @@ static void write_sampling(hmpt_fmt_t *f)
 		kv_u64(f, "unattributable", t->gone_unknown, ", ");
 		kv_u64(f, "no_address", t->no_address, ", ");
 		kv_u64(f, "untracked_bytes", t->untracked_bytes, ", ");
+		kv_u64(f, "refaults", t->refaults, ", ");
 		kv_u64(f, "share_of", sample_whole_g, ",\n    ");
 		kv_u64(f, "lost", t->ring.lost, ", ");
 		kv_u64(f, "lost_samples", t->ring.lost_samples, ", ");

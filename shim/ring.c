@@ -4,10 +4,6 @@
 #include <errno.h>
 #include <string.h>
 
-#ifndef PERF_MEM_LVLNUM_CXL
-#define PERF_MEM_LVLNUM_CXL 0x09
-#endif
-
 /* fields hmpt can skip or read, in the kernel's order */
 #define ST_KNOWN                                                                                   \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \

@@ -69,8 +69,25 @@ uint64_t hmpt_ring_read(const uint8_t *data, uint64_t size, uint64_t tail, uint6
 void hmpt_ring_drain(struct perf_event_mmap_page *pc, uint64_t data_size, uint64_t sample_type,
                      hmpt_ring_fn fn, void *ctx, hmpt_ring_counts_t *c);
 
-/* Level numbers newer than some installed uapi headers (values from the
- * kernel's include/uapi/linux/perf_event.h). */
+/* Data-source fields and level numbers newer than some installed uapi
+ * headers (values from the kernel's include/uapi/linux/perf_event.h). */
+#ifndef PERF_MEM_REMOTE_SHIFT
+#define PERF_MEM_REMOTE_SHIFT 37
+#endif
+#ifndef PERF_MEM_SNOOPX_SHIFT
+#define PERF_MEM_SNOOPX_FWD   0x01
+#define PERF_MEM_SNOOPX_SHIFT 38
+#endif
+#ifndef PERF_MEM_SNOOPX_PEER
+#define PERF_MEM_SNOOPX_PEER 0x02
+#endif
+#ifndef PERF_MEM_HOPS_SHIFT
+#define PERF_MEM_HOPS_0     0x01
+#define PERF_MEM_HOPS_SHIFT 43
+#endif
+#ifndef PERF_MEM_LVLNUM_CXL
+#define PERF_MEM_LVLNUM_CXL 0x09
+#endif
 #ifndef PERF_MEM_LVLNUM_L2_MHB
 #define PERF_MEM_LVLNUM_L2_MHB 0x05
 #endif

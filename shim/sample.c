@@ -271,6 +271,13 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		}
 		return;
 	}
+	uint64_t bytes = faults ? fault_bytes(s, lo, hi, born, true) : 0;
+	if (faults && !bytes) {
+		/* no page first touched: the copy after a zero-page read, a
+		 * NUMA-balancing hint, two threads racing on one page */
+		totals_g.refaults++;
+		return;
+	}
 	if (gone)
 		totals_g.attributed_gone++;
 	else
@@ -293,8 +300,7 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	hmpt_level_t lvl = hmpt_datasrc_level(s->data_src);
 	if (lvl < HMPT_LEVEL_COUNT)
 		acc->level[lvl]++;
-	if (faults)
-		acc->bytes += fault_bytes(s, lo, hi, born, true);
+	acc->bytes += bytes;
 	note_tid(acc, s->tid);
 	pending_g[npending_g++] = (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1)};
 	if (npending_g == BATCH)
@@ -401,7 +407,8 @@ void hmpt_sample_thread_begin(void)
 		count(&totals_g.threads_unsampled);
 		return;
 	}
-	if (hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
+	int rc = hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err));
+	if (rc != 0) {
 		static int said;
 		if (hmpt_log_first(&said)) {
 			char buf[320];
@@ -409,7 +416,7 @@ void hmpt_sample_thread_begin(void)
 			hmpt_log_begin(&f, buf, sizeof(buf));
 			hmpt_fmt_str(&f, "sampling: a thread runs unsampled: ");
 			hmpt_fmt_str(&f, err);
-			if (room_g != UINT64_MAX) {
+			if (rc == -EPERM && room_g != UINT64_MAX) {
 				hmpt_fmt_str(&f,
 				             "; the kernel's budget for perf rings holds about ");
 				hmpt_fmt_u64(&f, room_g);
@@ -432,8 +439,7 @@ static void thread_end(void *v)
 {
 	slot_t *sl = &slots_g[(uintptr_t)v - 1];
 
-	for (int i = 0; i < sl->ev.nfd; i++)
-		ioctl(sl->ev.fd[i], PERF_EVENT_IOC_DISABLE, 0);
+	hmpt_perfev_disable(&sl->ev);
 	__atomic_store_n(&sl->state, SLOT_CLOSING, __ATOMIC_RELEASE);
 	wake_reader();
 }
@@ -758,8 +764,7 @@ void hmpt_sample_stop(void)
 	for (int i = 0; i < MAX_THREADS; i++) {
 		slot_t *sl = &slots_g[i];
 		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE)
-			for (int j = 0; j < sl->ev.nfd; j++)
-				ioctl(sl->ev.fd[j], PERF_EVENT_IOC_DISABLE, 0);
+			hmpt_perfev_disable(&sl->ev);
 	}
 	hmpt_sample_flush();
 	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
@@ -783,6 +788,9 @@ void hmpt_sample_fork_child(void)
 	}
 	for (int i = 0; i < MAX_THREADS; i++)
 		tramps_g[i].used = 0;
+	/* this thread's key names its parent slot: its end must not close
+	 * whichever slot has that index now */
+	pthread_setspecific(key_g, NULL);
 	/* the child's profile counts from the fork, as its sites do */
 	madvise(sites_g, HMPT_SITES_MAX * sizeof(hmpt_sample_site_t), MADV_DONTNEED);
 	hmpt_touched_reset();

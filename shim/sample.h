@@ -53,6 +53,7 @@ typedef struct {
 	uint64_t no_address;      /* the hardware gave no data address */
 	uint64_t threads, threads_failed, threads_unsampled;
 	uint64_t untracked_bytes; /* page faults */
+	uint64_t refaults;        /* page faults in tracked memory that first touched nothing */
 } hmpt_sample_totals_t;
 
 typedef int (*hmpt_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),

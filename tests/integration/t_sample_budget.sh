@@ -9,9 +9,10 @@
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (runs the program as user nobody)"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
-command -v runuser >/dev/null || fail "runuser (util-linux) is missing"
-[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] ||
-	skip "perf_event_paranoid > 2: perf events are closed to users here"
+command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing"
+paranoid=$(cat /proc/sys/kernel/perf_event_paranoid)
+[ "$paranoid" -le 2 ] || skip "perf_event_paranoid > 2: perf events are closed to users here"
+[ "$paranoid" -ge 0 ] || skip "perf_event_paranoid -1: the kernel sets no ring budget here"
 
 sdir=$(mktemp -d /var/tmp/hmpt-budget.XXXXXX)
 trap 'rm -rf "$work" "$sdir"' EXIT
@@ -25,11 +26,13 @@ page=$(getconf PAGESIZE)
 ring=$(((64 + 1) * page)) # page-fault mode: 64 data pages and the header page
 room=$(((mlock_kb * 1024 / page * cpus + 64 * 1024 / page) / (ring / page)))
 n=$((room + 3)) # worker threads; the main thread is sampled too
+[ $n -le 256 ] || skip "the budget holds $room rings here: more threads than the test program starts"
 echo "budget: $mlock_kb KiB x $cpus CPUs + 64 KiB, $((ring / 1024)) KiB a ring: room for $room"
 
 run_as_nobody() { # OUT ARGS...: the program as nobody, small memlock limit
 	local out=$1; shift
-	(ulimit -l 64 && runuser -u nobody -- env "$@" HMPT_SAMPLE=faults \
+	# setpriv, not runuser: no PAM session, so no pam_limits to change the limit
+	(ulimit -l 64 && setpriv --reuid=nobody --regid=nogroup --clear-groups -- env "$@" HMPT_SAMPLE=faults \
 		HMPT_PROFILE="$work/$out.json" LD_PRELOAD="$sdir/libhmpt.so" "$sdir/threads" "$n") \
 		>"$work/$out.out" 2>"$work/$out.err"
 }
