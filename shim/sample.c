@@ -487,31 +487,36 @@ static bool privileged(void)
 	return geteuid() == 0 || (effective_caps() & (1ull << 38 | 1ull << 21));
 }
 
-static int paranoid_level(void)
+/* a sysctl's integer value, or `dflt` when it cannot be read */
+static int64_t read_sysctl(const char *path, int64_t dflt)
 {
-	char buf[16];
+	char buf[24];
 
-	if (hmpt_sys_read_file("/proc/sys/kernel/perf_event_paranoid", buf, sizeof(buf)) <= 0)
-		return 2; /* the kernel's default */
-	int v = 0, sign = 1;
+	if (hmpt_sys_read_file(path, buf, sizeof(buf)) <= 0)
+		return dflt;
+	int64_t v = 0, sign = 1;
 	const char *p = buf;
 	if (*p == '-') {
 		sign = -1;
 		p++;
 	}
-	for (; *p >= '0' && *p <= '9'; p++)
+	for (; *p >= '0' && *p <= '9' && v < INT64_MAX / 10 - 9; p++)
 		v = v * 10 + (*p - '0');
 	return sign * v;
+}
+
+static int paranoid_level(void)
+{
+	/* 2: the kernel's default */
+	return (int)read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
 }
 
 /* The ring budget, checked before sampling starts: said when the job may
  * want more rings than it holds (those threads would run unsampled). */
 static void check_budget(void)
 {
-	char buf[32];
 	struct rlimit rl;
 	hmpt_perfev_budget_t b = {
-	    .mlock_kb = 516, /* the kernel's default */
 	    .cpus =
 	        (uint64_t)(sysconf(_SC_NPROCESSORS_ONLN) > 0 ? sysconf(_SC_NPROCESSORS_ONLN) : 1),
 	    .rlimit = 64 * 1024,
@@ -520,11 +525,8 @@ static void check_budget(void)
 	    .processes = cfg_g.processes ? cfg_g.processes : 1,
 	    .page = opts_g.page};
 
-	if (hmpt_sys_read_file("/proc/sys/kernel/perf_event_mlock_kb", buf, sizeof(buf)) > 0) {
-		b.mlock_kb = 0;
-		for (const char *p = buf; *p >= '0' && *p <= '9'; p++)
-			b.mlock_kb = b.mlock_kb * 10 + (uint64_t)(*p - '0');
-	}
+	int64_t kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516); /* the default */
+	b.mlock_kb = kb > 0 ? (uint64_t)kb : 0;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
 		b.rlimit = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
 	room_g = hmpt_perfev_budget_threads(&b);
