@@ -184,3 +184,12 @@ const char *hmpt_fmt_cstr(hmpt_fmt_t *f)
 	f->buf[f->len < f->cap ? f->len : f->cap - 1] = '\0';
 	return f->buf;
 }
+
+void hmpt_fmt_clause(hmpt_fmt_t *f, char *buf, size_t cap)
+{
+	size_t len = strnlen(buf, cap);
+
+	hmpt_fmt_init(f, buf + len, cap - len, -1);
+	if (len)
+		hmpt_fmt_str(f, "; ");
+}

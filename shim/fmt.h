@@ -42,5 +42,8 @@ const char *hmpt_fmt_size_text(char *buf, size_t cap, uint64_t bytes);
 int hmpt_fmt_flush(hmpt_fmt_t *f);
 /* NUL-terminate in place (fd < 0 use); returns buf */
 const char *hmpt_fmt_cstr(hmpt_fmt_t *f);
+/* Go on with the NUL-terminated text in buf (cap bytes): f formats after it,
+ * past a "; " when it is not empty; finish with hmpt_fmt_cstr. */
+void hmpt_fmt_clause(hmpt_fmt_t *f, char *buf, size_t cap);
 
 #endif

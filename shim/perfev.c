@@ -131,11 +131,8 @@ undo:
 static void add_fallback(hmpt_perfev_opts_t *o, const char *step)
 {
 	hmpt_fmt_t f;
-	size_t len = strlen(o->fallbacks);
 
-	hmpt_fmt_init(&f, o->fallbacks + len, sizeof(o->fallbacks) - len, -1);
-	if (len)
-		hmpt_fmt_str(&f, "; ");
+	hmpt_fmt_clause(&f, o->fallbacks, sizeof(o->fallbacks));
 	hmpt_fmt_str(&f, step);
 	hmpt_fmt_cstr(&f);
 }

@@ -234,11 +234,7 @@ static bool stores_are_2cd(const char *model)
 /* A clause added to the setup's note, after a "; " when there is one. */
 static void note_begin(hmpt_pmu_setup_t *s, hmpt_fmt_t *f)
 {
-	size_t len = strlen(s->note);
-
-	hmpt_fmt_init(f, s->note + len, sizeof(s->note) - len, -1);
-	if (len)
-		hmpt_fmt_str(f, "; ");
+	hmpt_fmt_clause(f, s->note, sizeof(s->note));
 }
 
 /* "<label>: libpfm4 encodes 0x3cd, <whose> 0x2cd (used)" added to the note */
