@@ -37,8 +37,10 @@ SHIM_LIBS    := -lunwind -lnuma -lpfm -ldl -lpthread
 
 SHIM_SRC  := $(wildcard shim/*.c)
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
-# the parts of the shim with no libc interposition: unit-testable
-SHIM_PURE := $(filter-out $(B)/shim/interpose.o,$(SHIM_OBJ))
+# the parts of the shim with no libc interposition and no constructor:
+# unit-testable (override.c exports the malloc family and _exit,
+# lifecycle.c holds the constructor)
+SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o,$(SHIM_OBJ))
 
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)

@@ -12,6 +12,7 @@
 
 #include "fmt.h"
 #include "job.h"
+#include "placer.h"
 #include "pool.h"
 #include "sites.h"
 #include "stale.h"
@@ -260,12 +261,13 @@ static uint32_t sort_sites(void)
 }
 
 /* ,\n "placement": {...}: where the site's allocations went, per pool */
-static void write_site_placement(hmpt_fmt_t *f, const hmpt_site_t *s)
+static void write_site_placement(hmpt_fmt_t *f, uint32_t site)
 {
 	const hmpt_plan_t *pl = hmpt_pools_plan();
+	const hmpt_placer_site_t *s = hmpt_placer_site(site);
 	bool first = true;
 
-	if (!hmpt_pools_active() || !s->decided)
+	if (!hmpt_pools_active() || !s)
 		return;
 	hmpt_fmt_str(f, ",\n      \"placement\": {");
 	kv_str(f, "pool", hmpt_plan_pool_name(pl, s->pool), ", ");
@@ -332,10 +334,11 @@ static void write_plan_matches(hmpt_fmt_t *f, const hmpt_plan_t *pl)
 	}
 	for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
 		const hmpt_site_t *s = hmpt_sites_get(i);
-		if (!s->decided || s->plan_site < 0 || !s->st.allocations)
+		const hmpt_placer_site_t *d = hmpt_placer_site(i);
+		if (!d || d->plan_site < 0 || !s->st.allocations)
 			continue;
-		uint32_t g = pl->sites[s->plan_site].group;
-		matched[s->plan_site] = 1;
+		uint32_t g = pl->sites[d->plan_site].group;
+		matched[d->plan_site] = 1;
 		sums[2 * g] += s->st.allocations;
 		sums[2 * g + 1] += s->st.bytes;
 	}
@@ -648,7 +651,7 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 		kv_u64(f, "live_bytes", s->st.live, ",\n      ");
 		kv_sec(f, "first_s", s->st.first_ns, ", ");
 		kv_sec(f, "last_s", s->st.last_ns, "");
-		write_site_placement(f, s);
+		write_site_placement(f, order_g[k]);
 		write_site_samples(f, order_g[k], s);
 		hmpt_fmt_char(f, '}');
 	}

@@ -327,9 +327,6 @@ void hmpt_sites_reset_stats(uint64_t now_ns)
 			continue;
 		memset(st, 0, sizeof(*st));
 		st->live = st->peak_live = live;
-		if (sites_g[i].placed)
-			memset(sites_g[i].placed, 0,
-			       sites_g[i].nplaced * sizeof(hmpt_site_place_t));
 	}
 	totals_g.allocations = totals_g.bytes = totals_g.untracked_large = 0;
 	totals_g.peak_live = totals_g.live;

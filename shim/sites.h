@@ -52,7 +52,7 @@ typedef struct {
 	uint64_t first_ns, last_ns; /* since hmpt_sites_t0 */
 } hmpt_site_stats_t;
 
-/* allocations and bytes a site put in one pool */
+/* allocations and bytes a site put in one pool (placer.h) */
 typedef struct {
 	uint64_t allocations, bytes;
 } hmpt_site_place_t;
@@ -72,12 +72,6 @@ typedef struct {
 	/* HMPT_SITE_STATIC (statics.h): one frame, the object's own address */
 	uint8_t kind;
 	const char *symbol, *section;
-	/* placement under a plan, decided once by interpose.c (sites lock held) */
-	bool decided;
-	int16_t pool;              /* the planned pool (pool.h), -1: system */
-	int32_t plan_site;         /* the matching plan site, or -1 */
-	uint32_t nplaced;          /* entries in placed */
-	hmpt_site_place_t *placed; /* [0]: system, [1 + i]: pool i */
 } hmpt_site_t;
 
 typedef struct {

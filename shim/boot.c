@@ -1,0 +1,227 @@
+/* boot.c — the shim's start (boot.h): the next allocator found with
+ * dlsym(RTLD_NEXT), the boot buffer that serves the resolving thread
+ * meanwhile, and set-up from the environment.
+ */
+#include "boot.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "job.h"
+#include "log.h"
+#include "sys.h"
+
+#define likely(x) __builtin_expect(!!(x), 1)
+
+extern char **environ;
+extern void *__libc_malloc(size_t);
+extern void __libc_free(void *);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+
+enum { ST_UNINIT, ST_RESOLVING, ST_READY };
+
+static int state_g = ST_UNINIT;
+static pid_t init_tid_g;
+size_t hmpt_min_size_g = 0;
+bool hmpt_tracking_g;
+hmpt_opt_value_t hmpt_opt_g[HMPT_OPT_COUNT];
+pid_t hmpt_owner_pid_g;
+double hmpt_start_unix_g;
+size_t hmpt_page_g = 4096;
+
+__thread int hmpt_guard_tl __attribute__((tls_model("initial-exec")));
+
+void *(*hmpt_real_malloc_g)(size_t) = __libc_malloc;
+void (*hmpt_real_free_g)(void *) = __libc_free;
+void *(*hmpt_real_calloc_g)(size_t, size_t) = __libc_calloc;
+void *(*hmpt_real_realloc_g)(void *, size_t) = __libc_realloc;
+void *(*hmpt_real_memalign_g)(size_t, size_t) = __libc_memalign;
+int (*hmpt_real_posix_memalign_g)(void **, size_t, size_t);
+void *(*hmpt_real_aligned_alloc_g)(size_t, size_t);
+void *(*hmpt_real_valloc_g)(size_t);
+void *(*hmpt_real_pvalloc_g)(size_t);
+size_t (*hmpt_real_usable_g)(void *);
+hmpt_pthread_create_fn hmpt_real_pthread_create_g;
+
+/* -------------------------------------------------------------- bootstrap */
+
+char hmpt_boot_buf_g[HMPT_BOOT_SIZE] __attribute__((aligned(4096)));
+static size_t boot_used_g;
+
+/* Bump allocation with the size stored in the 16 bytes before the block. */
+void *hmpt_boot_alloc(size_t size, size_t align)
+{
+	size_t off, start, end;
+
+	if (align < 16)
+		align = 16;
+	do {
+		off = __atomic_load_n(&boot_used_g, __ATOMIC_RELAXED);
+		start = (off + 16 + align - 1) & ~(align - 1);
+		end = start + size;
+		if (end > HMPT_BOOT_SIZE || end < start) {
+			errno = ENOMEM;
+			return NULL;
+		}
+	} while (!__atomic_compare_exchange_n(&boot_used_g, &off, end, false, __ATOMIC_RELAXED,
+	                                      __ATOMIC_RELAXED));
+	*(size_t *)(hmpt_boot_buf_g + start - sizeof(size_t)) = size;
+	return hmpt_boot_buf_g + start; /* static storage: already zero */
+}
+
+/* ---------------------------------------------------------------- set-up */
+
+static void report_option(const char *msg, void *ctx)
+{
+	(void)ctx;
+	hmpt_log_msg(HMPT_LOG_WARN, msg);
+}
+
+static void *next_symbol(const char *name, void *fallback)
+{
+	void *p = dlsym(RTLD_NEXT, name);
+	return p ? p : fallback;
+}
+
+static void resolve_next(void)
+{
+	/* until all are known, this thread's requests use the boot buffer */
+	void *m = next_symbol("malloc", (void *)__libc_malloc);
+	void *f = next_symbol("free", (void *)__libc_free);
+	void *c = next_symbol("calloc", (void *)__libc_calloc);
+	void *r = next_symbol("realloc", (void *)__libc_realloc);
+	void *ma = next_symbol("memalign", (void *)__libc_memalign);
+	hmpt_real_posix_memalign_g = next_symbol("posix_memalign", NULL);
+	hmpt_real_aligned_alloc_g = next_symbol("aligned_alloc", NULL);
+	hmpt_real_valloc_g = next_symbol("valloc", NULL);
+	hmpt_real_pvalloc_g = next_symbol("pvalloc", NULL);
+	hmpt_real_usable_g = next_symbol("malloc_usable_size", NULL);
+	hmpt_real_pthread_create_g = next_symbol("pthread_create", NULL);
+	if (!hmpt_real_pthread_create_g)
+		hmpt_real_pthread_create_g = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
+	hmpt_real_malloc_g = m;
+	hmpt_real_free_g = f;
+	hmpt_real_calloc_g = c;
+	hmpt_real_realloc_g = r;
+	hmpt_real_memalign_g = ma;
+}
+
+static void log_setup(void)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, HMPT_VERSION ": tracking allocations >= ");
+	hmpt_fmt_size(&f, hmpt_opt_g[HMPT_OPT_MIN_SIZE].num);
+	hmpt_fmt_str(&f, " (stack depth ");
+	hmpt_fmt_u64(&f, hmpt_opt_g[HMPT_OPT_STACK_DEPTH].num);
+	hmpt_fmt_str(&f, "), arena ");
+	hmpt_fmt_size(&f, hmpt_arena_size_g);
+	hmpt_fmt_str(&f, " at 0x");
+	hmpt_fmt_hex(&f, hmpt_arena_base_g, 1);
+	hmpt_fmt_str(&f, ", profile ");
+	hmpt_fmt_str(&f, hmpt_opt_g[HMPT_OPT_PROFILE].str ? hmpt_opt_g[HMPT_OPT_PROFILE].str
+	                                                  : "(none)");
+	hmpt_log_end(&f, HMPT_LOG_INFO);
+}
+
+/* The arena is sized by HMPT_ARENA_SIZE, but never more than half of an
+ * address-space limit (ulimit -v), which the reservation counts against. */
+static uint64_t arena_size(void)
+{
+	uint64_t want = hmpt_opt_g[HMPT_OPT_ARENA_SIZE].num;
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+	    want > rl.rlim_cur / 2)
+		want = rl.rlim_cur / 2;
+	return want;
+}
+
+static void setup(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	if (ps > 0)
+		hmpt_page_g = (size_t)ps;
+	hmpt_owner_pid_g = getpid();
+	hmpt_start_unix_g = hmpt_sys_unix_time();
+	/* nothing is tracked unless the set-up below succeeds */
+	__atomic_store_n(&hmpt_min_size_g, SIZE_MAX, __ATOMIC_RELEASE);
+	/* setuid/setgid programs: hmpt does nothing at all */
+	if (getauxval(AT_SECURE))
+		return;
+	hmpt_options_load(environ, hmpt_opt_g, report_option, NULL);
+	hmpt_log_level_g = (int)hmpt_opt_g[HMPT_OPT_VERBOSE].num;
+	/* preloaded into mpirun or srun for the sake of the ranks it starts */
+	char exe[4096];
+	if (hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) > 0) {
+		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
+		if (hmpt_job_is_launcher(base)) {
+			char buf[256];
+			hmpt_fmt_t f;
+			hmpt_log_begin(&f, buf, sizeof(buf));
+			hmpt_fmt_str(&f, base);
+			hmpt_fmt_str(&f, " starts ranks: hmpt tracks nothing in it");
+			hmpt_log_end(&f, HMPT_LOG_INFO);
+			return;
+		}
+	}
+	hmpt_job_init(environ, hmpt_opt_g[HMPT_OPT_RANKS].str);
+	int rc = hmpt_arena_init(arena_size());
+	if (rc) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "cannot reserve the arena (");
+		hmpt_fmt_size(&f, arena_size());
+		hmpt_fmt_str(&f, "): ");
+		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_fmt_str(&f, "; nothing is tracked, the program runs unchanged");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+		return;
+	}
+	hmpt_tracking_g = true;
+	log_setup();
+	__atomic_store_n(&hmpt_min_size_g, (size_t)hmpt_opt_g[HMPT_OPT_MIN_SIZE].num,
+	                 __ATOMIC_RELEASE);
+}
+
+/* Returns true when the caller is the initialising thread, inside dlsym:
+ * it must serve the request from the boot buffer. */
+bool hmpt_boot_init(void)
+{
+	int st = __atomic_load_n(&state_g, __ATOMIC_ACQUIRE);
+	int expected = ST_UNINIT;
+
+	if (likely(st == ST_READY))
+		return false;
+	if (__atomic_compare_exchange_n(&state_g, &expected, ST_RESOLVING, false, __ATOMIC_ACQ_REL,
+	                                __ATOMIC_ACQUIRE)) {
+		init_tid_g = (pid_t)syscall(SYS_gettid);
+		resolve_next();
+		setup();
+		__atomic_store_n(&state_g, ST_READY, __ATOMIC_RELEASE);
+		return false;
+	}
+	if (init_tid_g == (pid_t)syscall(SYS_gettid))
+		return true;
+	while (__atomic_load_n(&state_g, __ATOMIC_ACQUIRE) != ST_READY)
+		sched_yield();
+	return false;
+}
+
+bool hmpt_boot_ready(void)
+{
+	return __atomic_load_n(&state_g, __ATOMIC_ACQUIRE) == ST_READY;
+}

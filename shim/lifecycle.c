@@ -1,0 +1,224 @@
+/* lifecycle.c — the shim's life in a process (lifecycle.h): the
+ * constructor (sites, statics, sampling, fork handlers), fork children,
+ * and the profile at exit. */
+#include "lifecycle.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "boot.h"
+#include "job.h"
+#include "log.h"
+#include "placer.h"
+#include "pool.h"
+#include "sample.h"
+#include "sites.h"
+#include "stale.h"
+#include "static_place.h"
+#include "statics.h"
+#include "sys.h"
+
+static bool forked_g;
+static int profile_written_g;
+
+int hmpt_lifecycle_write_profile(const char *pattern, hmpt_end_t end)
+{
+	char path[4096];
+	int rc;
+
+	if (!pattern)
+		return -EINVAL;
+	if (!hmpt_tracking_g || !hmpt_placer_sites_ready())
+		return -ENOTSUP;
+	hmpt_guard_enter();
+	if (end == HMPT_END_REQUEST)
+		hmpt_sample_flush();
+	hmpt_sites_lock();
+	if (hmpt_sites_totals()->allocations == 0 && hmpt_sites_totals()->live == 0 &&
+	    hmpt_statics_count() == 0 && end != HMPT_END_REQUEST) {
+		hmpt_sites_unlock();
+		hmpt_guard_leave();
+		return 0; /* nothing tracked: no file */
+	}
+	hmpt_profile_info_t info = {.pattern = pattern,
+	                            .min_size = hmpt_opt_g[HMPT_OPT_MIN_SIZE].num,
+	                            .arena_bytes = hmpt_arena_size_g,
+	                            .start_unix = hmpt_start_unix_g,
+	                            .forked = forked_g,
+	                            .end = end};
+	rc = hmpt_profile_write_file(&info, path, sizeof(path));
+	hmpt_sites_unlock();
+	hmpt_guard_leave();
+
+	char buf[4400];
+	hmpt_fmt_t f;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	if (rc) {
+		hmpt_fmt_str(&f, "cannot write the profile ");
+		hmpt_fmt_str(&f, path[0] ? path : pattern);
+		hmpt_fmt_str(&f, ": ");
+		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	} else {
+		hmpt_fmt_str(&f, "profile written to ");
+		hmpt_fmt_str(&f, path);
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+	return rc;
+}
+
+/* At exit, once, and only in the process the state belongs to (not in a
+ * vfork child sharing our memory). */
+static void profile_at_exit(hmpt_end_t end)
+{
+	if (!hmpt_boot_ready() || !hmpt_opt_g[HMPT_OPT_PROFILE].str || getpid() != hmpt_owner_pid_g)
+		return;
+	if (!hmpt_log_first(&profile_written_g))
+		return;
+	hmpt_guard_enter();
+	hmpt_sample_stop(); /* the rest of the samples, before the profile */
+	hmpt_guard_leave();
+	hmpt_lifecycle_write_profile(hmpt_opt_g[HMPT_OPT_PROFILE].str, end);
+}
+
+/* HMPT_VERBOSE=1: what each pool took, at exit */
+static void log_pools_at_exit(void)
+{
+	char buf[512];
+	hmpt_fmt_t f;
+
+	if (!hmpt_placing_g || hmpt_log_level_g < HMPT_LOG_INFO || getpid() != hmpt_owner_pid_g)
+		return;
+	for (int i = 0; i < hmpt_plan_g.npools; i++) {
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(i, &st);
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "pool ");
+		hmpt_fmt_str(&f, hmpt_plan_g.pools[i].name);
+		hmpt_fmt_str(&f, ": ");
+		hmpt_fmt_u64(&f, st.allocations);
+		hmpt_fmt_str(&f, " allocations, ");
+		hmpt_fmt_size(&f, st.bytes);
+		hmpt_fmt_str(&f, " placed, peak ");
+		hmpt_fmt_size(&f, st.peak);
+		hmpt_fmt_str(&f, "; ");
+		hmpt_fmt_u64(&f, st.refused);
+		hmpt_fmt_str(&f, " refused (");
+		hmpt_fmt_size(&f, st.refused_bytes);
+		hmpt_fmt_str(&f, ") went to ");
+		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, hmpt_plan_g.pools[i].fallback));
+		hmpt_log_end(&f, HMPT_LOG_INFO);
+	}
+}
+
+/* The end of the process: by exit (the destructor) or _exit. */
+void hmpt_lifecycle_end(hmpt_end_t end)
+{
+	profile_at_exit(end);
+	hmpt_stale_at_exit();
+	hmpt_job_leave();
+}
+
+__attribute__((destructor)) static void hmpt_fini(void)
+{
+	log_pools_at_exit();
+	hmpt_lifecycle_end(HMPT_END_EXIT);
+}
+
+/* Locks are never nested at run time except in this fixed order. */
+static void fork_prepare(void)
+{
+	hmpt_sites_lock();
+	hmpt_pools_lock();
+	hmpt_memkind_lock();
+	hmpt_arena_lock();
+}
+
+static void fork_parent(void)
+{
+	hmpt_arena_unlock();
+	hmpt_memkind_unlock();
+	hmpt_pools_unlock();
+	hmpt_sites_unlock();
+}
+
+static void fork_child(void)
+{
+	hmpt_arena_reset_lock();
+	hmpt_memkind_reset_lock();
+	hmpt_pools_reset_lock();
+	hmpt_sites_reset_lock();
+	hmpt_owner_pid_g = getpid();
+	forked_g = true;
+	profile_written_g = 0;
+	if (hmpt_placer_sites_ready()) {
+		hmpt_sites_reset_stats(hmpt_sys_now_ns());
+		hmpt_placer_reset_counts();
+	}
+	hmpt_guard_enter();
+	hmpt_sample_fork_child();
+	hmpt_guard_leave();
+}
+
+/* HMPT_SAMPLE: start sampling in the main thread, before main() */
+static void sample_start(void)
+{
+	const char *v = hmpt_opt_g[HMPT_OPT_SAMPLE].str;
+	hmpt_sample_config_t cfg = {.want = HMPT_SAMPLER_OFF,
+	                            .period = hmpt_opt_g[HMPT_OPT_SAMPLE_PERIOD].num,
+	                            .ldlat = hmpt_opt_g[HMPT_OPT_SAMPLE_LDLAT].num,
+	                            .create = hmpt_real_pthread_create_g};
+
+	if (!v || !hmpt_real_pthread_create_g)
+		return;
+	/* for the ring budget: the ranks on this node, an OpenMP team each */
+	if (hmpt_job_g.local_size > 0)
+		cfg.processes = (uint64_t)hmpt_job_g.local_size;
+	if (hmpt_job_g.threads > 0)
+		cfg.threads = (uint64_t)hmpt_job_g.threads;
+	if (hmpt_sampler_parse(v, &cfg.want) != 0) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "HMPT_SAMPLE=");
+		hmpt_fmt_str(&f, v);
+		hmpt_fmt_str(&f, ": expected auto, pebs, ibs, faults or off (or 1 / 0); sampling "
+		                 "is off");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+		return;
+	}
+	hmpt_sample_start(&cfg);
+}
+
+__attribute__((constructor)) static void hmpt_ctor(void)
+{
+	hmpt_boot_init();
+	if (!hmpt_tracking_g)
+		return;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	/* warm the unwinder up now, outside any malloc.  The plan is read at
+	 * the first tracked request: a wrapper that runs the program (taskset,
+	 * numactl, mpirun, a shell) and never allocates a large block then says
+	 * nothing about it.  HMPT_STRICT=1 reads it here, to stop before main,
+	 * and so does a program with large static data. */
+	hmpt_guard_enter();
+	if (hmpt_opt_g[HMPT_OPT_STRICT].num)
+		hmpt_placer_init();
+	/* static data is placed now, before main: a plan that may name it is
+	 * read here (and before the sites, whose depth it may set) */
+	bool statics =
+	    hmpt_opt_g[HMPT_OPT_STATIC].num &&
+	    hmpt_statics_scan(hmpt_opt_g[HMPT_OPT_MIN_SIZE].num, (const void *)&hmpt_ctor) > 0;
+	if (statics && hmpt_opt_g[HMPT_OPT_PLAN].str)
+		hmpt_placer_init();
+	if (hmpt_placer_sites_init()) {
+		if (statics)
+			hmpt_static_place_register();
+		hmpt_sites_warmup();
+		sample_start();
+	}
+	hmpt_guard_leave();
+}

@@ -1,0 +1,274 @@
+/* track.c — tracked blocks (track.h): allocated where the plan says,
+ * along the fallback chain, and counted to their site. */
+#include "track.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "arena.h"
+#include "boot.h"
+#include "log.h"
+#include "placer.h"
+#include "sample.h"
+#include "sites.h"
+#include "sys.h"
+
+static int warned_invalid_free_g, warned_arena_g, warned_track_g;
+
+bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
+{
+	hmpt_block_t a;
+	hmpt_memkind_block_t m;
+
+	if (hmpt_arena_owns(p)) {
+		if (hmpt_arena_lookup(p, &a) != 0)
+			return false;
+		*b = (hmpt_track_block_t){a.size, a.mapped, a.site, a.tag, false};
+		return true;
+	}
+	if (hmpt_memkind_lookup(p, &m) != 0)
+		return false;
+	*b = (hmpt_track_block_t){m.size, m.usable, m.site, m.tag, true};
+	return true;
+}
+
+/* Allocate for `site` as the plan says, along the fallback chain; NULL:
+ * not even the "system" placement could be made (the arena is full). */
+static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
+{
+	hmpt_choice_t c = {.pool = HMPT_POOL_SYSTEM};
+	uint64_t id = hmpt_sites_get(site)->id;
+	void *p;
+
+	if (hmpt_placing_g)
+		hmpt_pools_choose(hmpt_placer_site_pool(site), size, id, &c);
+	for (;;) {
+		int kind = c.pool >= 0 ? hmpt_plan_g.pools[c.pool].kind : -1;
+		p = c.memkind ? hmpt_memkind_alloc(kind, size, align, zero, site, c.tag)
+		              : hmpt_arena_alloc(size, align, zero, site, c.tag);
+		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&c, size, id, errno))
+			break;
+	}
+	if (p && hmpt_placing_g) {
+		hmpt_sites_lock();
+		hmpt_placer_count(site, c.pool, size);
+		hmpt_sites_unlock();
+	}
+	return p;
+}
+
+/* Release a tracked block: its memory, its charge, its site's live bytes. */
+static void block_free(void *p, const hmpt_track_block_t *b)
+{
+	hmpt_block_t a;
+	hmpt_memkind_block_t m;
+
+	if (b->memkind)
+		hmpt_memkind_free(p, &m);
+	else if (hmpt_arena_free(p, &a) == 0)
+		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born);
+	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
+	hmpt_sites_lock();
+	hmpt_sites_note_free(b->site, b->size);
+	hmpt_sites_unlock();
+}
+
+/* ------------------------------------------------------------- tracking */
+
+static void note_untracked(const char *why, size_t size)
+{
+	if (hmpt_placer_sites_ready()) {
+		hmpt_sites_lock();
+		hmpt_sites_note_untracked();
+		hmpt_sites_unlock();
+	}
+	if (why && hmpt_log_first(&warned_track_g)) {
+		char buf[256];
+		hmpt_fmt_t f;
+		hmpt_log_begin(&f, buf, sizeof(buf));
+		hmpt_fmt_str(&f, "could not track an allocation of ");
+		hmpt_fmt_size(&f, size);
+		hmpt_fmt_str(&f, " (");
+		hmpt_fmt_str(&f, why);
+		hmpt_fmt_str(&f, "); it and any like it go to the normal allocator");
+		hmpt_log_end(&f, HMPT_LOG_WARN);
+	}
+}
+
+static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
+{
+	char buf[256];
+	hmpt_fmt_t f;
+	hmpt_track_block_t b;
+
+	if (hmpt_log_level_g < HMPT_LOG_DEBUG)
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, what);
+	hmpt_fmt_char(&f, ' ');
+	hmpt_fmt_size(&f, size);
+	hmpt_fmt_str(&f, " at 0x");
+	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
+	hmpt_fmt_str(&f, " site ");
+	hmpt_fmt_hex(&f, hmpt_sites_get(site)->id, 16);
+	if (hmpt_placing_g && hmpt_track_lookup(p, &b)) {
+		hmpt_fmt_str(&f, " pool ");
+		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, hmpt_pools_tag_pool(b.tag)));
+	}
+	hmpt_log_end(&f, HMPT_LOG_DEBUG);
+}
+
+/* Set up plan and sites (once); false when sites cannot be used. */
+static bool ready_to_track(void)
+{
+	hmpt_placer_init();
+	return hmpt_placer_sites_init();
+}
+
+/* Capture the site and allocate as planned; NULL means "not tracked, use
+ * the normal allocator" (errno preserved). */
+void *hmpt_track_alloc(size_t size, size_t align, bool zero)
+{
+	int saved = errno;
+	void *p = NULL;
+
+	/* more than the arena holds: the normal allocator answers (ENOMEM) */
+	if (!hmpt_tracking_g || align > HMPT_ARENA_MAX_ALIGN || size > hmpt_arena_size_g)
+		return NULL;
+	if (hmpt_guard_held()) { /* a large request from hmpt's own callees */
+		note_untracked(NULL, size);
+		return NULL;
+	}
+	hmpt_guard_enter();
+	if (!ready_to_track())
+		goto out;
+	uint32_t site = hmpt_sites_capture();
+	p = place_alloc(site, size, align, zero);
+	if (!p) {
+		note_untracked(errno == ENOMEM ? "arena full or memory refused" : "mapping failed",
+		               size);
+		goto out;
+	}
+	hmpt_sites_lock();
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("track", p, size, site);
+out:
+	hmpt_guard_leave();
+	errno = saved;
+	return p;
+}
+
+static void warn_invalid_free(void *p)
+{
+	char buf[256];
+	hmpt_fmt_t f;
+
+	if (!hmpt_log_first(&warned_invalid_free_g))
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_str(&f, "free(0x");
+	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
+	hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); ignored");
+	hmpt_log_end(&f, HMPT_LOG_WARN);
+}
+
+/* free() of a pointer in the arena, or of a live memkind block */
+void hmpt_track_free(void *p)
+{
+	hmpt_track_block_t b;
+
+	if (!hmpt_track_lookup(p, &b)) {
+		warn_invalid_free(p);
+		return;
+	}
+	hmpt_guard_enter();
+	block_free(p, &b);
+	hmpt_guard_leave();
+}
+
+/* realloc of a tracked block to a new tracked size: in place when the new
+ * site's placement is the block's own, else a new block (placed for the new
+ * site, along its fallback chain) and a copy.  NULL, errno set: nothing
+ * changed. */
+static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
+{
+	uint32_t site = hmpt_sites_capture();
+	hmpt_block_t was;
+	void *q = NULL;
+
+	if (!old->memkind &&
+	    (!hmpt_placing_g || hmpt_pools_tag_pool(old->tag) == hmpt_placer_site_pool(site))) {
+		/* same pool: grow or shrink in place, or move the pages, if the
+		 * placement's budget takes the new size */
+		uint64_t before = hmpt_pools_round(old->tag, old->size);
+		uint64_t after = hmpt_pools_round(old->tag, size);
+		if (hmpt_pools_regrow(old->tag, before, after)) {
+			q = hmpt_arena_realloc(p, size, site, &was);
+			if (q && q != p) /* moved: samples at the old range before now are its */
+				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born);
+			if (q)
+				goto done;
+			hmpt_pools_regrow(old->tag, after, before);
+		}
+	}
+	/* elsewhere: a new block where the plan says, then the copy */
+	q = place_alloc(site, size, 0, false);
+	if (!q)
+		return NULL;
+	memcpy(q, p, size < old->usable ? size : old->usable);
+	block_free(p, old);
+	hmpt_sites_lock();
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("realloc", q, size, site);
+	return q;
+done:
+	hmpt_pools_count(old->tag, hmpt_pools_round(old->tag, size));
+	hmpt_sites_lock();
+	if (hmpt_placing_g)
+		hmpt_placer_count(site, hmpt_pools_tag_pool(old->tag), size);
+	hmpt_sites_note_free(old->site, old->size);
+	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
+	hmpt_sites_unlock();
+	log_tracked("realloc", q, size, site);
+	return q;
+}
+
+/* realloc of a tracked block */
+void *hmpt_track_realloc(void *p, size_t size)
+{
+	hmpt_track_block_t old;
+	void *q;
+
+	if (size == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
+		hmpt_track_free(p);
+		return NULL;
+	}
+	if (!hmpt_track_lookup(p, &old)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (size >= hmpt_min_size_g && !hmpt_guard_held()) {
+		int saved = errno;
+		hmpt_guard_enter();
+		q = track_resize(p, &old, size);
+		hmpt_guard_leave();
+		if (q) {
+			errno = saved;
+			return q;
+		}
+		if (errno == ENOMEM && hmpt_log_first(&warned_arena_g))
+			hmpt_log_msg(HMPT_LOG_WARN,
+			             "realloc: the arena is full; the block moves to "
+			             "the normal allocator");
+		errno = saved;
+	}
+	/* now small (or the arena is full): move to the normal allocator */
+	q = hmpt_real_malloc_g(size);
+	if (!q)
+		return NULL; /* errno set; p is untouched */
+	memcpy(q, p, size < old.usable ? size : old.usable);
+	hmpt_track_free(p);
+	return q;
+}
