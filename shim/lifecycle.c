@@ -1,5 +1,5 @@
 /* lifecycle.c — the shim's life in a process (lifecycle.h): the
- * constructor (sites, statics, sampling, fork handlers), fork children,
+ * constructor (sites, statics, sampling, the fork table), fork children,
  * and the profile at exit. */
 #include "lifecycle.h"
 
@@ -10,6 +10,7 @@
 
 #include "arena.h"
 #include "boot.h"
+#include "forktab.h"
 #include "job.h"
 #include "log.h"
 #include "placer.h"
@@ -128,29 +129,11 @@ __attribute__((destructor)) static void hmpt_fini(void)
 	hmpt_lifecycle_end(HMPT_END_EXIT);
 }
 
-/* Locks are never nested at run time except in this fixed order. */
-static void fork_prepare(void)
-{
-	hmpt_sites_lock();
-	hmpt_pools_lock();
-	hmpt_memkind_lock();
-	hmpt_arena_lock();
-}
-
-static void fork_parent(void)
-{
-	hmpt_arena_unlock();
-	hmpt_memkind_unlock();
-	hmpt_pools_unlock();
-	hmpt_sites_unlock();
-}
-
+/* The process's own state in a fork child, once every lock is usable
+ * again (forktab.h: rank 0 runs last): its own profile, counting from the
+ * fork; live blocks stay live. */
 static void fork_child(void)
 {
-	hmpt_arena_reset_lock();
-	hmpt_memkind_reset_lock();
-	hmpt_pools_reset_lock();
-	hmpt_sites_reset_lock();
 	hmpt_owner_pid_g = getpid();
 	forked_g = true;
 	profile_written_g = 0;
@@ -161,6 +144,25 @@ static void fork_child(void)
 	hmpt_guard_enter();
 	hmpt_sample_fork_child();
 	hmpt_guard_leave();
+}
+
+/* Every lock of the shim in the fork table, in its rank (forktab.h). */
+static void fork_register(void)
+{
+	hmpt_fork_register(HMPT_FORK_PROCESS, NULL, NULL, fork_child);
+	hmpt_fork_register(HMPT_FORK_SITES, hmpt_sites_lock, hmpt_sites_unlock,
+	                   hmpt_sites_reset_lock);
+	hmpt_fork_register(HMPT_FORK_POOLS, hmpt_pools_lock, hmpt_pools_unlock,
+	                   hmpt_pools_reset_lock);
+	hmpt_fork_register(HMPT_FORK_MEMKIND, hmpt_memkind_lock, hmpt_memkind_unlock,
+	                   hmpt_memkind_reset_lock);
+	hmpt_fork_register(HMPT_FORK_SAMPLE, hmpt_sample_lock, hmpt_sample_unlock,
+	                   hmpt_sample_reset_lock);
+	hmpt_fork_register(HMPT_FORK_SAMPLE_GONE, hmpt_sample_gone_lock, hmpt_sample_gone_unlock,
+	                   hmpt_sample_gone_reset_lock);
+	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_arena_lock, hmpt_arena_unlock,
+	                   hmpt_arena_reset_lock);
+	pthread_atfork(hmpt_fork_prepare, hmpt_fork_parent, hmpt_fork_child);
 }
 
 /* HMPT_SAMPLE: start sampling in the main thread, before main() */
@@ -198,7 +200,7 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	hmpt_boot_init();
 	if (!hmpt_tracking_g)
 		return;
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
+	fork_register();
 	/* warm the unwinder up now, outside any malloc.  The plan is read at
 	 * the first tracked request: a wrapper that runs the program (taskset,
 	 * numactl, mpirun, a shell) and never allocates a large block then says

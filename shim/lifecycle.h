@@ -1,7 +1,7 @@
 /* lifecycle.h — the shim's life in a process.
  *
- * The constructor sets hmpt up (if no request did before), installs the
- * fork handlers, warms the unwinder up, places static data and
+ * The constructor sets hmpt up (if no request did before), registers the
+ * fork table (forktab.h), warms the unwinder up, places static data and
  * starts sampling.  The profile is written once per process: by the
  * destructor (exit, return from main) or by _exit/_Exit, never in a vfork
  * child (the pid must be the owner's).

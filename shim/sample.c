@@ -81,6 +81,26 @@ void hmpt_sample_unlock(void)
 	pthread_mutex_unlock(&lock_g);
 }
 
+void hmpt_sample_reset_lock(void)
+{
+	pthread_mutex_init(&lock_g, NULL);
+}
+
+void hmpt_sample_gone_lock(void)
+{
+	pthread_mutex_lock(&gone_lock_g);
+}
+
+void hmpt_sample_gone_unlock(void)
+{
+	pthread_mutex_unlock(&gone_lock_g);
+}
+
+void hmpt_sample_gone_reset_lock(void)
+{
+	pthread_mutex_init(&gone_lock_g, NULL);
+}
+
 bool hmpt_sample_active(void)
 {
 	return __atomic_load_n(&active_g, __ATOMIC_ACQUIRE);
@@ -775,8 +795,6 @@ void hmpt_sample_stop(void)
 
 void hmpt_sample_fork_child(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
-	pthread_mutex_init(&gone_lock_g, NULL);
 	if (!slots_g)
 		return;
 	bool was = hmpt_sample_active();

@@ -82,8 +82,14 @@ void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_
 void hmpt_sample_flush(void);
 /* Stop sampling and read what is left (at exit, before the profile). */
 void hmpt_sample_stop(void);
-/* fork child: the parent's events and reader are not ours; start afresh */
+/* fork child: the parent's events and reader are not ours; start afresh
+ * (the locks are re-initialised by the fork table first, forktab.h) */
 void hmpt_sample_fork_child(void);
+/* fork (forktab.h): the sample lock, and the gone-blocks lock */
+void hmpt_sample_reset_lock(void);
+void hmpt_sample_gone_lock(void);
+void hmpt_sample_gone_unlock(void);
+void hmpt_sample_gone_reset_lock(void);
 
 /* For the profile, with the sample lock held (hmpt_sample_lock). */
 void hmpt_sample_lock(void);

@@ -1,0 +1,50 @@
+/* forktab.h — the fork handlers of every module that owns a lock, in one
+ * ordered table.
+ *
+ * fork() must find every lock free in the child: prepare takes them all,
+ * in the one order in which they may nest, parent releases them, child
+ * re-initialises them.  Each module registers its handlers under its rank;
+ * prepare handlers run in ascending rank, parent and child handlers in
+ * descending rank.  lifecycle.c installs the table's runners with one
+ * pthread_atfork() call.
+ *
+ * The order (the only order in which these locks may nest at run time):
+ *   10 sites lock (sites.c: site table, module map, statistics; taken
+ *      around dl_iterate_phdr)
+ *   20 pools lock (pool.c: budgets, counts)
+ *   30 memkind table lock (pool_memkind.c)
+ *   40 sample lock (sample.c: rings and per-site samples; taken under the
+ *      sites lock by the profile writer, and it takes the arena lock to
+ *      find a block)
+ *   50 sample's gone-blocks lock (sample.c; taken alone or under the
+ *      sample lock, never with the arena lock held)
+ *   60 arena lock (arena.c: extents, block table)
+ * Rank 0 is the process's own state (lifecycle.c): its child handler runs
+ * last, when every lock is usable again.  The permanent-allocation lock
+ * (sys.c) is only taken under the sites lock and is not in the table.
+ */
+#ifndef HMPT_FORKTAB_H
+#define HMPT_FORKTAB_H
+
+enum {
+	HMPT_FORK_PROCESS = 0,
+	HMPT_FORK_SITES = 10,
+	HMPT_FORK_POOLS = 20,
+	HMPT_FORK_MEMKIND = 30,
+	HMPT_FORK_SAMPLE = 40,
+	HMPT_FORK_SAMPLE_GONE = 50,
+	HMPT_FORK_ARENA = 60,
+};
+
+typedef void (*hmpt_fork_fn)(void);
+
+/* Register a module's handlers (any may be NULL) under its rank; one entry
+ * per rank, before the first fork.  A fixed table: no malloc. */
+void hmpt_fork_register(int rank, hmpt_fork_fn prepare, hmpt_fork_fn parent, hmpt_fork_fn child);
+
+/* the runners, for pthread_atfork */
+void hmpt_fork_prepare(void);
+void hmpt_fork_parent(void);
+void hmpt_fork_child(void);
+
+#endif
