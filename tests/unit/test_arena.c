@@ -1,0 +1,211 @@
+/* test_arena.c — the arena (arena.h): blocks on granules, lookup and find,
+ * realloc in place and moved with contents kept, kept pages reused but
+ * zeroed for calloc, ENOMEM when full, alignment. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+
+#include "arena.h"
+
+#define MIB   ((size_t)1 << 20)
+#define ARENA (64 * MIB) /* 32 granules: small enough to fill */
+
+static size_t page_g;
+
+static void fill(void *p, size_t n, unsigned char seed)
+{
+	for (size_t i = 0; i < n; i += 4096)
+		((unsigned char *)p)[i] = (unsigned char)(seed + i / 4096);
+	((unsigned char *)p)[n - 1] = seed;
+}
+
+/* the first `n` bytes of what fill(p, whole, seed) wrote are there */
+static bool kept(const void *p, size_t n, size_t whole, unsigned char seed)
+{
+	for (size_t i = 0; i < n; i += 4096)
+		if (((const unsigned char *)p)[i] != (unsigned char)(seed + i / 4096))
+			return false;
+	return n < whole || ((const unsigned char *)p)[n - 1] == seed;
+}
+
+static bool filled(const void *p, size_t n, unsigned char seed)
+{
+	return kept(p, n, n, seed);
+}
+
+static bool all_zero(const void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (((const unsigned char *)p)[i])
+			return false;
+	return true;
+}
+
+static void test_alloc_lookup_find(void)
+{
+	hmpt_block_t b;
+	uintptr_t start;
+	size_t size = 3 * MIB + 5;
+	char *p = hmpt_arena_alloc(size, 0, false, 7, 0);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	CHECK(hmpt_arena_owns(p));
+	CHECK(((uintptr_t)p & (HMPT_GRANULE - 1)) == 0);
+	CHECK(hmpt_arena_lookup(p, &b) == 0);
+	CHECK(b.size == size);
+	CHECK(b.mapped == ((size + page_g - 1) & ~(page_g - 1)));
+	CHECK(b.ngran == 2);
+	CHECK(b.site == 7);
+	CHECK(b.tag == 0);
+	CHECK(hmpt_arena_lookup(p + 4096, &b) == -EINVAL); /* not a block's start */
+	CHECK(hmpt_arena_find(p + 2 * MIB + 17, &start, &b) == 0);
+	CHECK(start == (uintptr_t)p && b.size == size);
+	fill(p, size, 3);
+	CHECK(filled(p, size, 3));
+	CHECK(hmpt_arena_free(p, &b) == 0);
+	CHECK(b.size == size && b.site == 7);
+	CHECK(hmpt_arena_lookup(p, &b) == -EINVAL);
+	CHECK(hmpt_arena_find(p + 17, &start, &b) == -ENOENT);
+	CHECK(hmpt_arena_free(p, &b) == -EINVAL); /* double free */
+}
+
+static void test_realloc(void)
+{
+	hmpt_block_t old, b;
+	char *p = hmpt_arena_alloc(MIB, 0, false, 1, 0);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	fill(p, MIB, 11);
+	/* the next granules are free: grows in place */
+	char *q = hmpt_arena_realloc(p, 5 * MIB, 2, &old);
+	CHECK(q == p);
+	CHECK(old.size == MIB && old.site == 1);
+	CHECK(filled(q, MIB, 11));
+	CHECK(hmpt_arena_lookup(q, &b) == 0 && b.size == 5 * MIB && b.site == 2);
+	/* a block right after it: growing further must move */
+	char *next = hmpt_arena_alloc(MIB, 0, false, 3, 0);
+	CHECK(next != NULL);
+	CHECK(next == q + 6 * MIB);
+	fill(q, 5 * MIB, 23);
+	char *r = hmpt_arena_realloc(q, 9 * MIB, 4, &old);
+	CHECK(r != NULL && r != q);
+	if (r) {
+		CHECK(filled(r, 5 * MIB, 23));
+		CHECK(hmpt_arena_lookup(r, &b) == 0 && b.size == 9 * MIB && b.site == 4);
+		CHECK(hmpt_arena_lookup(q, &b) == -EINVAL);
+		/* shrinks in place */
+		char *s = hmpt_arena_realloc(r, 2 * MIB, 4, &old);
+		CHECK(s == r);
+		CHECK(kept(s, 2 * MIB, 5 * MIB, 23));
+		CHECK(hmpt_arena_free(s, &b) == 0 && b.size == 2 * MIB);
+	}
+	if (next)
+		CHECK(hmpt_arena_free(next, &b) == 0);
+}
+
+/* A freed block's pages are kept for the next block of its tag: reused as
+ * they are by malloc, zeroed for calloc. */
+static void test_kept_pages(void)
+{
+	hmpt_block_t b;
+	char *p = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+
+	CHECK(p != NULL);
+	if (!p)
+		return;
+	memset(p, 0xab, 2 * MIB);
+	CHECK(hmpt_arena_free(p, &b) == 0);
+	char *q = hmpt_arena_alloc(2 * MIB, 0, true, 1, 0);
+	CHECK(q != NULL);
+	if (!q)
+		return;
+	CHECK(q == p); /* the kept granule: its old bytes must not show */
+	CHECK(all_zero(q, 2 * MIB));
+	memset(q, 0xcd, 2 * MIB);
+	CHECK(hmpt_arena_free(q, &b) == 0);
+	char *r = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+	CHECK(r != NULL);
+	CHECK(r == q);
+	if (r) {
+		r[0] = 1; /* mapped read-write, whatever it holds */
+		CHECK(hmpt_arena_free(r, &b) == 0);
+	}
+	char *z = hmpt_arena_alloc(3 * MIB, 0, true, 1, 0);
+	CHECK(z != NULL);
+	if (z) {
+		CHECK(all_zero(z, 3 * MIB));
+		CHECK(hmpt_arena_free(z, &b) == 0);
+	}
+}
+
+static void test_full(void)
+{
+	hmpt_block_t b;
+	char *blocks[64];
+	int n = 0;
+	uint64_t before = hmpt_arena_free_bytes();
+
+	errno = 0;
+	CHECK(hmpt_arena_alloc(ARENA + MIB, 0, false, 1, 0) == NULL);
+	CHECK(errno == ENOMEM);
+	while (n < 64 && (blocks[n] = hmpt_arena_alloc(5 * MIB, 0, false, 1, 0)) != NULL)
+		n++;
+	CHECK(n > 0 && n < 64);
+	CHECK(errno == ENOMEM);
+	CHECK(hmpt_arena_free_bytes() < 6 * MIB);
+	/* a smaller block still fits the rest */
+	char *last = hmpt_arena_alloc(MIB, 0, false, 1, 0);
+	CHECK(last != NULL);
+	if (last)
+		CHECK(hmpt_arena_free(last, &b) == 0);
+	while (n > 0)
+		CHECK(hmpt_arena_free(blocks[--n], &b) == 0);
+	CHECK(hmpt_arena_free_bytes() == before);
+}
+
+static void test_alignment(void)
+{
+	hmpt_block_t b;
+	size_t aligns[] = {16, 4096, HMPT_GRANULE, 4 * MIB, 16 * MIB};
+
+	for (unsigned i = 0; i < sizeof(aligns) / sizeof(aligns[0]); i++) {
+		/* a granule taken first, so that alignment must skip some */
+		char *pad = hmpt_arena_alloc(MIB, 0, false, 1, 0);
+		char *p = hmpt_arena_alloc(MIB, aligns[i], false, 1, 0);
+		CHECK(p != NULL);
+		if (p) {
+			CHECK(((uintptr_t)p & (aligns[i] - 1)) == 0);
+			CHECK(((uintptr_t)p & (HMPT_GRANULE - 1)) == 0);
+			CHECK(hmpt_arena_free(p, &b) == 0);
+		}
+		if (pad)
+			CHECK(hmpt_arena_free(pad, &b) == 0);
+	}
+}
+
+int main(void)
+{
+	page_g = (size_t)sysconf(_SC_PAGESIZE);
+	if (hmpt_arena_init(ARENA) != 0) {
+		fprintf(stderr, "cannot reserve a %zu MiB arena\n", ARENA / MIB);
+		return 1;
+	}
+	CHECK(hmpt_arena_size_g == ARENA);
+	CHECK((hmpt_arena_base_g & (HMPT_GRANULE - 1)) == 0);
+	test_alloc_lookup_find();
+	test_realloc();
+	test_kept_pages();
+	test_full();
+	test_alignment();
+	if (failures)
+		fprintf(stderr, "test_arena: %d failures\n", failures);
+	return failures != 0;
+}
