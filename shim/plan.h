@@ -29,7 +29,7 @@
 #define HMPT_PLAN_MAX_BYTES (64u << 20)
 #define HMPT_POOL_NAME_MAX  32
 /* What the shim says, in words hmpt-tune compare looks for in a run's
- * output: a plan that could not be used (interpose.c), one whose sites
+ * output: a plan that could not be used (placer.c), one whose sites
  * matched no allocation at all (stale.c). */
 #define HMPT_PLAN_SAID_UNUSED  "the program runs with default placement"
 #define HMPT_PLAN_SAID_NOTHING "placed nothing"

@@ -8,7 +8,7 @@
  * (blocks freed or moved since are found in a log of recent departures),
  * with the NUMA node of the sampled page (move_pages).
  *
- * Contract: every entry point is called by interpose.c with its
+ * Contract: every entry point is called by lifecycle.c, override.c or track.c with the
  * re-entrancy guard held (perf setup, libpfm4 and thread creation may
  * allocate).  No malloc: slots, logs and per-site counters live in fixed
  * mappings.  Lock order: sites -> sample -> arena; the departure log's lock
