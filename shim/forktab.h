@@ -16,9 +16,9 @@
  *   40 sample lock (sample.c: rings and per-site samples; taken under the
  *      sites lock by the profile writer, and it takes the arena lock to
  *      find a block)
- *   50 sample's gone-blocks lock (sample.c; taken alone or under the
- *      sample lock, never with the arena lock held)
- *   60 arena lock (arena.c: extents, block table)
+ *   50 arena lock (arena.c: extents, block table)
+ *   60 sample's gone-blocks lock (sample.c: a leaf, nothing is taken
+ *      under it; taken alone or under the sample lock)
  * Rank 0 is the process's own state (lifecycle.c): its child handler runs
  * last, when every lock is usable again.  The permanent-allocation lock
  * (sys.c) is only taken under the sites lock and is not in the table.
@@ -32,8 +32,8 @@ enum {
 	HMPT_FORK_POOLS = 20,
 	HMPT_FORK_MEMKIND = 30,
 	HMPT_FORK_SAMPLE = 40,
-	HMPT_FORK_SAMPLE_GONE = 50,
-	HMPT_FORK_ARENA = 60,
+	HMPT_FORK_ARENA = 50,
+	HMPT_FORK_SAMPLE_GONE = 60,
 };
 
 typedef void (*hmpt_fork_fn)(void);
