@@ -46,6 +46,7 @@ typedef struct {
 
 typedef struct {
 	uint32_t site;
+	uint32_t tries; /* lookups that found no page yet */
 	uintptr_t page;
 } pending_t;
 
@@ -230,11 +231,19 @@ static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t
 	return once ? hmpt_touched_add(from, to, born) : to - from;
 }
 
-/* the node of each pending page, in one system call */
-static void flush_pending(void)
+/* Lookups of a page that is not there yet (-EFAULT: a read of calloc'd or
+ * fresh memory mapped the shared zero page; the write that follows gives
+ * the block its real page, and counts as a refault) before it counts as
+ * "unknown": such pages wait for later drains, the last drain excepted. */
+#define PENDING_TRIES 4
+
+/* The node of each pending page, in one system call; with `last`, every
+ * page is counted, found or not. */
+static void flush_pending(bool last)
 {
 	void *pages[BATCH];
 	int status[BATCH];
+	unsigned kept = 0;
 
 	if (!npending_g)
 		return;
@@ -247,13 +256,21 @@ static void flush_pending(void)
 			status[i] = -1;
 	for (unsigned i = 0; i < npending_g; i++) {
 		int node = status[i];
+		/* kept for a later drain while at most half the batch waits, so
+		 * that new samples always find room */
+		if (node == -EFAULT && !last && pending_g[i].tries < PENDING_TRIES &&
+		    kept < BATCH / 2) {
+			pending_g[kept] = pending_g[i];
+			pending_g[kept++].tries++;
+			continue;
+		}
 		/* a page already gone (freed since) has no node */
 		unsigned slot = node < 0                   ? HMPT_SAMPLE_NODES + 1
 		                : node < HMPT_SAMPLE_NODES ? (unsigned)node
 		                                           : HMPT_SAMPLE_NODES;
 		sites_g[pending_g[i].site].node[slot]++;
 	}
-	npending_g = 0;
+	npending_g = kept;
 }
 
 static void note_tid(hmpt_sample_site_t *acc, uint32_t tid)
@@ -322,9 +339,10 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		acc->level[lvl]++;
 	acc->bytes += bytes;
 	note_tid(acc, s->tid);
-	pending_g[npending_g++] = (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1)};
+	pending_g[npending_g++] =
+	    (pending_t){(uint32_t)site, 0, s->addr & ~(uintptr_t)(page_g - 1)};
 	if (npending_g == BATCH)
-		flush_pending();
+		flush_pending(false);
 }
 
 void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born)
@@ -346,8 +364,8 @@ static void close_slot(slot_t *sl)
 	__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 }
 
-/* with lock_g held */
-static void drain_all(void)
+/* with lock_g held; `last`: pages not there yet are counted now */
+static void drain_all(bool last)
 {
 	if (!slots_g)
 		return;
@@ -362,7 +380,7 @@ static void drain_all(void)
 		if (st == SLOT_CLOSING)
 			close_slot(sl);
 	}
-	flush_pending();
+	flush_pending(last);
 }
 
 static void *reader(void *unused)
@@ -390,7 +408,7 @@ static void *reader(void *unused)
 		if (__atomic_load_n(&stopping_g, __ATOMIC_ACQUIRE))
 			break;
 		pthread_mutex_lock(&lock_g);
-		drain_all();
+		drain_all(false);
 		pthread_mutex_unlock(&lock_g);
 	}
 	return NULL;
@@ -774,7 +792,7 @@ void hmpt_sample_flush(void)
 	if (!slots_g)
 		return;
 	pthread_mutex_lock(&lock_g);
-	drain_all();
+	drain_all(true);
 	pthread_mutex_unlock(&lock_g);
 }
 
