@@ -5,6 +5,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 echo "== malloc overhead (bench/malloc_overhead.c)"
 LD_PRELOAD=$B/libhmpt.so "$B/bench/malloc_overhead"
+echo "== stress mix, threads 1 2 4 16 (bench/stress_mix.sh)"
+bench/stress_mix.sh
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
 echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
