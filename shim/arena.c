@@ -77,22 +77,29 @@ static char *gran_addr(uint64_t g)
 
 /* Granule states.  A granule is mapped read-write the first time a block
  * uses it and stays mapped.  When a block is freed, its pages are either
- * dropped at once (MADV_DONTNEED: memory back to the system, zeros on next
- * use) or, while less than KEEP_MAX bytes are waiting, kept as they are, so
- * a program that frees and allocates large buffers in a loop reuses them
- * without a system call or page faults, as it would with glibc.  A kept
- * ("dirty") granule is dropped before it serves a zeroed request.
+ * kept as they are, so that a program that frees and allocates large
+ * buffers in a loop reuses them without a system call or page faults, as it
+ * would with glibc, or dropped at once (MADV_DONTNEED: memory back to the
+ * system, zeros on next use).  They are kept while the kept bytes stay
+ * within the bytes of live blocks, or KEEP_MIN when that is more: like a
+ * heap allocator, hmpt then holds at most about twice what the program
+ * uses, and a program with many threads churning large blocks does not
+ * refault them.  A kept ("dirty") granule serves a zeroed request by
+ * memset of the bytes that may be resident (glibc's calloc does the same
+ * with reused memory): cheaper than dropping and refaulting every page.
  *
  * res_g bounds the bytes that may be resident in each granule (a block of
  * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
- * memory, not granules: many small freed blocks can wait for reuse. */
+ * memory, not granules: many small freed blocks can wait for reuse, and a
+ * zeroed request clears only what may hold data. */
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
-#define KEEP_MAX ((uint64_t)64 << 20)
+#define KEEP_MIN ((uint64_t)256 << 20)
 
 static uint8_t *rw_g;     /* per granule state */
 static uint16_t *shape_g; /* per mapped granule: the tag its mapping was made for */
 static uint32_t *res_g;   /* per granule: bytes possibly resident; 0 when CLEAN and free */
 static uint64_t kept_g;   /* res_g summed over GRAN_DIRTY granules, under lock_g */
+static uint64_t live_g;   /* bytes mapped by live blocks, under lock_g */
 
 static void drop_pages(char *p, size_t len)
 {
@@ -202,10 +209,9 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 			j++;
 		if (rw_g[i] == GRAN_DIRTY) {
 			unkept += resident(i, j - i);
-			if (zero) {
-				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
-				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
-			}
+			if (zero)
+				for (uint64_t k = i; k < j; k++)
+					memset(gran_addr(k), 0, res_g[k]);
 			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		}
 		i = j;
@@ -254,7 +260,7 @@ static void release(uint64_t g, uint64_t n, uint16_t tag)
 		return;
 	}
 	pthread_mutex_lock(&lock_g);
-	keep = kept_g + bytes <= KEEP_MAX;
+	keep = kept_g + bytes <= (live_g > KEEP_MIN ? live_g : KEEP_MIN);
 	if (keep)
 		kept_g += bytes;
 	pthread_mutex_unlock(&lock_g);
@@ -320,8 +326,6 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 	return g;
 }
 
-/* Record the block now at granule g; with `old` >= 0, the block that was at
- * granule `old` is gone (it moved to g) in the same step. */
 static int stamp_g; /* read the clock for `born` (sampling runs) */
 
 void hmpt_arena_stamp_births(void)
@@ -347,6 +351,9 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	pthread_mutex_lock(&lock_g);
 	uint64_t had = blocks_g[g].ngran; /* resized in place: its old extent */
 	uint64_t born = had && old < 0 ? blocks_g[g].born : now;
+	if (had)
+		live_g -= blocks_g[g].mapped;
+	live_g += mapped;
 	blocks_g[g] = (hmpt_block_t){.size = size,
 	                             .mapped = mapped,
 	                             .ngran = (uint32_t)n,
@@ -357,6 +364,7 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 		set_owner((uint64_t)g + n, had - n, 0);
 	set_owner((uint64_t)g, n, (uint32_t)g + 1);
 	if (old >= 0 && old != g) {
+		live_g -= blocks_g[old].mapped;
 		set_owner((uint64_t)old, blocks_g[old].ngran, 0);
 		blocks_g[old].ngran = 0;
 	}
@@ -442,8 +450,10 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 		return -EINVAL;
 	pthread_mutex_lock(&lock_g);
 	*out = blocks_g[g];
-	if (out->ngran)
+	if (out->ngran) {
 		set_owner((uint64_t)g, out->ngran, 0);
+		live_g -= out->mapped;
+	}
 	blocks_g[g].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
 	if (!out->ngran)

@@ -8,9 +8,10 @@
  * Layout: the range is cut into 2 MiB granules, reserved PROT_NONE.  Each
  * block starts on a granule boundary (so it can use huge pages) and holds
  * whole granules; a granule is mapped read-write when a block first uses it
- * and stays mapped.  A freed block's pages are dropped (MADV_DONTNEED), so
- * its memory goes back to the system, except for a few recently freed
- * granules kept for reuse (see KEEP_MAX in arena.c).
+ * and stays mapped.  A freed block's pages are kept for reuse while the kept
+ * bytes stay within the live blocks' bytes (or 256 MiB, whichever is more),
+ * and dropped (MADV_DONTNEED) beyond that, so that memory goes back to the
+ * system (see KEEP_MIN in arena.c).
  * The usable size of a block is round_up(size, page), or round_up(size,
  * 2 MiB) for hugetlb placements.
  *
