@@ -86,7 +86,9 @@ static char *gran_addr(uint64_t g)
  * uses, and a program with many threads churning large blocks does not
  * refault them.  A kept ("dirty") granule serves a zeroed request by
  * memset of the bytes that may be resident (glibc's calloc does the same
- * with reused memory): cheaper than dropping and refaulting every page.
+ * with reused memory): cheaper than dropping and refaulting every page;
+ * under page-fault sampling it drops them, so that the new block's first
+ * touches fault and are counted.
  *
  * res_g bounds the bytes that may be resident in each granule (a block of
  * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
@@ -100,6 +102,7 @@ static uint16_t *shape_g; /* per mapped granule: the tag its mapping was made fo
 static uint32_t *res_g;   /* per granule: bytes possibly resident; 0 when CLEAN and free */
 static uint64_t kept_g;   /* res_g summed over GRAN_DIRTY granules, under lock_g */
 static uint64_t live_g;   /* bytes mapped by live blocks, under lock_g */
+static int refault_g;     /* zeroed requests drop kept pages (page-fault sampling) */
 
 static void drop_pages(char *p, size_t len)
 {
@@ -209,9 +212,13 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 			j++;
 		if (rw_g[i] == GRAN_DIRTY) {
 			unkept += resident(i, j - i);
-			if (zero)
+			if (zero && __atomic_load_n(&refault_g, __ATOMIC_ACQUIRE)) {
+				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
+				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
+			} else if (zero) {
 				for (uint64_t k = i; k < j; k++)
 					memset(gran_addr(k), 0, res_g[k]);
+			}
 			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		}
 		i = j;
@@ -331,6 +338,11 @@ static int stamp_g; /* read the clock for `born` (sampling runs) */
 void hmpt_arena_stamp_births(void)
 {
 	__atomic_store_n(&stamp_g, 1, __ATOMIC_RELEASE);
+}
+
+void hmpt_arena_refault_zeroed(void)
+{
+	__atomic_store_n(&refault_g, 1, __ATOMIC_RELEASE);
 }
 
 static void set_owner(uint64_t g, uint64_t n, uint32_t v)

@@ -82,6 +82,10 @@ int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
  * tell a block from the one that held its range before; without sampling
  * the clock is not read and `born` stays 0). */
 void hmpt_arena_stamp_births(void);
+/* From now on, a zeroed request drops kept pages instead of clearing them
+ * with memset: page-fault sampling counts a block's first touches, and
+ * cleared pages raise none. */
+void hmpt_arena_refault_zeroed(void);
 /* The live block that holds address p (anywhere inside it): its start in
  * *start and its record in *out; -ENOENT if none.  For attributing sampled
  * addresses. */

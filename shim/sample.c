@@ -715,6 +715,8 @@ static int go_live(slot_t *sl)
 		return rc;
 	}
 	hmpt_arena_stamp_births();
+	if (setup_g.kind == HMPT_SAMPLER_FAULTS)
+		hmpt_arena_refault_zeroed();
 	activate(sl);
 	return 0;
 }
