@@ -33,7 +33,7 @@ SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                 -fno-omit-frame-pointer -fno-strict-aliasing
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
                 -Wl,-z,nodelete -Wl,-z,defs
-SHIM_LIBS    := -lunwind -lnuma -lpfm -ldl -lpthread
+SHIM_LIBS    := -lunwind -ldl -lpthread
 
 SHIM_SRC  := $(wildcard shim/*.c)
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
@@ -44,7 +44,7 @@ SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o,$(SHIM_OBJ)
 
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
-TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -lpfm -ldl -lpthread -lm
+TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
 # the shim's pieces that the tuner shares: one plan loader, one topology
 SHARED_OBJ := options.o fmt.o sys.o log.o json.o plan.o topo.o pool.o pool_memkind.o pmu.o pmu_pfm.o
 
@@ -67,7 +67,7 @@ BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(B)/hb/%.o)
 $(B)/hb/%.o: bench/%.c bench/hb.h $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/hb
 	$(CC) $(CPPFLAGS) -Ishim -Ituner $(CFLAGS) -fopenmp -c -o $@ $<
 $(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(SHARED_OBJ:%=$(B)/shim/%)
-	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -lpfm -ldl -lpthread -lm
+	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -ldl -lpthread -lm
 
 $(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<

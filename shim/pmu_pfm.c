@@ -5,7 +5,12 @@
  * kernel's linux/perf_event.h.  Only plain numbers cross this boundary.
  * libpfm4 allocates while it initialises: callers hold the shim's
  * re-entrancy guard, so those allocations go to the normal allocator.
+ *
+ * libpfm4 is opened with dlopen the first time sampling asks for it, not
+ * linked: its tables carry some 40,000 relocations, which the loader would
+ * otherwise process at the start of every program run under the shim.
  */
+#include <dlfcn.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -13,14 +18,50 @@
 
 #include "pmu_pfm.h"
 
+#define LIBPFM "libpfm.so.4"
+
+static struct {
+	__typeof__(&pfm_initialize) initialize;
+	__typeof__(&pfm_strerror) strerror;
+	__typeof__(&pfm_get_os_event_encoding) encode;
+	__typeof__(&pfm_get_pmu_info) pmu_info;
+} pfm_g;
 static int init_rc_g = -1; /* PFM_SUCCESS once initialised */
+static char why_g[160];    /* why libpfm4 cannot be used, once known */
+
+static bool load(void)
+{
+	void *h = dlopen(LIBPFM, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why_g, sizeof(why_g), "libpfm4 cannot be loaded: %s", e ? e : LIBPFM);
+		return false;
+	}
+	pfm_g.initialize = (__typeof__(pfm_g.initialize))dlsym(h, "pfm_initialize");
+	pfm_g.strerror = (__typeof__(pfm_g.strerror))dlsym(h, "pfm_strerror");
+	pfm_g.encode = (__typeof__(pfm_g.encode))dlsym(h, "pfm_get_os_event_encoding");
+	pfm_g.pmu_info = (__typeof__(pfm_g.pmu_info))dlsym(h, "pfm_get_pmu_info");
+	if (!pfm_g.initialize || !pfm_g.strerror || !pfm_g.encode || !pfm_g.pmu_info) {
+		snprintf(why_g, sizeof(why_g), "%s lacks the functions hmpt needs", LIBPFM);
+		dlclose(h);
+		return false;
+	}
+	return true;
+}
 
 static bool ensure_init(char *err, size_t errlen)
 {
+	if (init_rc_g != PFM_SUCCESS && !why_g[0]) {
+		if (load()) {
+			init_rc_g = pfm_g.initialize();
+			if (init_rc_g != PFM_SUCCESS)
+				snprintf(why_g, sizeof(why_g), "libpfm4 cannot initialise: %s",
+				         pfm_g.strerror(init_rc_g));
+		}
+	}
 	if (init_rc_g != PFM_SUCCESS)
-		init_rc_g = pfm_initialize();
-	if (init_rc_g != PFM_SUCCESS)
-		snprintf(err, errlen, "libpfm4 cannot initialise: %s", pfm_strerror(init_rc_g));
+		snprintf(err, errlen, "%s", why_g);
 	return init_rc_g == PFM_SUCCESS;
 }
 
@@ -37,9 +78,9 @@ int hmpt_pfm_encode(const char *event, hmpt_pfm_code_t *out, char *err, size_t e
 	memset(&arg, 0, sizeof(arg));
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
-	int rc = pfm_get_os_event_encoding(event, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
+	int rc = pfm_g.encode(event, PFM_PLM3, PFM_OS_PERF_EVENT, &arg);
 	if (rc != PFM_SUCCESS) {
-		snprintf(err, errlen, "libpfm4 cannot encode %s: %s", event, pfm_strerror(rc));
+		snprintf(err, errlen, "libpfm4 cannot encode %s: %s", event, pfm_g.strerror(rc));
 		return -1;
 	}
 	out->type = attr.type;
@@ -59,7 +100,7 @@ const char *hmpt_pfm_pmu(void)
 	for (int p = PFM_PMU_NONE + 1; p < PFM_PMU_MAX; p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info(p, &info) == PFM_SUCCESS && info.is_present &&
+		if (pfm_g.pmu_info(p, &info) == PFM_SUCCESS && info.is_present &&
 		    info.type == PFM_PMU_TYPE_CORE)
 			return info.name;
 	}

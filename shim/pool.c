@@ -1,4 +1,6 @@
-/* pool.c — see pool.h.  Node pools: mbind(2) through libnuma's wrapper,
+/* pool.c — see pool.h.  Node pools: mbind(2), called directly (numaif.h
+ * gives only the constants: linking libnuma would run its constructor, which
+ * reads sysfs and probes the kernel, in every process at start-up),
  * madvise(2) for the page kind; budgets per pool and per node. */
 #include "pool.h"
 
@@ -7,6 +9,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -657,7 +660,7 @@ static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
 		mask[first / 64] = 1ul << (first % 64);
 	}
 	/* the kernel counts maxnode one past the last bit it reads */
-	if (mbind(addr, len, mode, mask, HMPT_MAX_NODES + 1, flags) == 0)
+	if (syscall(SYS_mbind, addr, len, mode, mask, HMPT_MAX_NODES + 1, flags) == 0)
 		return 0;
 	if (errno == EINVAL && mode == MPOL_PREFERRED_MANY) {
 		__atomic_store_n(&preferred_many_g, 0, __ATOMIC_RELAXED);

@@ -15,6 +15,8 @@
 #include <numaif.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "fmt.h"
 #include "sys.h"
@@ -160,7 +162,8 @@ int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	if (!p)
 		return -ENOMEM;
 	memset(mask, 0, sizeof(mask));
-	int rc = get_mempolicy(&mode, mask, HMPT_MAX_NODES + 1, p, MPOL_F_ADDR);
+	/* the system call itself, as pool.c's mbind (no libnuma) */
+	int rc = (int)syscall(SYS_get_mempolicy, &mode, mask, HMPT_MAX_NODES + 1, p, MPOL_F_ADDR);
 	mk_g.free_fn(NULL, p);
 	if (rc != 0)
 		return -errno;
