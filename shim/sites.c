@@ -152,6 +152,19 @@ static uint32_t module_of(uintptr_t ip)
 	return HMPT_MODULE_UNKNOWN;
 }
 
+/* module_of with a guess: the frames of one stack mostly share modules */
+static uint32_t module_near(uintptr_t ip, uint32_t *hint)
+{
+	uint32_t h = *hint;
+
+	if (h < nmodules_g && modules_g[h].alive && ip >= modules_g[h].lo && ip < modules_g[h].hi)
+		return h;
+	uint32_t m = module_of(ip);
+	if (m != HMPT_MODULE_UNKNOWN)
+		*hint = m;
+	return m;
+}
+
 void hmpt_sites_set_depth(unsigned depth)
 {
 	depth_g = depth > HMPT_MAX_DEPTH ? HMPT_MAX_DEPTH : depth ? depth : 1;
@@ -181,6 +194,21 @@ void hmpt_sites_warmup(void)
 	void *raw[8];
 
 	unw_backtrace(raw, 8);
+}
+
+/* The in-process key of a raw stack: a word at a time (the stable id is
+ * FNV-1a over module names and offsets, hash.h; this key never leaves the
+ * process, and byte-wise FNV over 16-32 return addresses cost a third of a
+ * tracked allocation). */
+static uint64_t stack_key(const uintptr_t *ips, uint32_t n)
+{
+	uint64_t h = HMPT_HASH_SEED ^ n;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
+		h ^= h >> 29;
+	}
+	return h;
 }
 
 static bool same_frames(const hmpt_site_t *s, const uintptr_t *ips, uint32_t n)
@@ -226,6 +254,7 @@ uint32_t hmpt_sites_capture(void)
 	uintptr_t ips[HMPT_MAX_DEPTH];
 	unsigned want = depth_g + 2 * SKIP_ROOM;
 	int got = unw_backtrace(raw, (int)(want < RAW_MAX ? want : RAW_MAX));
+	uint32_t mods[RAW_MAX], hint = 0;
 	uint32_t n = 0, owned = 0, site;
 	int first = -1, first_foreign = -1;
 
@@ -233,9 +262,11 @@ uint32_t hmpt_sites_capture(void)
 		got = 0;
 	pthread_mutex_lock(&lock_g);
 	refresh_modules();
+	for (int i = 0; i < got; i++)
+		mods[i] = module_near((uintptr_t)raw[i], &hint);
 	/* skip hmpt's own frames, then the allocator runtime's */
 	for (int i = 0; i < got; i++) {
-		uint32_t m = module_of((uintptr_t)raw[i]);
+		uint32_t m = mods[i];
 		bool self = m != HMPT_MODULE_UNKNOWN && modules_g[m].self;
 		bool runtime = m != HMPT_MODULE_UNKNOWN && modules_g[m].runtime;
 		if (!self && first_foreign < 0)
@@ -250,13 +281,13 @@ uint32_t hmpt_sites_capture(void)
 	/* the depth counts the frames that name the site (siteid.h), so that
 	 * a runtime with more or fewer frames does not move the window */
 	for (int i = first; i < got && n < HMPT_MAX_DEPTH && owned < depth_g; i++) {
-		uint32_t m = module_of((uintptr_t)raw[i]);
+		uint32_t m = mods[i];
 		if (m == HMPT_MODULE_UNKNOWN || !modules_g[m].runtime)
 			owned++;
 		ips[n++] = (uintptr_t)raw[i];
 	}
 
-	uint64_t key = hmpt_hash_bytes(HMPT_HASH_SEED, ips, n * sizeof(ips[0]));
+	uint64_t key = stack_key(ips, n);
 	uint32_t slot = (uint32_t)key & (SLOTS - 1);
 	for (;;) {
 		uint32_t v = slots_g[slot];
