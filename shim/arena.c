@@ -182,8 +182,10 @@ static int map_fresh(uint64_t g, uint64_t n, uint16_t tag, bool huge)
  * afresh and shaped (the only step that can fail; fresh granules are clean
  * and what was kept there is dropped), then kept pages of the same tag are
  * taken over, or dropped for a zeroed request; kept pages that are not
- * dropped stay counted in res_g (the block owns them now). */
-static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
+ * dropped stay counted in res_g (the block owns them now).  The kept bytes
+ * taken over leave kept_g here, or, with `unkept`, in the caller's record()
+ * (one lock hold fewer on the allocation path). */
+static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag, uint64_t *unkept_out)
 {
 	bool huge = is_huge(tag);
 	uint64_t unkept = 0;
@@ -223,7 +225,10 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 		}
 		i = j;
 	}
-	unkeep(unkept);
+	if (unkept_out && rc == 0)
+		*unkept_out = unkept;
+	else
+		unkeep(unkept);
 	return rc;
 }
 
@@ -253,32 +258,45 @@ static void give(uint64_t g, uint64_t n)
 	pthread_mutex_unlock(&lock_g);
 }
 
-/* Give [g, g+n) back: pages kept for reuse while the budget allows, else
- * dropped (hugetlb pages always go back to the system's pool); then the
- * range joins the free set. */
-static void release(uint64_t g, uint64_t n, uint16_t tag)
+/* With lock_g held: keep the pages of [g, g+n) for reuse and return the
+ * range to the free set, if the budget allows (hugetlb pages never wait:
+ * they go back to the system's pool).  false: discard() must follow, after
+ * the lock is released. */
+static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
-	bool keep;
 
+	if (is_huge(tag) || kept_g + bytes > (live_g > KEEP_MIN ? live_g : KEEP_MIN))
+		return false;
+	kept_g += bytes;
+	memset(rw_g + g, GRAN_DIRTY, (size_t)n);
+	hmpt_extents_give(&free_g, g, n); /* cannot fail: room for n/2+2 extents */
+	return true;
+}
+
+/* What keep_locked() did not keep: its pages back to the system, then the
+ * range to the free set. */
+static void discard(uint64_t g, uint64_t n, uint16_t tag)
+{
 	if (is_huge(tag)) {
 		reset_run(g, n);
-		give(g, n);
-		return;
-	}
-	pthread_mutex_lock(&lock_g);
-	keep = kept_g + bytes <= (live_g > KEEP_MIN ? live_g : KEEP_MIN);
-	if (keep)
-		kept_g += bytes;
-	pthread_mutex_unlock(&lock_g);
-	if (!keep) {
+	} else {
 		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
 		memset(res_g + g, 0, n * sizeof(*res_g));
+		memset(rw_g + g, GRAN_CLEAN, (size_t)n);
 	}
-	memset(rw_g + g, keep ? GRAN_DIRTY : GRAN_CLEAN, (size_t)n);
+	give(g, n);
+}
+
+/* Give [g, g+n) back: pages kept for reuse while the budget allows, else
+ * dropped; then the range joins the free set. */
+static void release(uint64_t g, uint64_t n, uint16_t tag)
+{
 	pthread_mutex_lock(&lock_g);
-	hmpt_extents_give(&free_g, g, n); /* cannot fail: room for n/2+2 extents */
+	bool kept = keep_locked(g, n, tag);
 	pthread_mutex_unlock(&lock_g);
+	if (!kept)
+		discard(g, n, tag);
 }
 
 int hmpt_arena_init(uint64_t size)
@@ -355,7 +373,7 @@ static void set_owner(uint64_t g, uint64_t n, uint32_t v)
  * granule `old` is gone (it moved to g) in the same step.  A block keeps its
  * birth time when it stays where it was. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
-                   uint16_t tag)
+                   uint16_t tag, uint64_t unkept)
 {
 	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
@@ -366,6 +384,7 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	if (had)
 		live_g -= blocks_g[g].mapped;
 	live_g += mapped;
+	kept_g -= unkept;
 	blocks_g[g] = (hmpt_block_t){.size = size,
 	                             .mapped = mapped,
 	                             .ngran = (uint32_t)n,
@@ -400,13 +419,14 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = prepare((uint64_t)g, n, zero, tag);
+	uint64_t unkept = 0;
+	rc = prepare((uint64_t)g, n, zero, tag, &unkept);
 	if (rc) {
 		give((uint64_t)g, n);
 		errno = -rc;
 		return NULL;
 	}
-	record(g, -1, size, mapped, n, site, tag);
+	record(g, -1, size, mapped, n, site, tag, unkept);
 	return gran_addr((uint64_t)g);
 }
 
@@ -457,20 +477,25 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
 int hmpt_arena_free(void *p, hmpt_block_t *out)
 {
 	int64_t g = block_index(p);
+	bool kept = false;
 
 	if (g < 0)
 		return -EINVAL;
+	/* one lock hold for the record and, when its pages are kept, the free
+	 * set: the common case of a free */
 	pthread_mutex_lock(&lock_g);
 	*out = blocks_g[g];
 	if (out->ngran) {
 		set_owner((uint64_t)g, out->ngran, 0);
 		live_g -= out->mapped;
+		blocks_g[g].ngran = 0;
+		kept = keep_locked((uint64_t)g, out->ngran, out->tag);
 	}
-	blocks_g[g].ngran = 0;
 	pthread_mutex_unlock(&lock_g);
 	if (!out->ngran)
 		return -EINVAL;
-	release((uint64_t)g, out->ngran, out->tag);
+	if (!kept)
+		discard((uint64_t)g, out->ngran, out->tag);
 	return 0;
 }
 
@@ -518,7 +543,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (n <= old->ngran || take_at_grow(g, old->ngran, n)) {
 		/* in place */
 		if (n > old->ngran) {
-			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag);
+			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag, NULL);
 			if (rc) {
 				give((uint64_t)g + old->ngran, n - old->ngran);
 				errno = -rc;
@@ -527,7 +552,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		} else if (n < old->ngran) {
 			release((uint64_t)g + n, old->ngran - n, tag);
 		}
-		record(g, -1, size, mapped, n, site, tag);
+		record(g, -1, size, mapped, n, site, tag, 0);
 		return p;
 	}
 	/* elsewhere: a new extent; pages moved when the kernel can (not
@@ -544,11 +569,11 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (moved) {
 		/* the pages now live at `to`; the old range is mapped and empty */
 		claim_moved((uint64_t)ng, old->ngran, tag);
-		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag);
+		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag, NULL);
 		if (rc) /* put the pages back where they were */
 			move_pages_to(to, base, span);
 	} else {
-		rc = prepare((uint64_t)ng, n, false, tag);
+		rc = prepare((uint64_t)ng, n, false, tag, NULL);
 		if (rc == 0)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
@@ -557,7 +582,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site, tag);
+	record(ng, g, size, mapped, n, site, tag, 0);
 	if (moved) { /* the pages moved away: the old range is mapped and empty */
 		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
 		give((uint64_t)g, old->ngran);
