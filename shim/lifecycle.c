@@ -209,6 +209,16 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	hmpt_guard_enter();
 	if (hmpt_opt_g[HMPT_OPT_STRICT].num)
 		hmpt_placer_init();
+	/* nothing asked (no plan, profile or sampling): the sites and the
+	 * unwinder wait for the first tracked request, and static data is not
+	 * scanned (no plan can name it, no profile will list it), so that the
+	 * many short processes of a job script and its helpers pay nothing
+	 * for them (libunwind's first walk alone faults in some 64 pages) */
+	if (!hmpt_opt_g[HMPT_OPT_PLAN].str && !hmpt_opt_g[HMPT_OPT_PROFILE].str &&
+	    !hmpt_opt_g[HMPT_OPT_SAMPLE].str) {
+		hmpt_guard_leave();
+		return;
+	}
 	/* static data is placed now, before main: a plan that may name it is
 	 * read here (and before the sites, whose depth it may set) */
 	bool statics =

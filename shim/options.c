@@ -63,7 +63,8 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
     [HMPT_OPT_STATIC] = {"HMPT_STATIC", HMPT_OPT_TYPE_UINT, 1, 0, 1, "1",
                          "1: static data objects of at least HMPT_MIN_SIZE (arrays in .bss "
                          "and .data, Fortran COMMON blocks) are sites too, profiled and placed "
-                         "when a plan names them; 0: static data is left alone."},
+                         "when a plan names them (read at start when a plan, a profile or "
+                         "sampling is asked for); 0: static data is left alone."},
 };
 
 int hmpt_options_parse_uint(const char *s, uint64_t *out)
