@@ -56,14 +56,26 @@ EXPORT void *malloc(size_t size)
 	return slow_malloc(size);
 }
 
-EXPORT void free(void *p)
+/* free's rare cases, out of line: the common case then needs no stack
+ * frame (a memkind lookup's record made free() build one for every call) */
+static __attribute__((noinline)) void free_rare(void *p)
 {
-	if (unlikely(hmpt_track_owns(p))) {
+	if (hmpt_track_owns(p)) {
 		hmpt_track_free(p);
 		return;
 	}
-	if (unlikely(hmpt_boot_owns(p)))
+	if (hmpt_boot_owns(p))
 		return; /* boot blocks are never reused */
+	hmpt_real_free_g(p);
+}
+
+EXPORT void free(void *p)
+{
+	/* the arena's, the boot buffer's, or perhaps a memkind block (page
+	 * aligned, while any is live) */
+	if (unlikely(hmpt_arena_owns(p) || hmpt_boot_owns(p) ||
+	             (!((uintptr_t)p & 4095) && hmpt_memkind_any())))
+		return free_rare(p);
 	hmpt_real_free_g(p);
 }
 
