@@ -206,15 +206,6 @@ const char *hmpt_fmt_cstr(hmpt_fmt_t *f)
 	return f->buf;
 }
 
-void hmpt_fmt_clause(hmpt_fmt_t *f, char *buf, size_t cap)
-{
-	size_t len = strnlen(buf, cap);
-
-	hmpt_fmt_init(f, buf + len, cap - len, -1);
-	if (len)
-		hmpt_fmt_str(f, "; ");
-}
-
 /* --- printf ---------------------------------------------------------- */
 
 /* A parsed conversion: flags, width (-1 none), precision (-1 none). */
@@ -509,4 +500,31 @@ void hmpt_fmt_printf(hmpt_fmt_t *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	hmpt_fmt_vprintf(f, fmt, ap);
 	va_end(ap);
+}
+
+const char *hmpt_fmt_text(char *buf, size_t cap, const char *fmt, ...)
+{
+	hmpt_fmt_t f;
+	va_list ap;
+
+	hmpt_fmt_init(&f, buf, cap, -1);
+	va_start(ap, fmt);
+	hmpt_fmt_vprintf(&f, fmt, ap);
+	va_end(ap);
+	return hmpt_fmt_cstr(&f);
+}
+
+void hmpt_fmt_clause(char *buf, size_t cap, const char *fmt, ...)
+{
+	size_t len = strnlen(buf, cap);
+	hmpt_fmt_t f;
+	va_list ap;
+
+	hmpt_fmt_init(&f, buf + len, cap - len, -1);
+	if (len)
+		hmpt_fmt_str(&f, "; ");
+	va_start(ap, fmt);
+	hmpt_fmt_vprintf(&f, fmt, ap);
+	va_end(ap);
+	hmpt_fmt_cstr(&f);
 }
