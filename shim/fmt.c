@@ -507,6 +507,8 @@ const char *hmpt_fmt_text(char *buf, size_t cap, const char *fmt, ...)
 	hmpt_fmt_t f;
 	va_list ap;
 
+	if (!cap) /* no room even for the NUL */
+		return buf;
 	hmpt_fmt_init(&f, buf, cap, -1);
 	va_start(ap, fmt);
 	hmpt_fmt_vprintf(&f, fmt, ap);
