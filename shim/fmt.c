@@ -68,16 +68,26 @@ void hmpt_fmt_char(hmpt_fmt_t *f, char c)
 	hmpt_fmt_mem(f, &c, 1);
 }
 
-void hmpt_fmt_u64(hmpt_fmt_t *f, uint64_t v)
+/* v's digits in `base`, at least min_digits (<= 22) of them, written
+ * backwards to end at `end`; returns where they start */
+static char *to_digits(char *end, uint64_t v, unsigned base, bool upper, int min_digits)
 {
-	char tmp[24];
-	int i = (int)sizeof(tmp);
+	const char *set = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+	int n = 0;
 
 	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	hmpt_fmt_mem(f, tmp + i, sizeof(tmp) - (size_t)i);
+		*--end = set[v % base];
+		v /= base;
+		n++;
+	} while (v || n < min_digits);
+	return end;
+}
+
+void hmpt_fmt_u64(hmpt_fmt_t *f, uint64_t v)
+{
+	char tmp[24], *s = to_digits(tmp + sizeof(tmp), v, 10, false, 1);
+
+	hmpt_fmt_mem(f, s, (size_t)(tmp + sizeof(tmp) - s));
 }
 
 void hmpt_fmt_i64(hmpt_fmt_t *f, int64_t v)
@@ -92,15 +102,10 @@ void hmpt_fmt_i64(hmpt_fmt_t *f, int64_t v)
 
 void hmpt_fmt_hex(hmpt_fmt_t *f, uint64_t v, int min_digits)
 {
-	static const char digits[] = "0123456789abcdef";
-	char tmp[16];
-	int i = (int)sizeof(tmp);
+	char tmp[24],
+	    *s = to_digits(tmp + sizeof(tmp), v, 16, false, min_digits < 16 ? min_digits : 16);
 
-	do {
-		tmp[--i] = digits[v & 15];
-		v >>= 4;
-	} while (v || (int)sizeof(tmp) - i < min_digits);
-	hmpt_fmt_mem(f, tmp + i, sizeof(tmp) - (size_t)i);
+	hmpt_fmt_mem(f, s, (size_t)(tmp + sizeof(tmp) - s));
 }
 
 /* The digits of |v| with `decimals` places into out (>= 40 bytes); returns
@@ -110,27 +115,18 @@ static size_t fixed_digits(char *out, double v, int decimals)
 {
 	char tmp[24];
 	uint64_t scale = 1;
-	size_t n = 0;
 
 	for (int i = 0; i < decimals; i++)
 		scale *= 10;
 	if (v > 1e18 / (double)scale)
 		v = 1e18 / (double)scale;
 	uint64_t total = (uint64_t)(v * (double)scale + 0.5);
-	uint64_t whole = total / scale, frac = total % scale;
-	int i = (int)sizeof(tmp);
-	do {
-		tmp[--i] = (char)('0' + whole % 10);
-		whole /= 10;
-	} while (whole);
-	memcpy(out, tmp + i, sizeof(tmp) - (size_t)i);
-	n = sizeof(tmp) - (size_t)i;
+	char *s = to_digits(tmp + sizeof(tmp), total / scale, 10, false, 1);
+	size_t n = (size_t)(tmp + sizeof(tmp) - s);
+	memcpy(out, s, n);
 	if (decimals > 0) {
 		out[n++] = '.';
-		for (int k = decimals - 1; k >= 0; k--) {
-			out[n + (size_t)k] = (char)('0' + frac % 10);
-			frac /= 10;
-		}
+		to_digits(out + n + decimals, total % scale, 10, false, decimals);
 		n += (size_t)decimals;
 	}
 	return n;
@@ -231,10 +227,10 @@ static void pad(hmpt_fmt_t *f, char c, int n)
 
 /* prefix (sign or "0x"), `zeros` leading zeros, then body, in the field */
 static void emit_field(hmpt_fmt_t *f, const spec_t *sp, const char *prefix, int zeros,
-                       const char *body, size_t n)
+                       const char *body, size_t n, int trail)
 {
 	int plen = (int)strlen(prefix);
-	int total = plen + zeros + (int)n;
+	int total = plen + zeros + (int)n + trail;
 	int fill = sp->width > total ? sp->width - total : 0;
 
 	if (!sp->left && sp->zero) {
@@ -246,25 +242,21 @@ static void emit_field(hmpt_fmt_t *f, const spec_t *sp, const char *prefix, int 
 	hmpt_fmt_str(f, prefix);
 	pad(f, '0', zeros);
 	hmpt_fmt_mem(f, body, n);
+	pad(f, '0', trail);
 	if (sp->left)
 		pad(f, ' ', fill);
 }
 
 static void emit_int(hmpt_fmt_t *f, spec_t sp, uint64_t v, bool neg, char conv)
 {
-	const char *digits = conv == 'X' ? "0123456789ABCDEF" : "0123456789abcdef";
 	unsigned base = conv == 'x' || conv == 'X' || conv == 'p' ? 16 : conv == 'o' ? 8 : 10;
-	char tmp[24];
-	int i = (int)sizeof(tmp);
+	char tmp[24], *s = tmp + sizeof(tmp);
 	const char *prefix = "";
 	bool nonzero = v != 0;
 
-	if (!(v == 0 && sp.prec == 0))
-		do {
-			tmp[--i] = digits[v % base];
-			v /= base;
-		} while (v);
-	int n = (int)sizeof(tmp) - i;
+	if (!(v == 0 && sp.prec == 0)) /* C: zero at precision 0 has no digits */
+		s = to_digits(s, v, base, conv == 'X', 1);
+	int n = (int)(tmp + sizeof(tmp) - s);
 	int zeros = sp.prec > n ? sp.prec - n : 0;
 
 	if (sp.prec >= 0)
@@ -277,9 +269,9 @@ static void emit_int(hmpt_fmt_t *f, spec_t sp, uint64_t v, bool neg, char conv)
 		prefix = " ";
 	else if ((sp.alt && base == 16 && nonzero) || conv == 'p')
 		prefix = conv == 'X' ? "0X" : "0x";
-	else if (sp.alt && base == 8 && zeros == 0 && (n == 0 || tmp[i] != '0'))
+	else if (sp.alt && base == 8 && zeros == 0 && (n == 0 || *s != '0'))
 		zeros = 1;
-	emit_field(f, &sp, prefix, zeros, tmp + i, (size_t)n);
+	emit_field(f, &sp, prefix, zeros, s, (size_t)n, 0);
 }
 
 static void emit_double(hmpt_fmt_t *f, spec_t sp, double v)
@@ -287,7 +279,7 @@ static void emit_double(hmpt_fmt_t *f, spec_t sp, double v)
 	char tmp[48];
 	const char *sign = "";
 
-	if (v < 0 || (v == 0 && 1 / v < 0)) {
+	if (__builtin_signbit(v)) {
 		sign = "-";
 		v = -v;
 	} else if (sp.plus) {
@@ -297,36 +289,19 @@ static void emit_double(hmpt_fmt_t *f, spec_t sp, double v)
 	}
 	if (v != v || v > 1.7976931348623157e308) {
 		sp.zero = false;
-		emit_field(f, &sp, sign, 0, v != v ? "nan" : "inf", 3);
+		emit_field(f, &sp, sign, 0, v != v ? "nan" : "inf", 3, 0);
 		return;
 	}
 	int prec = sp.prec < 0 ? 6 : sp.prec;
 	int extra = 0;
-	if (prec > 18) { /* past what fits in 64 bits: zeros (see fixed_digits) */
+	if (prec > 18) { /* past what 64 bits hold: zeros (see fixed_digits) */
 		extra = prec - 18;
 		prec = 18;
 	}
 	size_t n = fixed_digits(tmp, v, prec);
 	if (sp.alt && prec == 0)
 		tmp[n++] = '.';
-	if (extra) {
-		/* rare: the trailing zeros go into the field after the body */
-		int w = sp.width;
-		sp.width = w > extra ? w - extra : 0;
-		if (sp.left) {
-			spec_t s2 = sp;
-			s2.width = 0;
-			emit_field(f, &s2, sign, 0, tmp, n);
-			pad(f, '0', extra);
-			int used = (int)strlen(sign) + (int)n + extra;
-			pad(f, ' ', w - used);
-		} else {
-			emit_field(f, &sp, sign, 0, tmp, n);
-			pad(f, '0', extra);
-		}
-		return;
-	}
-	emit_field(f, &sp, sign, 0, tmp, n);
+	emit_field(f, &sp, sign, 0, tmp, n, extra);
 }
 
 static int parse_num(const char **p)
@@ -443,25 +418,35 @@ void hmpt_fmt_vprintf(hmpt_fmt_t *f, const char *fmt, va_list ap)
 			void *p = va_arg(args, void *);
 			if (!p) {
 				spec_t s2 = {.left = sp.left, .width = sp.width, .prec = -1};
-				emit_field(f, &s2, "", 0, "(nil)", 5);
+				emit_field(f, &s2, "", 0, "(nil)", 5, 0);
 			} else {
 				emit_int(f, sp, (uint64_t)(uintptr_t)p, false, 'p');
 			}
 			break;
 		}
 		case 'c': {
+			if (len) { /* %lc: a wide character, not supported */
+				(void)va_arg(args, unsigned);
+				hmpt_fmt_mem(f, start, (size_t)(fmt - start));
+				break;
+			}
 			char c = (char)va_arg(args, int);
 			sp.zero = false;
-			emit_field(f, &sp, "", 0, &c, 1);
+			emit_field(f, &sp, "", 0, &c, 1, 0);
 			break;
 		}
 		case 's': {
+			if (len) { /* %ls: a wide string, not supported */
+				(void)va_arg(args, void *);
+				hmpt_fmt_mem(f, start, (size_t)(fmt - start));
+				break;
+			}
 			const char *s = va_arg(args, const char *);
 			if (!s)
 				s = sp.prec < 0 || sp.prec >= 6 ? "(null)" : "";
 			size_t n = sp.prec < 0 ? strlen(s) : strnlen(s, (size_t)sp.prec);
 			sp.zero = false;
-			emit_field(f, &sp, "", 0, s, n);
+			emit_field(f, &sp, "", 0, s, n, 0);
 			break;
 		}
 		case 'f':
@@ -484,8 +469,12 @@ void hmpt_fmt_vprintf(hmpt_fmt_t *f, const char *fmt, va_list ap)
 			hmpt_fmt_mem(f, start, (size_t)(fmt - start));
 			break;
 		case '%': hmpt_fmt_char(f, '%'); break;
+		case 'n': /* never stored through: taken so the rest line up */
+			(void)va_arg(args, void *);
+			hmpt_fmt_mem(f, start, (size_t)(fmt - start));
+			break;
 		default:
-			/* %n and the unknown: written as they are, no argument read */
+			/* the unknown: written as it is, no argument read */
 			hmpt_fmt_mem(f, start, (size_t)(fmt - start));
 			break;
 		}

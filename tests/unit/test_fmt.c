@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 
@@ -112,6 +113,8 @@ static void test_pointers_and_floats(void)
 	SAME("%f %f", 1.0 / 0.0, -1.0 / 0.0);
 	SAME("%Lf", (long double)2.25);
 	SAME("%.*f", 3, 1.0006);
+	SAME("[%-30.20f][%30.20f]", 0.5, -0.25); /* past 18 places: zeros, exact here */
+	SAME("%.2f %.0f", -0.0, 0.0);
 }
 
 /* past -Wformat: formats it would refuse */
@@ -137,6 +140,30 @@ static void test_unsupported(void)
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	unchecked(&f, "%q|%y|%");
 	CHECK(strcmp(hmpt_fmt_cstr(&f), "%q|%y|%") == 0);
+	/* %n stores nothing; %ls takes its pointer */
+	int n = -1;
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_printf(&f, "ab%n|%ls|%s", &n, L"wide", "s");
+	CHECK(n == -1 && strcmp(hmpt_fmt_cstr(&f), "ab%n|%ls|s") == 0);
+}
+
+/* with an fd, a full buffer is written out and formatting goes on */
+static void test_flush(void)
+{
+	char small[8], got[256], want[256];
+	int fds[2];
+	hmpt_fmt_t f;
+
+	CHECK(pipe(fds) == 0);
+	hmpt_fmt_init(&f, small, sizeof(small), fds[1]);
+	hmpt_fmt_printf(&f, "%-40s|%032llx|%.3f|%s", "padded", 0x1234ULL, 2.5, "end");
+	CHECK(hmpt_fmt_flush(&f) == 0 && !f.truncated);
+	close(fds[1]);
+	ssize_t n = read(fds[0], got, sizeof(got) - 1);
+	close(fds[0]);
+	got[n > 0 ? n : 0] = '\0';
+	snprintf(want, sizeof(want), "%-40s|%032llx|%.3f|%s", "padded", 0x1234ULL, 2.5, "end");
+	CHECK(strcmp(got, want) == 0);
 }
 
 static void test_size_macro(void)
@@ -155,6 +182,7 @@ int main(void)
 	test_ints();
 	test_pointers_and_floats();
 	test_unsupported();
+	test_flush();
 	test_size_macro();
 	if (failures)
 		fprintf(stderr, "test_fmt: %d failure(s)\n", failures);
