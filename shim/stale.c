@@ -34,10 +34,16 @@ static int exit_said_g;
 /* "81b52d8b..." or "none", into buf[16] */
 static const char *short_id(char *buf, const uint8_t *id, uint8_t len)
 {
+	hmpt_fmt_t f;
+
 	if (!len)
 		return "none";
-	return hmpt_fmt_text(buf, 16, "%02x%02x%02x%02x%s", id[0], len > 1 ? id[1] : 0,
-	                     len > 2 ? id[2] : 0, len > 3 ? id[3] : 0, len > 4 ? "..." : "");
+	hmpt_fmt_init(&f, buf, 16, -1);
+	for (uint8_t i = 0; i < len && i < 4; i++)
+		hmpt_fmt_printf(&f, "%02x", id[i]);
+	if (len > 4)
+		hmpt_fmt_str(&f, "...");
+	return hmpt_fmt_cstr(&f);
 }
 
 void hmpt_stale_describe_build(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_t j,
