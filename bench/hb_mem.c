@@ -128,23 +128,15 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 static void say_short(const hb_pool_t *p, size_t bytes, char *why, size_t whylen)
 {
 	hmpt_pool_stats_t st;
-	char buf[512];
-	hmpt_fmt_t f;
 
 	hmpt_pools_stats(p->index, &st);
-	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
-	hmpt_fmt_str(&f, "cannot get ");
-	hmpt_fmt_size(&f, bytes);
-	hmpt_fmt_str(&f, ": its budget is ");
-	hmpt_fmt_size(&f, st.budget);
-	hmpt_fmt_str(&f, " (");
-	hmpt_fmt_str(&f, st.budget_from);
-	hmpt_fmt_str(&f, ") and ");
-	hmpt_fmt_size(&f, st.used);
-	hmpt_fmt_str(&f, " of it is in use by this benchmark");
-	if (!strcmp(st.budget_from, "free huge pages") && st.budget < bytes)
-		hmpt_fmt_str(&f, "; reserve 2 MiB pages first: echo N > /proc/sys/vm/nr_hugepages");
-	snprintf(why, whylen, "%s", hmpt_fmt_cstr(&f));
+	hmpt_fmt_text(
+	    why, whylen,
+	    "cannot get %s: its budget is %s (%s) and %s of it is in use by this benchmark%s",
+	    HMPT_SIZE(bytes), HMPT_SIZE(st.budget), st.budget_from, HMPT_SIZE(st.used),
+	    !strcmp(st.budget_from, "free huge pages") && st.budget < bytes
+	        ? "; reserve 2 MiB pages first: echo N > /proc/sys/vm/nr_hugepages"
+	        : "");
 }
 
 int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_t whylen)

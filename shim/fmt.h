@@ -9,6 +9,7 @@
 #ifndef HMPT_FMT_H
 #define HMPT_FMT_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,8 +43,25 @@ const char *hmpt_fmt_size_text(char *buf, size_t cap, uint64_t bytes);
 int hmpt_fmt_flush(hmpt_fmt_t *f);
 /* NUL-terminate in place (fd < 0 use); returns buf */
 const char *hmpt_fmt_cstr(hmpt_fmt_t *f);
-/* Go on with the NUL-terminated text in buf (cap bytes): f formats after it,
- * past a "; " when it is not empty; finish with hmpt_fmt_cstr. */
-void hmpt_fmt_clause(hmpt_fmt_t *f, char *buf, size_t cap);
+
+/* printf into f, checked by -Wformat.  Supported: %s %c %d %i %u %x %X %o
+ * with flags "-0+ #", width and precision (also "*"), lengths hh h l ll z j
+ * t; %p; %%; %f (fixed point, as hmpt_fmt_fixed: rounds half up, at most 18
+ * exact decimals).  No locale.  %e %g %a %n %lc %ls take their argument and
+ * are written literally, as is any other conversion (which takes none).  Sizes ("8.00 MiB") go
+ * through hmpt_fmt_size_text or HMPT_SIZE into %s. */
+void hmpt_fmt_printf(hmpt_fmt_t *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hmpt_fmt_vprintf(hmpt_fmt_t *f, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+/* printf into buf (cap bytes, truncated, NUL-terminated); returns buf */
+const char *hmpt_fmt_text(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Add a clause, printf-style, to the NUL-terminated text in buf (cap
+ * bytes), after a "; " when it is not empty. */
+void hmpt_fmt_clause(char *buf, size_t cap, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A size as text in a stack buffer (a compound literal: it lives to the end
+ * of the enclosing block): hmpt_fmt_printf(f, "%s", HMPT_SIZE(n)). */
+#define HMPT_SIZE(bytes) hmpt_fmt_size_text((char[24]){0}, 24, (bytes))
 
 #endif

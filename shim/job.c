@@ -1,6 +1,7 @@
 /* job.c — see job.h. */
 #include "job.h"
 
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -69,23 +70,17 @@ static int env_int(char *const *env, const char *name)
 
 static void key_add(hmpt_fmt_t *f, const char *s)
 {
-	if (f->len)
-		hmpt_fmt_char(f, '.');
-	hmpt_fmt_str(f, s);
+	hmpt_fmt_printf(f, "%s%s", f->len ? "." : "", s);
 }
 
 /* the start time of a process (clock ticks since boot), 0 if unknown */
 static uint64_t start_ticks(pid_t pid)
 {
 	char path[64], buf[1024];
-	hmpt_fmt_t f;
 	ssize_t n;
 
-	hmpt_fmt_init(&f, path, sizeof(path), -1);
-	hmpt_fmt_str(&f, "/proc/");
-	hmpt_fmt_i64(&f, pid);
-	hmpt_fmt_str(&f, "/stat");
-	n = hmpt_sys_read_file(hmpt_fmt_cstr(&f), buf, sizeof(buf) - 1);
+	n = hmpt_sys_read_file(hmpt_fmt_text(path, sizeof(path), "/proc/%d/stat", (int)pid), buf,
+	                       sizeof(buf) - 1);
 	if (n <= 0)
 		return 0;
 	buf[n] = '\0';
@@ -133,9 +128,7 @@ void hmpt_job_detect(char *const *env, hmpt_job_t *job)
 			 * a node are children of one proxy (its pid and start time) */
 			pid_t pp = getppid();
 			key_add(&f, "parent.");
-			hmpt_fmt_i64(&f, pp);
-			hmpt_fmt_char(&f, '.');
-			hmpt_fmt_u64(&f, start_ticks(pp));
+			hmpt_fmt_printf(&f, "%d.%" PRIu64, (int)pp, start_ticks(pp));
 		}
 		hmpt_fmt_cstr(&f);
 		return;
@@ -213,34 +206,19 @@ static void seg_unlock(void)
 
 static void say_alone(const char *why, int err)
 {
-	char buf[512];
-	hmpt_fmt_t f;
-
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "cannot share with the job's other ranks on this node (");
-	hmpt_fmt_str(&f, why);
-	hmpt_fmt_str(&f, " ");
-	hmpt_fmt_str(&f, seg_path_g);
-	if (err) {
-		hmpt_fmt_str(&f, ": ");
-		hmpt_fmt_str(&f, strerrordesc_np(err));
-	}
-	hmpt_fmt_str(&f, "): this rank's fast-pool budget is its own");
-	hmpt_log_end(&f, HMPT_LOG_WARN);
+	hmpt_log_printf(HMPT_LOG_WARN,
+	                "cannot share with the job's other ranks on this node (%s %s%s%s): this "
+	                "rank's fast-pool budget is its own",
+	                why, seg_path_g, err ? ": " : "", err ? strerrordesc_np(err) : "");
 }
 
 static int seg_open(void)
 {
-	hmpt_fmt_t f;
 	int fd;
 
-	hmpt_fmt_init(&f, seg_path_g, sizeof(seg_path_g), -1);
-	hmpt_fmt_str(&f, "/dev/shm/hmpt.");
-	hmpt_fmt_u64(&f, (uint64_t)getuid());
-	hmpt_fmt_char(&f, '.');
-	hmpt_fmt_hex(&f, hmpt_hash_bytes(HMPT_HASH_SEED, hmpt_job_g.key, strlen(hmpt_job_g.key)),
-	             16);
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_text(seg_path_g, sizeof(seg_path_g), "/dev/shm/hmpt.%u.%016" PRIx64,
+	              (unsigned)getuid(),
+	              hmpt_hash_bytes(HMPT_HASH_SEED, hmpt_job_g.key, strlen(hmpt_job_g.key)));
 	fd = open(seg_path_g, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
 		say_alone("open", errno);
@@ -310,26 +288,16 @@ static void seg_join(void)
 
 void hmpt_job_init(char *const *env, const char *ranks)
 {
-	hmpt_fmt_t f;
-
 	hmpt_job_detect(env, &hmpt_job_g);
 	if (hmpt_job_g.rank < 0)
 		return;
 	hmpt_job_g.all_say = ranks && strcmp(ranks, "all") == 0;
-	hmpt_fmt_init(&f, prefix_g, sizeof(prefix_g), -1);
-	hmpt_fmt_str(&f, "hmpt[rank ");
-	hmpt_fmt_u64(&f, (uint64_t)hmpt_job_g.rank);
-	hmpt_fmt_str(&f, "]: ");
-	hmpt_log_prefix_g = hmpt_fmt_cstr(&f);
+	hmpt_log_prefix_g =
+	    hmpt_fmt_text(prefix_g, sizeof(prefix_g), "hmpt[rank %d]: ", hmpt_job_g.rank);
 	hmpt_log_filter_g = hmpt_job_log_filter;
-	if (ranks && strcmp(ranks, "all") != 0 && strcmp(ranks, "one") != 0) {
-		char buf[256];
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "HMPT_RANKS=");
-		hmpt_fmt_str(&f, ranks);
-		hmpt_fmt_str(&f, ": expected one or all; taking one");
-		hmpt_log_end(&f, HMPT_LOG_WARN);
-	}
+	if (ranks && strcmp(ranks, "all") != 0 && strcmp(ranks, "one") != 0)
+		hmpt_log_printf(HMPT_LOG_WARN, "HMPT_RANKS=%s: expected one or all; taking one",
+		                ranks);
 	if (seg_open() != 0)
 		return;
 	attach_pid_g = getpid();
@@ -384,30 +352,18 @@ static void say_summary(const seg_t *s, bool refused)
 	struct utsname u;
 	/* the summary is the job's: no rank's prefix, never filtered */
 	hmpt_log_begin_plain(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "job summary, ");
-	hmpt_fmt_u64(&f, s->ranks_seen);
-	hmpt_fmt_str(&f, s->ranks_seen == 1 ? " rank on " : " ranks on ");
-	hmpt_fmt_str(&f, uname(&u) == 0 ? u.nodename : "this node");
-	hmpt_fmt_str(&f, ":");
+	hmpt_fmt_printf(&f, "job summary, %" PRIu64 " rank%s on %s:", (uint64_t)s->ranks_seen,
+	                s->ranks_seen == 1 ? "" : "s", uname(&u) == 0 ? u.nodename : "this node");
 	for (int i = 0; i < plan_g->npools; i++) {
 		const seg_pool_t *p = &s->pools[i];
-		hmpt_fmt_str(&f, i ? "; " : " ");
-		hmpt_fmt_str(&f, plan_g->pools[i].name);
-		hmpt_fmt_char(&f, ' ');
-		hmpt_fmt_u64(&f, p->allocations);
-		hmpt_fmt_str(&f, p->allocations == 1 ? " allocation, " : " allocations, ");
-		hmpt_fmt_size(&f, p->bytes);
-		hmpt_fmt_str(&f, " (node peak ");
-		hmpt_fmt_size(&f, s->acc.pool_peak[i]);
-		hmpt_fmt_str(&f, ")");
-		if (p->refused) {
-			hmpt_fmt_str(&f, ", ");
-			hmpt_fmt_u64(&f, p->refused);
-			hmpt_fmt_str(&f, " refused (");
-			hmpt_fmt_size(&f, p->refused_bytes);
-			hmpt_fmt_str(&f, ") went to ");
-			hmpt_fmt_str(&f, hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
-		}
+		hmpt_fmt_printf(&f, "%s%s %" PRIu64 " allocation%s, %s (node peak %s)",
+		                i ? "; " : " ", plan_g->pools[i].name, p->allocations,
+		                p->allocations == 1 ? "" : "s", HMPT_SIZE(p->bytes),
+		                HMPT_SIZE(s->acc.pool_peak[i]));
+		if (p->refused)
+			hmpt_fmt_printf(&f, ", %" PRIu64 " refused (%s) went to %s", p->refused,
+			                HMPT_SIZE(p->refused_bytes),
+			                hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
 	}
 	hmpt_log_end_unfiltered(&f, refused ? HMPT_LOG_WARN : HMPT_LOG_INFO);
 }

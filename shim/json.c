@@ -29,16 +29,12 @@ static uint32_t col_of(const reader_t *r, const char *at)
 /* what is at `at`, for messages: 'x', "end of input", "byte 0xc3" */
 static void describe_at(hmpt_fmt_t *f, const reader_t *r, const char *at)
 {
-	if (at >= r->end) {
+	if (at >= r->end)
 		hmpt_fmt_str(f, "end of input");
-	} else if ((unsigned char)*at >= 0x20 && (unsigned char)*at < 0x7f) {
-		hmpt_fmt_char(f, '\'');
-		hmpt_fmt_char(f, *at);
-		hmpt_fmt_char(f, '\'');
-	} else {
-		hmpt_fmt_str(f, "byte 0x");
-		hmpt_fmt_hex(f, (unsigned char)*at, 2);
-	}
+	else if ((unsigned char)*at >= 0x20 && (unsigned char)*at < 0x7f)
+		hmpt_fmt_printf(f, "'%c'", *at);
+	else
+		hmpt_fmt_printf(f, "byte 0x%02x", (unsigned char)*at);
 }
 
 /* Error at `at` (on the current line); `got` adds ", got X". */
@@ -475,10 +471,7 @@ int hmpt_json_parse(const char *text, size_t len, hmpt_json_doc_t *doc, hmpt_jso
 	memset(err, 0, sizeof(*err));
 	if (len > MAX_INPUT) {
 		err->line = err->col = 1;
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, err->msg, sizeof(err->msg), -1);
-		hmpt_fmt_str(&f, "larger than 64 MiB");
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(err->msg, sizeof(err->msg), "larger than 64 MiB");
 		return -EINVAL;
 	}
 	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)

@@ -60,6 +60,27 @@ void hmpt_log_msg(int level, const char *msg)
 	hmpt_log_end(&f, level);
 }
 
+void hmpt_log_vprintf(int level, const char *fmt, va_list ap)
+{
+	char buf[1024];
+	hmpt_fmt_t f;
+
+	if (level > hmpt_log_level_g)
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_vprintf(&f, fmt, ap);
+	hmpt_log_end(&f, level);
+}
+
+void hmpt_log_printf(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hmpt_log_vprintf(level, fmt, ap);
+	va_end(ap);
+}
+
 bool hmpt_log_first(int *flag)
 {
 	return __atomic_exchange_n(flag, 1, __ATOMIC_RELAXED) == 0;

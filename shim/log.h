@@ -31,6 +31,10 @@ void hmpt_log_begin_plain(hmpt_fmt_t *f, char *buf, unsigned cap);
 void hmpt_log_end_unfiltered(hmpt_fmt_t *f, int level);
 /* A whole message from one string. */
 void hmpt_log_msg(int level, const char *msg);
+/* A whole message, printf-style (hmpt_fmt_printf's conversions), built in a
+ * 1 KiB stack buffer: begin, format, end in one call. */
+void hmpt_log_printf(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void hmpt_log_vprintf(int level, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 /* True the first time it is called on `flag` (atomic), false after. */
 bool hmpt_log_first(int *flag);
 

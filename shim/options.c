@@ -124,32 +124,19 @@ int hmpt_options_parse_size(const char *s, uint64_t *out)
 static void report_bad(const hmpt_option_t *o, const char *value, const char *why,
                        hmpt_opt_report_fn report, void *ctx)
 {
-	char buf[512];
-	hmpt_fmt_t f;
+	char buf[512], range[64] = "";
 
 	if (!report)
 		return;
-	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
-	hmpt_fmt_str(&f, o->name);
-	hmpt_fmt_str(&f, "='");
-	hmpt_fmt_str(&f, value);
-	hmpt_fmt_str(&f, "': ");
-	hmpt_fmt_str(&f, why);
-	if (o->type != HMPT_OPT_TYPE_STRING) {
-		hmpt_fmt_str(&f, " from ");
-		if (o->type == HMPT_OPT_TYPE_SIZE) {
-			hmpt_fmt_size(&f, o->min);
-			hmpt_fmt_str(&f, " to ");
-			hmpt_fmt_size(&f, o->max);
-		} else {
-			hmpt_fmt_u64(&f, o->min);
-			hmpt_fmt_str(&f, " to ");
-			hmpt_fmt_u64(&f, o->max);
-		}
-	}
-	hmpt_fmt_str(&f, "; using the default ");
-	hmpt_fmt_str(&f, o->def_text);
-	report(hmpt_fmt_cstr(&f), ctx);
+	if (o->type == HMPT_OPT_TYPE_SIZE)
+		hmpt_fmt_text(range, sizeof(range), " from %s to %s", HMPT_SIZE(o->min),
+		              HMPT_SIZE(o->max));
+	else if (o->type != HMPT_OPT_TYPE_STRING)
+		hmpt_fmt_text(range, sizeof(range), " from %llu to %llu",
+		              (unsigned long long)o->min, (unsigned long long)o->max);
+	report(hmpt_fmt_text(buf, sizeof(buf), "%s='%s': %s%s; using the default %s", o->name,
+	                     value, why, range, o->def_text),
+	       ctx);
 }
 
 static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *ctx)
@@ -159,12 +146,9 @@ static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *c
 	size_t n = strcspn(entry, "=");
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
-	hmpt_fmt_str(&f, "unknown variable ");
-	hmpt_fmt_mem(&f, entry, n);
-	hmpt_fmt_str(&f, " ignored (known:");
+	hmpt_fmt_printf(&f, "unknown variable %.*s ignored (known:", (int)n, entry);
 	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
-		hmpt_fmt_char(&f, ' ');
-		hmpt_fmt_str(&f, hmpt_options_g[i].name);
+		hmpt_fmt_printf(&f, " %s", hmpt_options_g[i].name);
 	}
 	hmpt_fmt_char(&f, ')');
 	report(hmpt_fmt_cstr(&f), ctx);

@@ -33,22 +33,13 @@ static int perf_open(struct perf_event_attr *a, int group)
 	return (int)syscall(SYS_perf_event_open, a, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
 
-/* "perf_event_open(EVENT): ERROR", or "CALL: ERROR" when `event` is NULL */
+/* "CALL: ERROR", or "perf_event_open(EVENT): ERROR" when `call` is NULL */
 static void describe_failure(char *err, size_t cap, const char *event, const char *call, int e)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, err, cap, -1);
-	if (event) {
-		hmpt_fmt_str(&f, "perf_event_open(");
-		hmpt_fmt_str(&f, event);
-		hmpt_fmt_str(&f, ")");
-	} else {
-		hmpt_fmt_str(&f, call);
-	}
-	hmpt_fmt_str(&f, ": ");
-	hmpt_fmt_str(&f, strerrordesc_np(e));
-	hmpt_fmt_cstr(&f);
+	if (call)
+		hmpt_fmt_text(err, cap, "%s: %s", call, strerrordesc_np(e));
+	else
+		hmpt_fmt_text(err, cap, "perf_event_open(%s): %s", event, strerrordesc_np(e));
 }
 
 static void release(hmpt_perfev_group_t *g, const hmpt_perfev_opts_t *o, bool unmap)
@@ -130,11 +121,7 @@ undo:
 
 static void add_fallback(hmpt_perfev_opts_t *o, const char *step)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_clause(&f, o->fallbacks, sizeof(o->fallbacks));
-	hmpt_fmt_str(&f, step);
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_clause(o->fallbacks, sizeof(o->fallbacks), "%s", step);
 }
 
 int hmpt_perfev_open_first(const hmpt_pmu_setup_t *s, hmpt_perfev_opts_t *o, hmpt_perfev_group_t *g,

@@ -3,6 +3,7 @@
  * case for each error). */
 #include "plan.h"
 
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
@@ -81,18 +82,11 @@ static int fail(ctx_t *c, const hmpt_json_t *at, const char *field, const char *
 
 	hmpt_fmt_init(&f, c->err, c->errlen, -1);
 	hmpt_fmt_str(&f, c->file);
-	if (at) {
-		hmpt_fmt_char(&f, ':');
-		hmpt_fmt_u64(&f, at->line);
-		hmpt_fmt_char(&f, ':');
-		hmpt_fmt_u64(&f, at->col);
-	}
-	hmpt_fmt_str(&f, ": ");
-	if (field && *field) {
-		hmpt_fmt_str(&f, field);
-		hmpt_fmt_str(&f, ": ");
-	}
-	hmpt_fmt_str(&f, what);
+	if (at)
+		hmpt_fmt_printf(&f, ":%u:%u", (unsigned)at->line, (unsigned)at->col);
+	if (field && *field)
+		hmpt_fmt_printf(&f, ": %s", field);
+	hmpt_fmt_printf(&f, ": %s", what);
 	if (got) {
 		hmpt_fmt_str(&f, ", got ");
 		describe_value(&f, got);
@@ -124,20 +118,15 @@ static void path_join(path_t *out, const char *base, const char *key, long index
 	hmpt_fmt_init(&f, out->s, sizeof(out->s), -1);
 	hmpt_fmt_str(&f, base);
 	if (key && plain_key(key)) {
-		if (*base)
-			hmpt_fmt_char(&f, '.');
-		hmpt_fmt_str(&f, key);
+		hmpt_fmt_printf(&f, "%s%s", *base ? "." : "", key);
 	} else if (key) {
 		/* pools["a b"]: a key from the file may hold anything, even a newline */
 		hmpt_fmt_char(&f, '[');
 		hmpt_fmt_json_str(&f, key);
 		hmpt_fmt_char(&f, ']');
 	}
-	if (index >= 0) {
-		hmpt_fmt_char(&f, '[');
-		hmpt_fmt_u64(&f, (uint64_t)index);
-		hmpt_fmt_char(&f, ']');
-	}
+	if (index >= 0)
+		hmpt_fmt_printf(&f, "[%ld]", index);
 	hmpt_fmt_cstr(&f);
 }
 
@@ -176,16 +165,12 @@ static int check_keys(ctx_t *c, const hmpt_json_t *obj, const char *base,
 	for (const hmpt_json_t *m = obj->child; m; m = m->next) {
 		if (strcmp(m->key, "comment") == 0 || index_of(allowed, m->key) >= 0)
 			continue;
-		char what[512];
+		char what[512], list[400];
 		path_t p;
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, what, sizeof(what), -1);
-		hmpt_fmt_str(&f, "unknown field (");
-		char list[400];
-		hmpt_fmt_str(&f, expected_one_of(list, sizeof(list), allowed));
-		hmpt_fmt_char(&f, ')');
+		hmpt_fmt_text(what, sizeof(what), "unknown field (%s)",
+		              expected_one_of(list, sizeof(list), allowed));
 		path_join(&p, base, m->key, -1);
-		return fail(c, m, p.s, hmpt_fmt_cstr(&f), NULL);
+		return fail(c, m, p.s, what, NULL);
 	}
 	return 0;
 }
@@ -198,14 +183,11 @@ static const hmpt_json_t *member(const hmpt_json_t *obj, const char *key)
 static int want_type(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt_json_type_t t)
 {
 	char what[64];
-	hmpt_fmt_t f;
 
 	if (v->type == t)
 		return 0;
-	hmpt_fmt_init(&f, what, sizeof(what), -1);
-	hmpt_fmt_str(&f, "expected ");
-	hmpt_fmt_str(&f, hmpt_json_type_name(t));
-	return fail(c, v, field, hmpt_fmt_cstr(&f), v);
+	return fail(c, v, field,
+	            hmpt_fmt_text(what, sizeof(what), "expected %s", hmpt_json_type_name(t)), v);
 }
 
 static int want_enum(ctx_t *c, const hmpt_json_t *v, const char *field, const char *const *names,
@@ -261,10 +243,8 @@ static int want_pool_ref(ctx_t *c, const hmpt_json_t *v, const char *field, int 
 	hmpt_fmt_t f;
 	hmpt_fmt_init(&f, what, sizeof(what), -1);
 	hmpt_fmt_str(&f, "expected the name of a pool (");
-	for (int i = 0; i < pl->npools; i++) {
-		hmpt_fmt_str(&f, pl->pools[i].name);
-		hmpt_fmt_str(&f, ", ");
-	}
+	for (int i = 0; i < pl->npools; i++)
+		hmpt_fmt_printf(&f, "%s, ", pl->pools[i].name);
 	hmpt_fmt_str(&f, "or system)");
 	return fail(c, v, field, hmpt_fmt_cstr(&f), v);
 }
@@ -275,18 +255,14 @@ static int want_nodelist(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt
 	memset(m, 0, sizeof(*m));
 	if (v->type == HMPT_JSON_STRING) {
 		char why[160], what[220];
-		hmpt_fmt_t f;
 		if (hmpt_nodemask_parse(v->str, m, why, sizeof(why)) == 0 &&
 		    !hmpt_nodemask_empty(m))
 			return 0;
-		hmpt_fmt_init(&f, what, sizeof(what), -1);
-		hmpt_fmt_str(&f, "expected a node list such as \"2-3\" or [2, 3]");
-		if (!hmpt_nodemask_empty(m) || v->len) {
-			hmpt_fmt_str(&f, " (");
-			hmpt_fmt_str(&f, why);
-			hmpt_fmt_char(&f, ')');
-		}
-		return fail(c, v, field, hmpt_fmt_cstr(&f), v);
+		bool say = !hmpt_nodemask_empty(m) || v->len; /* else `why` is not filled */
+		hmpt_fmt_text(what, sizeof(what),
+		              "expected a node list such as \"2-3\" or [2, 3]%s%s%s",
+		              say ? " (" : "", say ? why : "", say ? ")" : "");
+		return fail(c, v, field, what, v);
 	}
 	if (v->type != HMPT_JSON_ARRAY || v->count == 0)
 		return fail(c, v, field, "expected a node list such as \"2-3\" or [2, 3]", v);
@@ -294,11 +270,11 @@ static int want_nodelist(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt
 		uint64_t n;
 		if (!hmpt_json_u64(e, &n) || n >= HMPT_MAX_NODES) {
 			char what[96];
-			hmpt_fmt_t f;
-			hmpt_fmt_init(&f, what, sizeof(what), -1);
-			hmpt_fmt_str(&f, "expected node numbers from 0 to ");
-			hmpt_fmt_u64(&f, HMPT_MAX_NODES - 1);
-			return fail(c, e, field, hmpt_fmt_cstr(&f), e);
+			return fail(c, e, field,
+			            hmpt_fmt_text(what, sizeof(what),
+			                          "expected node numbers from 0 to %d",
+			                          HMPT_MAX_NODES - 1),
+			            e);
 		}
 		hmpt_nodemask_set(m, (unsigned)n);
 	}
@@ -467,14 +443,12 @@ static int check_fallback_cycles(ctx_t *c, const hmpt_json_t *const *nodes)
 		hmpt_fmt_str(&f, "the fallback chain is a cycle: ");
 		at = i;
 		for (int k = 0; k <= pl->npools; k++) {
-			hmpt_fmt_str(&f, pl->pools[at].name);
+			hmpt_fmt_printf(&f, "%s -> ", pl->pools[at].name);
 			at = pl->pools[at].fallback;
 			if (at == i) {
-				hmpt_fmt_str(&f, " -> ");
 				hmpt_fmt_str(&f, pl->pools[at].name);
 				break;
 			}
-			hmpt_fmt_str(&f, " -> ");
 		}
 		hmpt_fmt_str(&f, " (a chain must end in \"system\")");
 		path_join(&p, "pools", pl->pools[i].name, -1);
@@ -508,12 +482,10 @@ static int parse_pools(ctx_t *c, const hmpt_json_t *pools, const hmpt_json_t *de
 		return fail(c, pools, "pools", "expected at least one pool", NULL);
 	if (pools->count > HMPT_PLAN_MAX_POOLS) {
 		char what[64];
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, what, sizeof(what), -1);
-		hmpt_fmt_str(&f, "expected at most ");
-		hmpt_fmt_u64(&f, HMPT_PLAN_MAX_POOLS);
-		hmpt_fmt_str(&f, " pools");
-		return fail(c, pools, "pools", hmpt_fmt_cstr(&f), NULL);
+		return fail(c, pools, "pools",
+		            hmpt_fmt_text(what, sizeof(what), "expected at most %d pools",
+		                          HMPT_PLAN_MAX_POOLS),
+		            NULL);
 	}
 	/* names first, so that fallbacks may name pools defined later */
 	for (const hmpt_json_t *v = pools->child; v; v = v->next, i++) {
@@ -745,12 +717,11 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 			return fail(c, m, f.s, "expected a site id of 16 hexadecimal digits", m);
 		if (!s->prefix && id != given_id) {
 			char what[96];
-			hmpt_fmt_t w;
-			hmpt_fmt_init(&w, what, sizeof(what), -1);
-			hmpt_fmt_str(&w, "does not match the frames (their id is ");
-			hmpt_fmt_hex(&w, given_id, 16);
-			hmpt_fmt_str(&w, "): the frames or the id were edited");
-			return fail(c, m, f.s, hmpt_fmt_cstr(&w), NULL);
+			hmpt_fmt_text(what, sizeof(what),
+			              "does not match the frames (their id is %016" PRIx64
+			              "): the frames or the id were edited",
+			              given_id);
+			return fail(c, m, f.s, what, NULL);
 		}
 	}
 	if ((m = member(v, "symbols"))) {
@@ -825,24 +796,18 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 			gr->name = m->str;
 		} else {
 			char *name = bump(c, 24);
-			hmpt_fmt_t nf;
 			if (!name)
 				return -ENOMEM;
-			hmpt_fmt_init(&nf, name, 24, -1);
-			hmpt_fmt_str(&nf, "group");
-			hmpt_fmt_u64(&nf, g + 1);
-			gr->name = hmpt_fmt_cstr(&nf);
+			gr->name = hmpt_fmt_text(name, 24, "group%u", (unsigned)(g + 1));
 		}
 		for (uint32_t k = 0; k < g; k++)
 			if (strcmp(pl->groups[k].name, gr->name) == 0) {
 				char what[80];
-				hmpt_fmt_t w;
-				hmpt_fmt_init(&w, what, sizeof(what), -1);
-				hmpt_fmt_str(&w, "the name is already used by groups[");
-				hmpt_fmt_u64(&w, k);
-				hmpt_fmt_str(&w, "]");
+				hmpt_fmt_text(what, sizeof(what),
+				              "the name is already used by groups[%u]",
+				              (unsigned)k);
 				path_join(&f, base.s, "name", -1);
-				return fail(c, m ? m : v, f.s, hmpt_fmt_cstr(&w), NULL);
+				return fail(c, m ? m : v, f.s, what, NULL);
 			}
 		path_join(&f, base.s, "pool", -1);
 		if (!(m = member(v, "pool")))
@@ -878,8 +843,8 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 					                 "runtime libraries aside, and match) is "
 					                 "already in group ");
 					hmpt_fmt_json_str(&w, pl->groups[pl->sites[o].group].name);
-					hmpt_fmt_str(&w, " at line ");
-					hmpt_fmt_u64(&w, pl->sites[o].line);
+					hmpt_fmt_printf(&w, " at line %u",
+					                (unsigned)pl->sites[o].line);
 					return fail(c, x, sf.s, hmpt_fmt_cstr(&w), NULL);
 				}
 			pl->nsites++;
@@ -997,33 +962,20 @@ int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t 
 {
 	hmpt_json_error_t je;
 	ctx_t c = {.file = path, .err = err, .errlen = errlen, .plan = plan};
-	hmpt_fmt_t f;
 	int rc;
 
 	memset(plan, 0, sizeof(*plan));
-	hmpt_fmt_init(&f, plan->path, sizeof(plan->path), -1);
-	hmpt_fmt_str(&f, path);
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_text(plan->path, sizeof(plan->path), "%s", path);
 	if (errlen)
 		err[0] = '\0';
 	rc = hmpt_json_parse(text, len, &plan->doc, &je);
-	if (rc) {
-		hmpt_fmt_init(&f, err, errlen, -1);
-		hmpt_fmt_str(&f, path);
-		if (rc == -EINVAL) {
-			hmpt_fmt_char(&f, ':');
-			hmpt_fmt_u64(&f, je.line);
-			hmpt_fmt_char(&f, ':');
-			hmpt_fmt_u64(&f, je.col);
-			hmpt_fmt_str(&f, ": not valid JSON: ");
-			hmpt_fmt_str(&f, je.msg);
-		} else {
-			hmpt_fmt_str(&f, ": ");
-			hmpt_fmt_str(&f, strerrordesc_np(-rc));
-		}
-		hmpt_fmt_cstr(&f);
+	if (rc == -EINVAL)
+		hmpt_fmt_text(err, errlen, "%s:%u:%u: not valid JSON: %s", path, (unsigned)je.line,
+		              (unsigned)je.col, je.msg);
+	else if (rc)
+		hmpt_fmt_text(err, errlen, "%s: %s", path, strerrordesc_np(-rc));
+	if (rc)
 		return rc;
-	}
 	/* sites, frames and names: never more than a few times the text */
 	c.cap = len * 4 + 4096;
 	c.mem = hmpt_sys_map(c.cap);
@@ -1034,12 +986,8 @@ int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t 
 	plan->mem = c.mem;
 	plan->mem_len = c.cap;
 	rc = parse_top(&c, plan->doc.root);
-	if (rc == -ENOMEM) {
-		hmpt_fmt_init(&f, err, errlen, -1);
-		hmpt_fmt_str(&f, path);
-		hmpt_fmt_str(&f, ": out of memory while reading the plan");
-		hmpt_fmt_cstr(&f);
-	}
+	if (rc == -ENOMEM)
+		hmpt_fmt_text(err, errlen, "%s: out of memory while reading the plan", path);
 	if (rc)
 		hmpt_plan_free(plan);
 	return rc;
@@ -1049,13 +997,7 @@ int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t 
 static int fail_file(const char *path, const char *why, int rc, hmpt_plan_t *plan, char *err,
                      size_t errlen)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, err, errlen, -1);
-	hmpt_fmt_str(&f, path);
-	hmpt_fmt_str(&f, ": ");
-	hmpt_fmt_str(&f, why);
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_text(err, errlen, "%s: %s", path, why);
 	memset(plan, 0, sizeof(*plan));
 	return rc;
 }

@@ -37,14 +37,7 @@ int hmpt_sampler_parse(const char *s, hmpt_sampler_t *out)
 /* a | b | c into buf */
 static const char *join(char *buf, size_t cap, const char *a, const char *b, const char *c)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, buf, cap, -1);
-	hmpt_fmt_str(&f, a);
-	hmpt_fmt_str(&f, b);
-	if (c)
-		hmpt_fmt_str(&f, c);
-	return hmpt_fmt_cstr(&f);
+	return hmpt_fmt_text(buf, cap, "%s%s%s", a, b, c ? c : "");
 }
 
 /* a sysfs file's first line, without the newline; false when absent */
@@ -231,28 +224,12 @@ static bool stores_are_2cd(const char *model)
 	return false;
 }
 
-/* A clause added to the setup's note, after a "; " when there is one. */
-static void note_begin(hmpt_pmu_setup_t *s, hmpt_fmt_t *f)
-{
-	hmpt_fmt_clause(f, s->note, sizeof(s->note));
-}
-
 /* "<label>: libpfm4 encodes 0x3cd, <whose> 0x2cd (used)" added to the note */
 static void note_differ(hmpt_pmu_setup_t *s, const char *label, uint64_t pfm, uint64_t used,
                         const char *whose)
 {
-	hmpt_fmt_t f;
-
-	note_begin(s, &f);
-	hmpt_fmt_str(&f, label);
-	hmpt_fmt_str(&f, ": libpfm4 encodes 0x");
-	hmpt_fmt_hex(&f, pfm, 1);
-	hmpt_fmt_str(&f, ", ");
-	hmpt_fmt_str(&f, whose);
-	hmpt_fmt_str(&f, " 0x");
-	hmpt_fmt_hex(&f, used, 1);
-	hmpt_fmt_str(&f, " (used)");
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_clause(s->note, sizeof(s->note), "%s: libpfm4 encodes 0x%llx, %s 0x%llx (used)",
+	                label, (unsigned long long)pfm, whose, (unsigned long long)used);
 }
 
 /* One PEBS event: libpfm4's encoding of `pfm_name`, checked against the
@@ -314,16 +291,11 @@ static bool pebs_event(hmpt_pmu_setup_t *s, hmpt_pmu_event_t *e, const char *dir
 static uint64_t ldlat_in_range(hmpt_pmu_setup_t *s, uint64_t want)
 {
 	uint64_t use = want < LDLAT_MIN ? LDLAT_MIN : want > LDLAT_MAX ? LDLAT_MAX : want;
-	if (use != want) {
-		hmpt_fmt_t f;
-		note_begin(s, &f);
-		hmpt_fmt_str(&f, "load-latency threshold ");
-		hmpt_fmt_u64(&f, want);
-		hmpt_fmt_str(&f, " outside 3..65535 (config1 bits 0-15): ");
-		hmpt_fmt_u64(&f, use);
-		hmpt_fmt_str(&f, " used");
-		hmpt_fmt_cstr(&f);
-	}
+	if (use != want)
+		hmpt_fmt_clause(
+		    s->note, sizeof(s->note),
+		    "load-latency threshold %llu outside 3..65535 (config1 bits 0-15): %llu used",
+		    (unsigned long long)want, (unsigned long long)use);
 	return use;
 }
 
@@ -413,17 +385,13 @@ static uint64_t ibs_op_period(hmpt_pmu_setup_t *s, uint64_t want)
 
 	if (use < IBS_OP_MIN_PERIOD)
 		use = IBS_OP_MIN_PERIOD;
-	if (use != want) {
-		hmpt_fmt_t f;
-		note_begin(s, &f);
-		hmpt_fmt_str(&f, "IBS op period 0x");
-		hmpt_fmt_hex(&f, want, 1);
-		hmpt_fmt_str(&f, use > want ? " raised to 0x" : " rounded down to 0x");
-		hmpt_fmt_hex(&f, use, 1);
-		hmpt_fmt_str(&f, use > want ? " (the kernel's minimum for ibs_op)"
-		                            : " (IBS periods have the low 4 bits clear)");
-		hmpt_fmt_cstr(&f);
-	}
+	if (use != want)
+		hmpt_fmt_clause(s->note, sizeof(s->note), "IBS op period 0x%llx %s 0x%llx %s",
+		                (unsigned long long)want,
+		                use > want ? "raised to" : "rounded down to",
+		                (unsigned long long)use,
+		                use > want ? "(the kernel's minimum for ibs_op)"
+		                           : "(IBS periods have the low 4 bits clear)");
 	return use;
 }
 
@@ -501,12 +469,10 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	if (rq->want == HMPT_SAMPLER_OFF)
 		return 0;
 	if (!rq->privileged && rq->paranoid > 2) {
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, s->why, sizeof(s->why), -1);
-		hmpt_fmt_str(&f, "perf_event_paranoid is ");
-		hmpt_fmt_i64(&f, rq->paranoid);
-		hmpt_fmt_str(&f, ": perf events are closed to users without CAP_PERFMON");
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(s->why, sizeof(s->why),
+		              "perf_event_paranoid is %d: perf events are closed to users without "
+		              "CAP_PERFMON",
+		              rq->paranoid);
 		return -EPERM;
 	}
 	/* the core PMU: "cpu", or "cpu_core" on hybrid parts */

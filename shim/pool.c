@@ -157,16 +157,8 @@ static void begin_msg(hmpt_fmt_t *f, char *buf, size_t cap, const hmpt_plan_pool
                       const char *field)
 {
 	hmpt_fmt_init(f, buf, cap, -1);
-	hmpt_fmt_str(f, plan_g->path);
-	hmpt_fmt_char(f, ':');
-	hmpt_fmt_u64(f, p->line);
-	hmpt_fmt_str(f, ": pools.");
-	hmpt_fmt_str(f, p->name);
-	if (field) {
-		hmpt_fmt_char(f, '.');
-		hmpt_fmt_str(f, field);
-	}
-	hmpt_fmt_str(f, ": ");
+	hmpt_fmt_printf(f, "%s:%u: pools.%s%s%s: ", plan_g->path, (unsigned)p->line, p->name,
+	                field ? "." : "", field ? field : "");
 }
 
 static int pool_error(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, const char *what,
@@ -229,13 +221,10 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 		     n = hmpt_nodemask_next(&p->list, n))
 			if (!hmpt_nodemask_has(&t->memory, (unsigned)n)) {
 				char what[96];
-				hmpt_fmt_t f;
-				hmpt_fmt_init(&f, what, sizeof(what), -1);
-				hmpt_fmt_str(&f, "node ");
-				hmpt_fmt_u64(&f, (uint64_t)n);
-				hmpt_fmt_str(&f,
-				             " is not an online node with memory on this machine");
-				return pool_error(r, p, "nodes", hmpt_fmt_cstr(&f), &t->memory);
+				hmpt_fmt_text(
+				    what, sizeof(what),
+				    "node %d is not an online node with memory on this machine", n);
+				return pool_error(r, p, "nodes", what, &t->memory);
 			}
 		*out = p->list;
 		break;
@@ -281,16 +270,12 @@ static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_n
 			st->budget_from = "capacity";
 	} else if (cap != UINT64_MAX) {
 		char what[256];
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, what, sizeof(what), -1);
-		hmpt_fmt_str(&f, "the capacity ");
-		hmpt_fmt_size(&f, cap);
-		hmpt_fmt_str(&f, " is more than this machine can give the pool (");
-		hmpt_fmt_size(&f, implicit);
-		hmpt_fmt_str(&f, " of ");
-		hmpt_fmt_str(&f, from);
-		hmpt_fmt_str(&f, "); its budget is that");
-		pool_warn(r, p, "capacity", hmpt_fmt_cstr(&f));
+		pool_warn(
+		    r, p, "capacity",
+		    hmpt_fmt_text(what, sizeof(what),
+		                  "the capacity %s is more than this machine can give the pool (%s "
+		                  "of %s); its budget is that",
+		                  HMPT_SIZE(cap), HMPT_SIZE(implicit), from));
 	}
 	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA && implicit == 0)
 		pool_warn(
@@ -350,12 +335,12 @@ int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_po
 				return pool_error(&r, p, "backend", why, NULL);
 			if (hmpt_memkind_check(p->kind) != 0) {
 				char what[160];
-				hmpt_fmt_t f;
-				hmpt_fmt_init(&f, what, sizeof(what), -1);
-				hmpt_fmt_str(&f, "memkind says kind ");
-				hmpt_fmt_json_str(&f, hmpt_plan_kinds_g[p->kind]);
-				hmpt_fmt_str(&f, " is not available on this machine");
-				return pool_error(&r, p, "kind", hmpt_fmt_cstr(&f), NULL);
+				/* kind names are plain words: no JSON escaping needed */
+				hmpt_fmt_text(
+				    what, sizeof(what),
+				    "memkind says kind \"%s\" is not available on this machine",
+				    hmpt_plan_kinds_g[p->kind]);
+				return pool_error(&r, p, "kind", what, NULL);
 			}
 			/* memkind's HBW kinds use the HBM local to the thread: hmpt
 			 * accounts them on those nodes when it knows them */
@@ -495,41 +480,25 @@ typedef struct {
 static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_t *sh, int err)
 {
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
-	char buf[512];
-	hmpt_fmt_t f;
+	char why[256];
 
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "pool ");
-	hmpt_fmt_str(&f, plan_g->pools[i].name);
-	hmpt_fmt_str(&f, " cannot take ");
-	hmpt_fmt_size(&f, bytes);
-	hmpt_fmt_str(&f, " for site ");
-	hmpt_fmt_hex(&f, site_id, 16);
-	hmpt_fmt_str(&f, " (");
-	if (err) {
-		hmpt_fmt_str(&f, "placing it failed: ");
-		hmpt_fmt_str(&f, strerrordesc_np(err));
-	} else if (sh && sh->node >= 0) {
-		hmpt_fmt_str(&f, "only ");
-		hmpt_fmt_size(&f, sh->left);
-		hmpt_fmt_str(&f,
-		             sh->hugetlb ? " of free 2 MiB pages left on node " : " left on node ");
-		hmpt_fmt_u64(&f, (uint64_t)sh->node);
-		if (!sh->hugetlb)
-			hmpt_fmt_str(&f, ": its free memory at start less a reserve");
-	} else {
-		hmpt_fmt_str(&f, "budget ");
-		hmpt_fmt_size(&f, st->budget);
-		hmpt_fmt_str(&f, " from ");
-		hmpt_fmt_str(&f, st->budget_from);
-		hmpt_fmt_str(&f, ", ");
-		hmpt_fmt_size(&f, __atomic_load_n(&acc_g->pool_used[i], __ATOMIC_RELAXED));
-		hmpt_fmt_str(&f, " in use");
-	}
-	hmpt_fmt_str(&f, "): it and any like it go to ");
-	hmpt_fmt_str(&f, hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
-	hmpt_fmt_str(&f, "; the profile counts them");
-	hmpt_log_end(&f, HMPT_LOG_WARN);
+	if (err)
+		hmpt_fmt_text(why, sizeof(why), "placing it failed: %s", strerrordesc_np(err));
+	else if (sh && sh->node >= 0)
+		hmpt_fmt_text(why, sizeof(why), "only %s%s%d%s", HMPT_SIZE(sh->left),
+		              sh->hugetlb ? " of free 2 MiB pages left on node " : " left on node ",
+		              sh->node,
+		              sh->hugetlb ? "" : ": its free memory at start less a reserve");
+	else
+		hmpt_fmt_text(why, sizeof(why), "budget %s from %s, %s in use",
+		              HMPT_SIZE(st->budget), st->budget_from,
+		              HMPT_SIZE(__atomic_load_n(&acc_g->pool_used[i], __ATOMIC_RELAXED)));
+	hmpt_log_printf(
+	    HMPT_LOG_WARN,
+	    "pool %s cannot take %s for site %016llx (%s): it and any like it go to %s; "
+	    "the profile counts them",
+	    plan_g->pools[i].name, HMPT_SIZE(bytes), (unsigned long long)site_id, why,
+	    hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
 }
 
 void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *out)
@@ -727,27 +696,19 @@ void hmpt_pools_describe_place(hmpt_fmt_t *f, int i)
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 
 	if (p->backend == HMPT_BACKEND_MEMKIND) {
-		hmpt_fmt_str(f, "memkind kind ");
-		hmpt_fmt_str(f, hmpt_plan_kinds_g[p->kind]);
+		hmpt_fmt_printf(f, "memkind kind %s", hmpt_plan_kinds_g[p->kind]);
 		if (!hmpt_nodemask_empty(&st->nodes)) {
 			hmpt_fmt_str(f, " (HBM nodes ");
 			hmpt_nodemask_format(f, &st->nodes);
 			hmpt_fmt_char(f, ')');
 		}
 	} else if (hmpt_nodemask_empty(&st->nodes)) {
-		hmpt_fmt_str(f, "no node policy, ");
-		hmpt_fmt_str(f, hmpt_plan_pages_name(p->pages));
-		hmpt_fmt_str(f, " pages");
+		hmpt_fmt_printf(f, "no node policy, %s pages", hmpt_plan_pages_name(p->pages));
 	} else {
 		hmpt_fmt_str(f, "nodes ");
 		hmpt_nodemask_format(f, &st->nodes);
-		if (p->local)
-			hmpt_fmt_str(f, " (local)");
-		hmpt_fmt_str(f, ", ");
-		hmpt_fmt_str(f, hmpt_plan_policy_name(p->policy));
-		hmpt_fmt_str(f, ", ");
-		hmpt_fmt_str(f, hmpt_plan_pages_name(p->pages));
-		hmpt_fmt_str(f, " pages");
+		hmpt_fmt_printf(f, "%s, %s, %s pages", p->local ? " (local)" : "",
+		                hmpt_plan_policy_name(p->policy), hmpt_plan_pages_name(p->pages));
 	}
 }
 
@@ -756,18 +717,11 @@ void hmpt_pools_describe(hmpt_fmt_t *f, int i)
 	const hmpt_plan_pool_t *p = &plan_g->pools[i];
 	const hmpt_pool_stats_t *st = &pools_g[i].st;
 
-	hmpt_fmt_str(f, p->name);
-	hmpt_fmt_str(f, ": ");
+	hmpt_fmt_printf(f, "%s: ", p->name);
 	hmpt_pools_describe_place(f, i);
-	hmpt_fmt_str(f, ", budget ");
-	if (st->budget == UINT64_MAX) {
-		hmpt_fmt_str(f, "unlimited");
-	} else {
-		hmpt_fmt_size(f, st->budget);
-		hmpt_fmt_str(f, " (");
-		hmpt_fmt_str(f, st->budget_from);
-		hmpt_fmt_char(f, ')');
-	}
-	hmpt_fmt_str(f, ", falls back to ");
-	hmpt_fmt_str(f, hmpt_plan_pool_name(plan_g, p->fallback));
+	if (st->budget == UINT64_MAX)
+		hmpt_fmt_str(f, ", budget unlimited");
+	else
+		hmpt_fmt_printf(f, ", budget %s (%s)", HMPT_SIZE(st->budget), st->budget_from);
+	hmpt_fmt_printf(f, ", falls back to %s", hmpt_plan_pool_name(plan_g, p->fallback));
 }

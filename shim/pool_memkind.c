@@ -61,16 +61,14 @@ void hmpt_memkind_reset_lock(void)
 
 static int do_open(char *err, size_t errlen)
 {
-	hmpt_fmt_t f;
 	const char *miss = NULL;
 
 	handle_g = dlopen("libmemkind.so.0", RTLD_NOW | RTLD_LOCAL);
 	if (!handle_g) {
-		hmpt_fmt_init(&f, err, errlen, -1);
-		hmpt_fmt_str(&f,
-		             "cannot load memkind (libmemkind.so.0; Debian package libmemkind0): ");
-		hmpt_fmt_str(&f, dlerror());
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(
+		    err, errlen,
+		    "cannot load memkind (libmemkind.so.0; Debian package libmemkind0): %s",
+		    dlerror());
 		return -ENOENT;
 	}
 	/* POSIX lets dlsym's void * become a function pointer this way */
@@ -91,11 +89,10 @@ static int do_open(char *err, size_t errlen)
 		miss = "memkind_check_available";
 	table_g = hmpt_sys_map(TABLE_SLOTS * sizeof(slot_t));
 	if (miss || !table_g) {
-		hmpt_fmt_init(&f, err, errlen, -1);
-		hmpt_fmt_str(&f,
-		             miss ? "libmemkind.so.0 has no " : "no memory for the memkind table");
-		hmpt_fmt_str(&f, miss ? miss : "");
-		hmpt_fmt_cstr(&f);
+		if (miss)
+			hmpt_fmt_text(err, errlen, "libmemkind.so.0 has no %s", miss);
+		else
+			hmpt_fmt_text(err, errlen, "no memory for the memkind table");
 		return -ENOENT;
 	}
 	return 0;
@@ -104,16 +101,13 @@ static int do_open(char *err, size_t errlen)
 int hmpt_memkind_open(char *err, size_t errlen)
 {
 	static char saved_g[256];
-	hmpt_fmt_t f;
 
 	pthread_mutex_lock(&open_lock_g);
 	if (open_rc_g == 1)
 		open_rc_g = do_open(saved_g, sizeof(saved_g));
 	pthread_mutex_unlock(&open_lock_g);
 	if (open_rc_g && err) {
-		hmpt_fmt_init(&f, err, errlen, -1);
-		hmpt_fmt_str(&f, saved_g);
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(err, errlen, "%s", saved_g);
 	}
 	return open_rc_g;
 }

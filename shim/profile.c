@@ -2,6 +2,7 @@
 #include "profile.h"
 #include "sample.h"
 
+#include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h> /* rename(2) only: no FILE streams here */
@@ -86,14 +87,10 @@ int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap)
 		dot = strrchr(buf + base, '.');
 		if (!dot || dot == buf + base)
 			dot = buf + f.len;
-		hmpt_fmt_init(&f, tail, sizeof(tail), -1);
-		hmpt_fmt_str(&f, dot);
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(tail, sizeof(tail), "%s", dot);
 		hmpt_fmt_init(&f, buf, cap, -1);
 		f.len = (size_t)(dot - buf);
-		hmpt_fmt_str(&f, ".rank");
-		hmpt_fmt_i64(&f, hmpt_job_g.rank);
-		hmpt_fmt_str(&f, tail);
+		hmpt_fmt_printf(&f, ".rank%d%s", hmpt_job_g.rank, tail);
 		hmpt_fmt_cstr(&f);
 	}
 	return f.truncated ? -ENAMETOOLONG : 0;
@@ -186,11 +183,7 @@ static void write_frame(hmpt_fmt_t *f, const hmpt_site_t *s, uint32_t i)
 	const hmpt_module_t *m =
 	    s->mods[i] == HMPT_MODULE_UNKNOWN ? NULL : hmpt_modules_get(s->mods[i]);
 
-	hmpt_fmt_char(f, '"');
-	hmpt_fmt_str(f, m ? m->name : "??");
-	hmpt_fmt_str(f, "!0x");
-	hmpt_fmt_hex(f, s->offs[i], 1);
-	hmpt_fmt_char(f, '"');
+	hmpt_fmt_printf(f, "\"%s!0x%" PRIx64 "\"", m ? m->name : "??", (uint64_t)s->offs[i]);
 }
 
 /* a build id in hex, "" for none */
@@ -307,13 +300,9 @@ static void json_nodemask(hmpt_fmt_t *f, const hmpt_nodemask_t *m)
 /* "KIND_nodes": "2-3", "KIND_from": "HMAT" */
 static void kv_nodes(hmpt_fmt_t *f, const char *kind, const hmpt_nodemask_t *m, hmpt_topo_src_t src)
 {
-	hmpt_fmt_char(f, '"');
-	hmpt_fmt_str(f, kind);
-	hmpt_fmt_str(f, "_nodes\": ");
+	hmpt_fmt_printf(f, "\"%s_nodes\": ", kind);
 	json_nodemask(f, m);
-	hmpt_fmt_str(f, ", \"");
-	hmpt_fmt_str(f, kind);
-	hmpt_fmt_str(f, "_from\": ");
+	hmpt_fmt_printf(f, ", \"%s_from\": ", kind);
 	hmpt_fmt_json_str(f, hmpt_topo_src_name(src));
 }
 
@@ -360,9 +349,8 @@ static void write_plan_matches(hmpt_fmt_t *f, const hmpt_plan_t *pl)
 		for (uint32_t i = gr->first_site, k = 0; i < gr->first_site + gr->nsites; i++) {
 			if (matched[i])
 				continue;
-			hmpt_fmt_str(f, k++ ? ", \"" : "\"");
-			hmpt_fmt_hex(f, pl->sites[i].id, 16);
-			hmpt_fmt_char(f, '"');
+			hmpt_fmt_printf(f, "%s\"%016" PRIx64 "\"", k++ ? ", " : "",
+			                pl->sites[i].id);
 		}
 		hmpt_fmt_str(f, "]}");
 	}
@@ -441,10 +429,7 @@ static void write_plan(hmpt_fmt_t *f)
 static void kv_hex(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
 {
 	key(f, k);
-	hmpt_fmt_str(f, "\"0x");
-	hmpt_fmt_hex(f, v, 1);
-	hmpt_fmt_char(f, '"');
-	hmpt_fmt_str(f, sep);
+	hmpt_fmt_printf(f, "\"0x%" PRIx64 "\"%s", v, sep);
 }
 
 /* the sampled totals that shares are taken of: samples with an address
@@ -626,9 +611,7 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 		const hmpt_site_t *s = hmpt_sites_get(order_g[k]);
 		hmpt_fmt_str(f, k ? ",\n    {" : "\n    {");
 		key(f, "id");
-		hmpt_fmt_char(f, '"');
-		hmpt_fmt_hex(f, s->id, 16);
-		hmpt_fmt_str(f, "\",\n      ");
+		hmpt_fmt_printf(f, "\"%016" PRIx64 "\",\n      ", s->id);
 		key(f, "frames");
 		hmpt_fmt_char(f, '[');
 		for (uint32_t i = 0; i < s->nframes; i++) {
@@ -668,9 +651,7 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 	if (rc)
 		return rc;
 	hmpt_fmt_init(&f, tmp, sizeof(tmp), -1);
-	hmpt_fmt_str(&f, path);
-	hmpt_fmt_str(&f, ".tmp.");
-	hmpt_fmt_i64(&f, getpid());
+	hmpt_fmt_printf(&f, "%s.tmp.%d", path, (int)getpid());
 	if (f.truncated)
 		return -ENAMETOOLONG;
 	hmpt_fmt_cstr(&f);

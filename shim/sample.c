@@ -2,6 +2,7 @@
 #include "sample.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -452,16 +453,14 @@ void hmpt_sample_thread_begin(void)
 			char buf[320];
 			hmpt_fmt_t f;
 			hmpt_log_begin(&f, buf, sizeof(buf));
-			hmpt_fmt_str(&f, "sampling: a thread runs unsampled: ");
-			hmpt_fmt_str(&f, err);
-			if (rc == -EPERM && room_g != UINT64_MAX) {
-				hmpt_fmt_str(&f,
-				             "; the kernel's budget for perf rings holds about ");
-				hmpt_fmt_u64(&f, room_g);
-				hmpt_fmt_str(
-				    &f, " threads' rings here (raise kernel.perf_event_mlock_kb "
-				        "or 'ulimit -l')");
-			}
+			hmpt_fmt_printf(&f, "sampling: a thread runs unsampled: %s", err);
+			if (rc == -EPERM && room_g != UINT64_MAX)
+				hmpt_fmt_printf(
+				    &f,
+				    "; the kernel's budget for perf rings holds about %" PRIu64
+				    " threads' rings here (raise kernel.perf_event_mlock_kb or "
+				    "'ulimit -l')",
+				    room_g);
 			hmpt_fmt_str(&f, " (said once; the profile counts threads_failed)");
 			hmpt_log_end(&f, HMPT_LOG_WARN);
 		}
@@ -571,41 +570,21 @@ static void check_budget(void)
 	uint64_t want = b.processes * (cfg_g.threads ? cfg_g.threads : 1);
 	if (room_g == UINT64_MAX || want <= room_g)
 		return;
-	char msg[512];
-	hmpt_fmt_t f;
-	hmpt_log_begin(&f, msg, sizeof(msg));
-	hmpt_fmt_str(&f, "sampling: the kernel's budget for perf rings holds about ");
-	hmpt_fmt_u64(&f, room_g);
-	hmpt_fmt_str(&f, " threads on this node (perf_event_mlock_kb ");
-	hmpt_fmt_u64(&f, b.mlock_kb);
-	hmpt_fmt_str(&f, " KiB x ");
-	hmpt_fmt_u64(&f, b.cpus);
-	hmpt_fmt_str(&f, " CPUs for all of this user's processes, then RLIMIT_MEMLOCK ");
-	hmpt_fmt_size(&f, b.rlimit);
-	hmpt_fmt_str(&f, " each; ");
-	hmpt_fmt_size(&f, b.ring_bytes);
-	hmpt_fmt_str(&f, " a thread), and this run may sample ");
-	hmpt_fmt_u64(&f, want);
-	hmpt_fmt_str(&f, " (");
-	hmpt_fmt_u64(&f, b.processes);
-	hmpt_fmt_str(&f, b.processes == 1 ? " process x " : " ranks x ");
-	hmpt_fmt_u64(&f, cfg_g.threads ? cfg_g.threads : 1);
-	hmpt_fmt_str(&f, " threads): the others run unsampled; raise kernel.perf_event_mlock_kb "
-	                 "or 'ulimit -l', or grant CAP_IPC_LOCK");
-	hmpt_log_end(&f, HMPT_LOG_WARN);
+	hmpt_log_printf(HMPT_LOG_WARN,
+	                "sampling: the kernel's budget for perf rings holds about %" PRIu64
+	                " threads on this node (perf_event_mlock_kb %" PRIu64 " KiB x %" PRIu64
+	                " CPUs for all of this user's processes, then RLIMIT_MEMLOCK %s each; %s a "
+	                "thread), and this run may sample %" PRIu64 " (%" PRIu64 " %s x %" PRIu64
+	                " threads): the others run unsampled; raise kernel.perf_event_mlock_kb or "
+	                "'ulimit -l', or grant CAP_IPC_LOCK",
+	                room_g, b.mlock_kb, b.cpus, HMPT_SIZE(b.rlimit), HMPT_SIZE(b.ring_bytes),
+	                want, b.processes, b.processes == 1 ? "process" : "ranks",
+	                cfg_g.threads ? cfg_g.threads : 1);
 }
 
 static void set_why(const char *a, const char *b)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, why_g, sizeof(why_g), -1);
-	hmpt_fmt_str(&f, a);
-	if (b) {
-		hmpt_fmt_str(&f, "; ");
-		hmpt_fmt_str(&f, b);
-	}
-	hmpt_fmt_cstr(&f);
+	hmpt_fmt_text(why_g, sizeof(why_g), "%s%s%s", a, b ? "; " : "", b ? b : "");
 }
 
 static int choose(hmpt_sampler_t want)
@@ -635,32 +614,23 @@ static void log_started(void)
 	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
 
 	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "sampling: ");
 	if (faults) {
-		hmpt_fmt_str(&f, "software page faults (first touch only: access density is not "
-		                 "available: ");
-		hmpt_fmt_str(&f, why_g);
-		hmpt_fmt_str(&f, ")");
+		hmpt_fmt_printf(
+		    &f,
+		    "sampling: software page faults (first touch only: access density is "
+		    "not available: %s)",
+		    why_g);
 	} else {
-		hmpt_fmt_str(&f, hmpt_sampler_name(setup_g.kind));
-		hmpt_fmt_str(&f, " on ");
-		hmpt_fmt_str(&f, setup_g.model);
-		for (int i = 0; i < setup_g.nevents; i++) {
-			hmpt_fmt_str(&f, i ? ", " : ": ");
-			hmpt_fmt_str(&f, setup_g.ev[i].name);
-		}
-		hmpt_fmt_str(&f, ", period ");
-		hmpt_fmt_u64(&f, setup_g.period);
-		if (setup_g.note[0]) {
-			hmpt_fmt_str(&f, " (");
-			hmpt_fmt_str(&f, setup_g.note);
-			hmpt_fmt_str(&f, ")");
-		}
+		hmpt_fmt_printf(&f, "sampling: %s on %s", hmpt_sampler_name(setup_g.kind),
+		                setup_g.model);
+		for (int i = 0; i < setup_g.nevents; i++)
+			hmpt_fmt_printf(&f, "%s%s", i ? ", " : ": ", setup_g.ev[i].name);
+		hmpt_fmt_printf(&f, ", period %" PRIu64, setup_g.period);
+		if (setup_g.note[0])
+			hmpt_fmt_printf(&f, " (%s)", setup_g.note);
 	}
-	if (opts_g.fallbacks[0]) {
-		hmpt_fmt_str(&f, "; ");
-		hmpt_fmt_str(&f, opts_g.fallbacks);
-	}
+	if (opts_g.fallbacks[0])
+		hmpt_fmt_printf(&f, "; %s", opts_g.fallbacks);
 	/* falling back from a kind asked for by name is news the user should
 	 * see; under "auto" the profile and hmpt-tune say it */
 	hmpt_log_end(&f,
@@ -776,12 +746,8 @@ int hmpt_sample_start(const hmpt_sample_config_t *cfg)
 		rc = start();
 	}
 	if (rc) {
-		char buf[400];
-		hmpt_fmt_t f;
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "sampling is off: ");
-		hmpt_fmt_str(&f, why_g);
-		hmpt_log_end(&f, cfg->want == HMPT_SAMPLER_AUTO ? HMPT_LOG_INFO : HMPT_LOG_WARN);
+		hmpt_log_printf(cfg->want == HMPT_SAMPLER_AUTO ? HMPT_LOG_INFO : HMPT_LOG_WARN,
+		                "sampling is off: %s", why_g);
 		setup_g.kind = HMPT_SAMPLER_OFF;
 		return rc;
 	}

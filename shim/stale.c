@@ -31,35 +31,32 @@ static pid_t owner_g; /* the process that read the plan */
 static build_t *builds_g;
 static int exit_said_g;
 
-/* "81b52d8b..." or "none" */
-static void short_id(hmpt_fmt_t *f, const uint8_t *id, uint8_t len)
+/* "81b52d8b..." or "none", into buf[16] */
+static const char *short_id(char *buf, const uint8_t *id, uint8_t len)
 {
-	if (!len) {
-		hmpt_fmt_str(f, "none");
-		return;
-	}
+	hmpt_fmt_t f;
+
+	if (!len)
+		return "none";
+	hmpt_fmt_init(&f, buf, 16, -1);
 	for (uint8_t i = 0; i < len && i < 4; i++)
-		hmpt_fmt_hex(f, id[i], 2);
+		hmpt_fmt_printf(&f, "%02x", id[i]);
 	if (len > 4)
-		hmpt_fmt_str(f, "...");
+		hmpt_fmt_str(&f, "...");
+	return hmpt_fmt_cstr(&f);
 }
 
 void hmpt_stale_describe_build(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_t j,
                                const uint8_t *id, uint8_t len)
 {
 	const hmpt_plan_module_t *pm = &plan->modules[j];
+	char was[16], now[16];
 
-	hmpt_fmt_str(f, plan->path);
-	hmpt_fmt_str(f, " was made for ");
-	hmpt_fmt_str(f, pm->name);
-	hmpt_fmt_str(f, " with build id ");
-	short_id(f, pm->build_id, pm->build_id_len);
-	hmpt_fmt_str(f, len ? ", this one has " : ", this one has none");
-	if (len)
-		short_id(f, id, len);
-	hmpt_fmt_str(f, ": its sites may not match; 'hmpt-tune plan rebase ");
-	hmpt_fmt_str(f, plan->path);
-	hmpt_fmt_str(f, " -- CMD' moves the plan onto this build");
+	hmpt_fmt_printf(f,
+	                "%s was made for %s with build id %s, this one has %s: its sites may not "
+	                "match; 'hmpt-tune plan rebase %s -- CMD' moves the plan onto this build",
+	                plan->path, pm->name, short_id(was, pm->build_id, pm->build_id_len),
+	                short_id(now, id, len), plan->path);
 }
 
 void hmpt_stale_init(const hmpt_plan_t *plan)
@@ -88,14 +85,11 @@ void hmpt_stale_describe_renamed(hmpt_fmt_t *f, const hmpt_plan_t *plan, uint32_
 {
 	const char *name = plan->modules[j].name;
 
-	hmpt_fmt_str(f, plan->path);
-	hmpt_fmt_str(f, " names ");
-	hmpt_fmt_str(f, name);
-	hmpt_fmt_str(f, ", loaded here as ");
-	hmpt_fmt_str(f, loaded_as);
-	hmpt_fmt_str(f, " (the same build): its sites name ");
-	hmpt_fmt_str(f, name);
-	hmpt_fmt_str(f, "; rename it back, or make the plan again");
+	hmpt_fmt_printf(
+	    f,
+	    "%s names %s, loaded here as %s (the same build): its sites name %s; rename "
+	    "it back, or make the plan again",
+	    plan->path, name, loaded_as, name);
 }
 
 /* Is the loaded module the build the plan names? */
@@ -191,19 +185,13 @@ bool hmpt_stale_build(uint32_t j, const uint8_t **id, uint8_t *len)
 /* "group G1 (2 sites)" or "1 of 3 sites of group G2" */
 static void group_item(hmpt_fmt_t *f, const hmpt_plan_group_t *g, uint32_t unmatched)
 {
-	if (unmatched == g->nsites) {
-		hmpt_fmt_str(f, "group ");
-		hmpt_fmt_str(f, g->name);
-		hmpt_fmt_str(f, " (");
-		hmpt_fmt_u64(f, g->nsites);
-		hmpt_fmt_str(f, g->nsites == 1 ? " site)" : " sites)");
-	} else {
-		hmpt_fmt_u64(f, unmatched);
-		hmpt_fmt_str(f, " of ");
-		hmpt_fmt_u64(f, g->nsites);
-		hmpt_fmt_str(f, g->nsites == 1 ? " site of group " : " sites of group ");
-		hmpt_fmt_str(f, g->name);
-	}
+	const char *s = g->nsites == 1 ? "" : "s";
+
+	if (unmatched == g->nsites)
+		hmpt_fmt_printf(f, "group %s (%u site%s)", g->name, (unsigned)g->nsites, s);
+	else
+		hmpt_fmt_printf(f, "%u of %u site%s of group %s", (unsigned)unmatched,
+		                (unsigned)g->nsites, s, g->name);
 }
 
 #define MAX_ITEMS 6 /* groups named in the line; the rest counted */
@@ -233,8 +221,8 @@ uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8
 	for (uint32_t g = 0; g < plan->ngroups; g++)
 		groups += unmatched_in(&plan->groups[g], matched, relevant) != 0;
 	/* "placed nothing": no group took an allocation, only the default pool did */
-	hmpt_fmt_str(f, plan->path);
-	hmpt_fmt_str(f, any_matched ? ": " : " " HMPT_PLAN_SAID_NOTHING ": ");
+	hmpt_fmt_printf(f, "%s%s", plan->path,
+	                any_matched ? ": " : " " HMPT_PLAN_SAID_NOTHING ": ");
 	uint32_t k = 0;
 	for (uint32_t g = 0; g < plan->ngroups && k < MAX_ITEMS; g++) {
 		const hmpt_plan_group_t *gr = &plan->groups[g];
@@ -247,9 +235,7 @@ uint32_t hmpt_stale_describe(hmpt_fmt_t *f, const hmpt_plan_t *plan, const uint8
 		group_item(f, gr, n);
 	}
 	if (groups > MAX_ITEMS) {
-		hmpt_fmt_str(f, " and ");
-		hmpt_fmt_u64(f, groups - MAX_ITEMS);
-		hmpt_fmt_str(f, " more groups");
+		hmpt_fmt_printf(f, " and %u more groups", (unsigned)(groups - MAX_ITEMS));
 	}
 	hmpt_fmt_str(f, " matched no allocation: was the program rebuilt or its libraries "
 	                "updated?");
@@ -298,8 +284,7 @@ uint32_t hmpt_stale_describe_unloaded(hmpt_fmt_t *f, const hmpt_plan_t *plan,
 		}
 	if (!n)
 		return 0;
-	hmpt_fmt_str(f, plan->path);
-	hmpt_fmt_str(f, " " HMPT_PLAN_SAID_NOTHING ": its sites name ");
+	hmpt_fmt_printf(f, "%s " HMPT_PLAN_SAID_NOTHING ": its sites name ", plan->path);
 	for (uint32_t m = 0; m < n; m++) {
 		if (m)
 			hmpt_fmt_str(f, m == n - 1 && !more ? " and " : ", ");

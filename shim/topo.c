@@ -58,18 +58,19 @@ bool hmpt_nodemask_subset(const hmpt_nodemask_t *a, const hmpt_nodemask_t *b)
 	return true;
 }
 
-static void say(char *err, size_t errlen, const char *a, const char *b, const char *c)
+static void say(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void say(char *err, size_t errlen, const char *fmt, ...)
 {
 	hmpt_fmt_t f;
+	va_list ap;
 
 	if (!err || !errlen)
 		return;
 	hmpt_fmt_init(&f, err, errlen, -1);
-	hmpt_fmt_str(&f, a);
-	if (b)
-		hmpt_fmt_str(&f, b);
-	if (c)
-		hmpt_fmt_str(&f, c);
+	va_start(ap, fmt);
+	hmpt_fmt_vprintf(&f, fmt, ap);
+	va_end(ap);
 	hmpt_fmt_cstr(&f);
 }
 
@@ -110,7 +111,7 @@ int hmpt_nodemask_parse(const char *s, hmpt_nodemask_t *m, char *err, size_t err
 		long a = number(&p), b;
 		if (a == -1) {
 			char bad[2] = {*p, 0};
-			say(err, errlen, "expected a node number at '", *p ? bad : "the end", "'");
+			say(err, errlen, "expected a node number at '%s'", *p ? bad : "the end");
 			return -EINVAL;
 		}
 		b = a;
@@ -122,17 +123,17 @@ int hmpt_nodemask_parse(const char *s, hmpt_nodemask_t *m, char *err, size_t err
 				p++;
 			b = number(&p);
 			if (b == -1) {
-				say(err, errlen, "a range needs an end, as in 0-3", NULL, NULL);
+				say(err, errlen, "a range needs an end, as in 0-3");
 				return -EINVAL;
 			}
 			if (a >= 0 && b >= 0 && b < a) {
-				say(err, errlen, "a range must go upwards, as in 1-3", NULL, NULL);
+				say(err, errlen, "a range must go upwards, as in 1-3");
 				return -EINVAL;
 			}
 		}
 		if (a < 0 || b < 0 || b >= HMPT_MAX_NODES) {
 			(void)item;
-			say(err, errlen, "node numbers go up to 127", NULL, NULL);
+			say(err, errlen, "node numbers go up to 127");
 			return -ERANGE;
 		}
 		for (long n = a; n <= b; n++)
@@ -143,7 +144,7 @@ int hmpt_nodemask_parse(const char *s, hmpt_nodemask_t *m, char *err, size_t err
 			return 0;
 		if (*p != ',') {
 			char bad[2] = {*p, 0};
-			say(err, errlen, "expected ',' or the end at '", bad, "'");
+			say(err, errlen, "expected ',' or the end at '%s'", bad);
 			return -EINVAL;
 		}
 		p++;
@@ -158,13 +159,9 @@ void hmpt_nodemask_format(hmpt_fmt_t *f, const hmpt_nodemask_t *m)
 		int end = n;
 		while (hmpt_nodemask_has(m, (unsigned)end + 1))
 			end++;
-		if (!first)
-			hmpt_fmt_char(f, ',');
-		hmpt_fmt_u64(f, (uint64_t)n);
-		if (end > n) {
-			hmpt_fmt_char(f, '-');
-			hmpt_fmt_u64(f, (uint64_t)end);
-		}
+		hmpt_fmt_printf(f, "%s%d", first ? "" : ",", n);
+		if (end > n)
+			hmpt_fmt_printf(f, "-%d", end);
 		first = false;
 		n = hmpt_nodemask_next(m, end);
 	}
@@ -176,16 +173,9 @@ void hmpt_nodemask_format(hmpt_fmt_t *f, const hmpt_nodemask_t *m)
 static const char *path(char *buf, size_t cap, const char *root, const char *a, long n,
                         const char *b)
 {
-	hmpt_fmt_t f;
-
-	hmpt_fmt_init(&f, buf, cap, -1);
-	hmpt_fmt_str(&f, root);
-	hmpt_fmt_str(&f, a);
-	if (n >= 0) {
-		hmpt_fmt_u64(&f, (uint64_t)n);
-		hmpt_fmt_str(&f, b);
-	}
-	return hmpt_fmt_cstr(&f);
+	if (n < 0)
+		return hmpt_fmt_text(buf, cap, "%s%s", root, a);
+	return hmpt_fmt_text(buf, cap, "%s%s%ld%s", root, a, n, b);
 }
 
 static int read_text(const char *p, char *buf, size_t cap)
@@ -304,17 +294,10 @@ static void read_hmat(hmpt_topo_t *t, const char *root, int n)
 
 	for (unsigned a = 0; a < 2; a++) {
 		path(d, sizeof(d), root, NODE_DIR "/node", n, access[a]);
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, p, sizeof(p), -1);
-		hmpt_fmt_str(&f, d);
-		hmpt_fmt_str(&f, "/read_bandwidth");
-		if (read_u64(hmpt_fmt_cstr(&f), &v) != 0)
+		if (read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_bandwidth", d), &v) != 0)
 			continue;
 		nd->read_bw = (uint32_t)v;
-		hmpt_fmt_init(&f, p, sizeof(p), -1);
-		hmpt_fmt_str(&f, d);
-		hmpt_fmt_str(&f, "/read_latency");
-		if (read_u64(hmpt_fmt_cstr(&f), &v) == 0)
+		if (read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_latency", d), &v) == 0)
 			nd->read_lat = (uint32_t)v;
 		list_nodes(d, &nd->initiators);
 		return;
@@ -455,17 +438,10 @@ static int explicit_list(const hmpt_topo_t *t, const char *env, const char *env_
 	if (env) {
 		int bad = hmpt_nodemask_parse(env, out, why, sizeof(why));
 		if (bad || hmpt_nodemask_empty(out)) {
-			hmpt_fmt_init(&f, err, errlen, -1);
-			hmpt_fmt_str(&f, env_name);
-			hmpt_fmt_char(&f, '=');
-			hmpt_fmt_str(&f, env);
-			hmpt_fmt_str(&f, ": expected a node list such as 2-3");
-			if (bad) { /* else: white space only, `why` is not filled */
-				hmpt_fmt_str(&f, " (");
-				hmpt_fmt_str(&f, why);
-				hmpt_fmt_char(&f, ')');
-			}
-			hmpt_fmt_cstr(&f);
+			/* with !bad (white space only) `why` is not filled */
+			hmpt_fmt_text(err, errlen, "%s=%s: expected a node list such as 2-3%s%s%s",
+			              env_name, env, bad ? " (" : "", bad ? why : "",
+			              bad ? ")" : "");
 			return -EINVAL;
 		}
 	} else {
@@ -474,17 +450,15 @@ static int explicit_list(const hmpt_topo_t *t, const char *env, const char *env_
 	for (int n = hmpt_nodemask_first(out); n >= 0; n = hmpt_nodemask_next(out, n))
 		if (!hmpt_nodemask_has(&t->memory, (unsigned)n)) {
 			hmpt_fmt_init(&f, err, errlen, -1);
-			if (env) {
-				hmpt_fmt_str(&f, env_name);
-				hmpt_fmt_char(&f, '=');
-				hmpt_fmt_str(&f, env);
-			} else {
+			if (env)
+				hmpt_fmt_printf(&f, "%s=%s", env_name, env);
+			else
 				hmpt_fmt_str(&f, plan_name);
-			}
-			hmpt_fmt_str(&f, ": node ");
-			hmpt_fmt_u64(&f, (uint64_t)n);
-			hmpt_fmt_str(
-			    &f, " is not an online node with memory (online nodes with memory: ");
+			hmpt_fmt_printf(
+			    &f,
+			    ": node %d is not an online node with memory (online nodes with "
+			    "memory: ",
+			    n);
 			hmpt_nodemask_format(&f, &t->memory);
 			hmpt_fmt_char(&f, ')');
 			hmpt_fmt_cstr(&f);
@@ -587,8 +561,7 @@ void hmpt_topo_describe(hmpt_fmt_t *f, const hmpt_topo_t *t)
 	} else {
 		hmpt_fmt_str(f, "HBM nodes ");
 		hmpt_nodemask_format(f, &t->hbm);
-		hmpt_fmt_str(f, " (");
-		hmpt_fmt_str(f, hmpt_topo_src_name(t->hbm_src));
+		hmpt_fmt_printf(f, " (%s", hmpt_topo_src_name(t->hbm_src));
 		if (t->hbm_src == HMPT_TOPO_SRC_HMAT) {
 			uint32_t hbw = 0, dbw = 0;
 			for (int n = 0; n < HMPT_MAX_NODES; n++) {
@@ -598,11 +571,7 @@ void hmpt_topo_describe(hmpt_fmt_t *f, const hmpt_topo_t *t)
 				else if (hmpt_nodemask_has(&t->cpu, (unsigned)n) && bw > dbw)
 					dbw = bw;
 			}
-			hmpt_fmt_str(f, ": CPU-less, ");
-			hmpt_fmt_u64(f, hbw);
-			hmpt_fmt_str(f, " MB/s against ");
-			hmpt_fmt_u64(f, dbw);
-			hmpt_fmt_str(f, " MB/s");
+			hmpt_fmt_printf(f, ": CPU-less, %u MB/s against %u MB/s", hbw, dbw);
 		}
 		hmpt_fmt_char(f, ')');
 	}
@@ -611,16 +580,12 @@ void hmpt_topo_describe(hmpt_fmt_t *f, const hmpt_topo_t *t)
 		hmpt_fmt_str(f, "none");
 	else
 		hmpt_nodemask_format(f, &t->ddr);
-	hmpt_fmt_str(f, " (");
-	hmpt_fmt_str(f, hmpt_topo_src_name(t->ddr_src));
-	hmpt_fmt_char(f, ')');
+	hmpt_fmt_printf(f, " (%s)", hmpt_topo_src_name(t->ddr_src));
 	if (!hmpt_nodemask_empty(&t->hbm)) {
 		hmpt_fmt_str(f, "; local HBM:");
 		for (int c = hmpt_nodemask_first(&t->cpu); c >= 0;
 		     c = hmpt_nodemask_next(&t->cpu, c)) {
-			hmpt_fmt_char(f, ' ');
-			hmpt_fmt_u64(f, (uint64_t)c);
-			hmpt_fmt_str(f, "->");
+			hmpt_fmt_printf(f, " %d->", c);
 			hmpt_nodemask_format(f, &t->local_hbm[c]);
 		}
 	}

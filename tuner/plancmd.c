@@ -95,31 +95,22 @@ static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	if (p->backend == HMPT_BACKEND_MEMKIND) {
-		hmpt_fmt_str(&f, "memkind kind ");
-		hmpt_fmt_str(&f, hmpt_plan_kinds_g[p->kind]);
+		hmpt_fmt_printf(&f, "memkind kind %s", hmpt_plan_kinds_g[p->kind]);
 	} else {
 		hmpt_fmt_str(&f, p->nodes == HMPT_NODES_NONE ? "no node policy" : nodes[p->nodes]);
 		if (p->nodes == HMPT_NODES_LIST)
 			hmpt_nodemask_format(&f, &p->list);
 		if (p->local)
 			hmpt_fmt_str(&f, " (local)");
-		if (p->nodes != HMPT_NODES_NONE) {
-			hmpt_fmt_str(&f, ", ");
-			hmpt_fmt_str(&f, hmpt_plan_policy_name(p->policy));
-		}
-		hmpt_fmt_str(&f, ", pages ");
-		hmpt_fmt_str(&f, hmpt_plan_pages_name(p->pages));
+		if (p->nodes != HMPT_NODES_NONE)
+			hmpt_fmt_printf(&f, ", %s", hmpt_plan_policy_name(p->policy));
+		hmpt_fmt_printf(&f, ", pages %s", hmpt_plan_pages_name(p->pages));
 	}
-	if (p->capacity) {
-		hmpt_fmt_str(&f, ", capacity ");
-		hmpt_fmt_size(&f, p->capacity);
-	} else if (p->capacity_pct) {
-		hmpt_fmt_str(&f, ", capacity ");
-		hmpt_fmt_u64(&f, p->capacity_pct);
-		hmpt_fmt_str(&f, "%");
-	}
-	hmpt_fmt_str(&f, ", falls back to ");
-	hmpt_fmt_str(&f, hmpt_plan_pool_name(pl, p->fallback));
+	if (p->capacity)
+		hmpt_fmt_printf(&f, ", capacity %s", HMPT_SIZE(p->capacity));
+	else if (p->capacity_pct)
+		hmpt_fmt_printf(&f, ", capacity %u%%", (unsigned)p->capacity_pct);
+	hmpt_fmt_printf(&f, ", falls back to %s", hmpt_plan_pool_name(pl, p->fallback));
 	printf("  %-12s %s\n", p->name, hmpt_fmt_cstr(&f));
 }
 
