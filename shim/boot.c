@@ -117,22 +117,15 @@ static void resolve_next(void)
 
 static void log_setup(void)
 {
-	char buf[512];
-	hmpt_fmt_t f;
+	const char *profile = hmpt_opt_g[HMPT_OPT_PROFILE].str;
 
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, HMPT_VERSION ": tracking allocations >= ");
-	hmpt_fmt_size(&f, hmpt_opt_g[HMPT_OPT_MIN_SIZE].num);
-	hmpt_fmt_str(&f, " (stack depth ");
-	hmpt_fmt_u64(&f, hmpt_opt_g[HMPT_OPT_STACK_DEPTH].num);
-	hmpt_fmt_str(&f, "), arena ");
-	hmpt_fmt_size(&f, hmpt_arena_size_g);
-	hmpt_fmt_str(&f, " at 0x");
-	hmpt_fmt_hex(&f, hmpt_arena_base_g, 1);
-	hmpt_fmt_str(&f, ", profile ");
-	hmpt_fmt_str(&f, hmpt_opt_g[HMPT_OPT_PROFILE].str ? hmpt_opt_g[HMPT_OPT_PROFILE].str
-	                                                  : "(none)");
-	hmpt_log_end(&f, HMPT_LOG_INFO);
+	hmpt_log_printf(HMPT_LOG_INFO,
+	                HMPT_VERSION ": tracking allocations >= %s (stack depth %llu), arena %s at "
+	                             "0x%llx, profile %s",
+	                HMPT_SIZE(hmpt_opt_g[HMPT_OPT_MIN_SIZE].num),
+	                (unsigned long long)hmpt_opt_g[HMPT_OPT_STACK_DEPTH].num,
+	                HMPT_SIZE(hmpt_arena_size_g), (unsigned long long)hmpt_arena_base_g,
+	                profile ? profile : "(none)");
 }
 
 /* The arena is sized by HMPT_ARENA_SIZE, but never more than half of an
@@ -168,27 +161,19 @@ static void setup(void)
 	if (hmpt_sys_readlink("/proc/self/exe", exe, sizeof(exe)) > 0) {
 		const char *base = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
 		if (hmpt_job_is_launcher(base)) {
-			char buf[256];
-			hmpt_fmt_t f;
-			hmpt_log_begin(&f, buf, sizeof(buf));
-			hmpt_fmt_str(&f, base);
-			hmpt_fmt_str(&f, " starts ranks: hmpt tracks nothing in it");
-			hmpt_log_end(&f, HMPT_LOG_INFO);
+			hmpt_log_printf(HMPT_LOG_INFO, "%s starts ranks: hmpt tracks nothing in it",
+			                base);
 			return;
 		}
 	}
 	hmpt_job_init(environ, hmpt_opt_g[HMPT_OPT_RANKS].str);
 	int rc = hmpt_arena_init(arena_size());
 	if (rc) {
-		char buf[256];
-		hmpt_fmt_t f;
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "cannot reserve the arena (");
-		hmpt_fmt_size(&f, arena_size());
-		hmpt_fmt_str(&f, "): ");
-		hmpt_fmt_str(&f, strerrordesc_np(-rc));
-		hmpt_fmt_str(&f, "; nothing is tracked, the program runs unchanged");
-		hmpt_log_end(&f, HMPT_LOG_WARN);
+		hmpt_log_printf(
+		    HMPT_LOG_WARN,
+		    "cannot reserve the arena (%s): %s; nothing is tracked, the program "
+		    "runs unchanged",
+		    HMPT_SIZE(arena_size()), strerrordesc_np(-rc));
 		return;
 	}
 	hmpt_tracking_g = true;
