@@ -80,29 +80,79 @@ static char *gran_addr(uint64_t g)
  * kept as they are, so that a program that frees and allocates large
  * buffers in a loop reuses them without a system call or page faults, as it
  * would with glibc, or dropped at once (MADV_DONTNEED: memory back to the
- * system, zeros on next use).  They are kept while the kept bytes stay
- * within the bytes of live blocks, or KEEP_MIN when that is more: like a
+ * system, zeros on next use).  Freed pages are kept, and the oldest kept
+ * granules dropped, so that the kept bytes stay within the bytes of live
+ * blocks, or HMPT_ARENA_KEEP_MIN when that is more (trim(), after every free): like a
  * heap allocator, hmpt then holds at most about twice what the program
- * uses, and a program with many threads churning large blocks does not
- * refault them.  A kept ("dirty") granule serves a zeroed request by
- * memset of the bytes that may be resident (glibc's calloc does the same
- * with reused memory): cheaper than dropping and refaulting every page;
- * under page-fault sampling it drops them, so that the new block's first
- * touches fault and are counted.
+ * uses, HMPT_ARENA_KEEP_MIN once it has freed everything, and a program with many
+ * threads churning large blocks does not refault them.  A kept ("dirty")
+ * granule serves a zeroed request by memset of the bytes that may be
+ * resident (glibc's calloc does the same with reused memory): cheaper than
+ * dropping and refaulting every page.  Under page-fault sampling nothing is
+ * kept, so that every block's first touches fault and are counted.
  *
  * res_g bounds the bytes that may be resident in each granule (a block of
  * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
  * memory, not granules: many small freed blocks can wait for reuse, and a
  * zeroed request clears only what may hold data. */
 enum { GRAN_UNMAPPED = 0, GRAN_CLEAN = 1, GRAN_DIRTY = 2 };
-#define KEEP_MIN ((uint64_t)256 << 20)
+static uint64_t keep_min_g = HMPT_ARENA_KEEP_MIN; /* under lock_g */
 
 static uint8_t *rw_g;     /* per granule state */
 static uint16_t *shape_g; /* per mapped granule: the tag its mapping was made for */
 static uint32_t *res_g;   /* per granule: bytes possibly resident; 0 when CLEAN and free */
 static uint64_t kept_g;   /* res_g summed over GRAN_DIRTY granules, under lock_g */
 static uint64_t live_g;   /* bytes mapped by live blocks, under lock_g */
-static int refault_g;     /* zeroed requests drop kept pages (page-fault sampling) */
+static int refault_g;     /* keep nothing: page-fault sampling counts first touches */
+/* The kept granules, oldest first: a list through knext_g/kprev_g (granule
+ * index + 1, 0 for none) under lock_g.  Every GRAN_DIRTY granule in the
+ * free set is on it; taking a granule from the free set takes it off. */
+static uint32_t *knext_g, *kprev_g;
+static uint64_t khead_g, ktail_g;
+
+static bool kept_listed(uint64_t g)
+{
+	return kprev_g[g] || khead_g == g + 1;
+}
+
+static void kept_append(uint64_t g)
+{
+	knext_g[g] = 0;
+	kprev_g[g] = (uint32_t)ktail_g;
+	if (ktail_g)
+		knext_g[ktail_g - 1] = (uint32_t)(g + 1);
+	else
+		khead_g = g + 1;
+	ktail_g = g + 1;
+}
+
+static void kept_unlink(uint64_t g)
+{
+	if (!kept_listed(g))
+		return;
+	uint32_t nx = knext_g[g], pv = kprev_g[g];
+	if (pv)
+		knext_g[pv - 1] = nx;
+	else
+		khead_g = nx;
+	if (nx)
+		kprev_g[nx - 1] = pv;
+	else
+		ktail_g = pv;
+	knext_g[g] = kprev_g[g] = 0;
+}
+
+/* with lock_g held: [g, g+n) leaves the free set */
+static void kept_unlink_run(uint64_t g, uint64_t n)
+{
+	for (uint64_t i = g; i < g + n; i++)
+		kept_unlink(i);
+}
+
+static uint64_t keep_budget(void)
+{
+	return live_g > keep_min_g ? live_g : keep_min_g;
+}
 
 static void drop_pages(char *p, size_t len)
 {
@@ -258,20 +308,54 @@ static void give(uint64_t g, uint64_t n)
 	pthread_mutex_unlock(&lock_g);
 }
 
-/* With lock_g held: keep the pages of [g, g+n) for reuse and return the
- * range to the free set, if the budget allows (hugetlb pages never wait:
- * they go back to the system's pool).  false: discard() must follow, after
- * the lock is released. */
+/* With lock_g held: keep the pages of [g, g+n) for reuse, newest last on
+ * the kept list, and return the range to the free set (trim() then drops
+ * the oldest beyond the budget).  Hugetlb pages never wait: they go back to
+ * the system's pool.  false: discard() must follow, after the lock is
+ * released. */
 static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
 
-	if (is_huge(tag) || kept_g + bytes > (live_g > KEEP_MIN ? live_g : KEEP_MIN))
+	if (is_huge(tag) || __atomic_load_n(&refault_g, __ATOMIC_RELAXED) || bytes > keep_budget())
 		return false;
 	kept_g += bytes;
 	memset(rw_g + g, GRAN_DIRTY, (size_t)n);
+	for (uint64_t i = g; i < g + n; i++)
+		kept_append(i);
 	hmpt_extents_give(&free_g, g, n); /* cannot fail: room for n/2+2 extents */
 	return true;
+}
+
+/* Drop the oldest kept granules while more is kept than the budget: a run
+ * of adjacent ones (up to 64, no more than the excess needs) is taken from
+ * the free set, so that no request can get it meanwhile, dropped outside
+ * the lock, and given back. */
+static void trim(void)
+{
+	for (;;) {
+		pthread_mutex_lock(&lock_g);
+		if (kept_g <= keep_budget() || !khead_g) {
+			pthread_mutex_unlock(&lock_g);
+			return;
+		}
+		uint64_t g = khead_g - 1, n = 1, bytes = res_g[g];
+		uint64_t over = kept_g - keep_budget();
+		while (n < 64 && bytes < over && knext_g[g + n - 1] == g + n + 1)
+			bytes += res_g[g + n++];
+		kept_unlink_run(g, n);
+		if (hmpt_extents_take_at(&free_g, g, n) != 0) {
+			/* cannot happen (listed granules are free): leave them */
+			pthread_mutex_unlock(&lock_g);
+			return;
+		}
+		kept_g -= bytes;
+		pthread_mutex_unlock(&lock_g);
+		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
+		memset(res_g + g, 0, n * sizeof(*res_g));
+		memset(rw_g + g, GRAN_CLEAN, (size_t)n);
+		give(g, n);
+	}
 }
 
 /* What keep_locked() did not keep: its pages back to the system, then the
@@ -283,7 +367,9 @@ static void discard(uint64_t g, uint64_t n, uint16_t tag)
 	} else {
 		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
 		memset(res_g + g, 0, n * sizeof(*res_g));
-		memset(rw_g + g, GRAN_CLEAN, (size_t)n);
+		for (uint64_t i = g; i < g + n; i++) /* an unmapped granule stays so */
+			if (rw_g[i] != GRAN_UNMAPPED)
+				rw_g[i] = GRAN_CLEAN;
 	}
 	give(g, n);
 }
@@ -297,6 +383,7 @@ static void release(uint64_t g, uint64_t n, uint16_t tag)
 	pthread_mutex_unlock(&lock_g);
 	if (!kept)
 		discard(g, n, tag);
+	trim();
 }
 
 int hmpt_arena_init(uint64_t size)
@@ -325,13 +412,17 @@ int hmpt_arena_init(uint64_t size)
 	res_g = hmpt_sys_map(n * sizeof(*res_g));
 	shape_g = hmpt_sys_map(n * sizeof(*shape_g));
 	owner_g = hmpt_sys_map(n * sizeof(*owner_g));
-	if (!blocks || !ext || !rw_g || !res_g || !shape_g || !owner_g) {
+	knext_g = hmpt_sys_map(n * sizeof(*knext_g));
+	kprev_g = hmpt_sys_map(n * sizeof(*kprev_g));
+	if (!blocks || !ext || !rw_g || !res_g || !shape_g || !owner_g || !knext_g || !kprev_g) {
 		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
 		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
 		hmpt_sys_unmap(rw_g, n);
 		hmpt_sys_unmap(res_g, n * sizeof(*res_g));
 		hmpt_sys_unmap(shape_g, n * sizeof(*shape_g));
 		hmpt_sys_unmap(owner_g, n * sizeof(*owner_g));
+		hmpt_sys_unmap(knext_g, n * sizeof(*knext_g));
+		hmpt_sys_unmap(kprev_g, n * sizeof(*kprev_g));
 		munmap(base, len);
 		return -ENOMEM;
 	}
@@ -347,6 +438,8 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 {
 	pthread_mutex_lock(&lock_g);
 	int64_t g = hmpt_extents_take(&free_g, n, align_gran);
+	if (g >= 0)
+		kept_unlink_run((uint64_t)g, n);
 	pthread_mutex_unlock(&lock_g);
 	return g;
 }
@@ -358,9 +451,24 @@ void hmpt_arena_stamp_births(void)
 	__atomic_store_n(&stamp_g, 1, __ATOMIC_RELEASE);
 }
 
-void hmpt_arena_refault_zeroed(void)
+void hmpt_arena_refault_all(void)
 {
 	__atomic_store_n(&refault_g, 1, __ATOMIC_RELEASE);
+}
+
+void hmpt_arena_set_keep_min(uint64_t bytes)
+{
+	pthread_mutex_lock(&lock_g);
+	keep_min_g = bytes;
+	pthread_mutex_unlock(&lock_g);
+}
+
+uint64_t hmpt_arena_kept_bytes(void)
+{
+	pthread_mutex_lock(&lock_g);
+	uint64_t k = kept_g;
+	pthread_mutex_unlock(&lock_g);
+	return k;
 }
 
 static void set_owner(uint64_t g, uint64_t n, uint32_t v)
@@ -496,6 +604,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 		return -EINVAL;
 	if (!kept)
 		discard((uint64_t)g, out->ngran, out->tag);
+	trim();
 	return 0;
 }
 
@@ -519,6 +628,8 @@ static bool take_at_grow(int64_t g, uint64_t have, uint64_t want)
 {
 	pthread_mutex_lock(&lock_g);
 	int rc = hmpt_extents_take_at(&free_g, (uint64_t)g + have, want - have);
+	if (rc == 0)
+		kept_unlink_run((uint64_t)g + have, want - have);
 	pthread_mutex_unlock(&lock_g);
 	return rc == 0;
 }
@@ -578,7 +689,8 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
 	if (rc) {
-		release((uint64_t)ng, n, tag);
+		/* prepare() left only clean or unmapped granules: nothing to keep */
+		give((uint64_t)ng, n);
 		errno = -rc;
 		return NULL;
 	}

@@ -8,10 +8,10 @@
  * Layout: the range is cut into 2 MiB granules, reserved PROT_NONE.  Each
  * block starts on a granule boundary (so it can use huge pages) and holds
  * whole granules; a granule is mapped read-write when a block first uses it
- * and stays mapped.  A freed block's pages are kept for reuse while the kept
- * bytes stay within the live blocks' bytes (or 256 MiB, whichever is more),
- * and dropped (MADV_DONTNEED) beyond that, so that memory goes back to the
- * system (see KEEP_MIN in arena.c).
+ * and stays mapped.  A freed block's pages are kept for reuse, and the
+ * oldest kept ones dropped (MADV_DONTNEED: back to the system) while more
+ * is kept than the live blocks' bytes or HMPT_ARENA_KEEP_MIN, whichever is
+ * more.
  * The usable size of a block is round_up(size, page), or round_up(size,
  * 2 MiB) for hugetlb placements.
  *
@@ -37,6 +37,9 @@
 #define HMPT_GRANULE       ((size_t)1 << HMPT_GRANULE_SHIFT)
 /* largest alignment served from the arena; larger goes to the allocator */
 #define HMPT_ARENA_MAX_ALIGN ((size_t)1 << 30)
+/* freed pages kept for reuse: within the live blocks' bytes, or this much
+ * when that is more (arena.c) */
+#define HMPT_ARENA_KEEP_MIN ((uint64_t)64 << 20)
 
 typedef struct {
 	uint64_t size;   /* bytes requested */
@@ -82,10 +85,14 @@ int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
  * tell a block from the one that held its range before; without sampling
  * the clock is not read and `born` stays 0). */
 void hmpt_arena_stamp_births(void);
-/* From now on, a zeroed request drops kept pages instead of clearing them
- * with memset: page-fault sampling counts a block's first touches, and
- * cleared pages raise none. */
-void hmpt_arena_refault_zeroed(void);
+/* From now on freed pages are not kept, and kept ones that serve a zeroed
+ * request are dropped rather than cleared: page-fault sampling counts each
+ * block's first touches, and reused pages raise none. */
+void hmpt_arena_refault_all(void);
+/* The floor of the budget for kept pages (HMPT_ARENA_KEEP_MIN unless a
+ * test sets another), and the bytes kept now (for reports and tests). */
+void hmpt_arena_set_keep_min(uint64_t bytes);
+uint64_t hmpt_arena_kept_bytes(void);
 /* The live block that holds address p (anywhere inside it): its start in
  * *start and its record in *out; -ENOENT if none.  For attributing sampled
  * addresses. */

@@ -686,7 +686,7 @@ static int go_live(slot_t *sl)
 	}
 	hmpt_arena_stamp_births();
 	if (setup_g.kind == HMPT_SAMPLER_FAULTS)
-		hmpt_arena_refault_zeroed();
+		hmpt_arena_refault_all();
 	activate(sl);
 	return 0;
 }

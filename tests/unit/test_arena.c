@@ -1,10 +1,12 @@
 /* test_arena.c — the arena (arena.h): blocks on granules, lookup and find,
  * realloc in place and moved with contents kept, kept pages reused but
- * zeroed for calloc, ENOMEM when full, alignment. */
+ * zeroed for calloc, ENOMEM when full, alignment, the oldest kept pages
+ * dropped beyond the budget, a refused realloc that changes nothing. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -146,6 +148,86 @@ static void test_kept_pages(void)
 	}
 }
 
+/* the shaper of tag 7: fails on request (an mbind refused) */
+static int shape_fails_g;
+
+static int test_shape(void *addr, size_t len, uint16_t tag)
+{
+	(void)addr;
+	(void)len;
+	return tag == 7 && shape_fails_g ? -ENOMEM : 0;
+}
+
+static bool test_hugetlb(uint16_t tag)
+{
+	(void)tag;
+	return false;
+}
+
+static const hmpt_arena_shaper_t test_shaper = {test_shape, test_hugetlb};
+
+static bool resident(const void *p)
+{
+	unsigned char v = 0;
+	return mincore((void *)p, page_g, &v) == 0 && (v & 1);
+}
+
+/* Freed pages beyond the budget go back to the system, the oldest first:
+ * the budget is the live bytes, at least the floor (4 MiB here), so 8
+ * blocks of 2 MiB freed one by one keep only the last two. */
+static void test_trim(void)
+{
+	hmpt_block_t b;
+	char *p[8];
+	hmpt_arena_set_keep_min(4 * MIB);
+	for (int i = 0; i < 8; i++) {
+		p[i] = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+		CHECK(p[i] != NULL);
+		if (!p[i])
+			return;
+		memset(p[i], 0x5a, 2 * MIB);
+	}
+	for (int i = 0; i < 8; i++)
+		CHECK(hmpt_arena_free(p[i], &b) == 0);
+	CHECK(hmpt_arena_kept_bytes() <= 4 * MIB);
+	CHECK(!resident(p[0])); /* freed first: dropped */
+	CHECK(resident(p[7]));  /* freed last: kept */
+	hmpt_arena_set_keep_min(HMPT_ARENA_KEEP_MIN);
+}
+
+/* A realloc that must move and cannot (the new range's shaping refused)
+ * changes nothing, and the range it tried serves later blocks mapped. */
+static void test_realloc_refused(void)
+{
+	hmpt_block_t b, old;
+	char *p = hmpt_arena_alloc(2 * MIB, 0, false, 1, 7);
+	char *next = hmpt_arena_alloc(2 * MIB, 0, false, 1, 7); /* no growing in place */
+
+	CHECK(p != NULL && next != NULL);
+	if (!p || !next)
+		return;
+	CHECK(next == p + 2 * MIB);
+	fill(p, 2 * MIB, 9);
+	uint64_t kept = hmpt_arena_kept_bytes();
+	shape_fails_g = 1;
+	errno = 0;
+	CHECK(hmpt_arena_realloc(p, 6 * MIB, 1, &old) == NULL);
+	CHECK(errno == ENOMEM);
+	shape_fails_g = 0;
+	CHECK(filled(p, 2 * MIB, 9));
+	CHECK(hmpt_arena_kept_bytes() == kept);
+	for (int i = 0; i < 4; i++) { /* every granule it tried, for another tag */
+		char *q = hmpt_arena_alloc(6 * MIB, 0, false, 1, 0);
+		CHECK(q != NULL);
+		if (!q)
+			break;
+		memset(q, 1, 6 * MIB); /* mapped read-write, or this test dies */
+		CHECK(hmpt_arena_free(q, &b) == 0);
+	}
+	CHECK(hmpt_arena_free(p, &b) == 0);
+	CHECK(hmpt_arena_free(next, &b) == 0);
+}
+
 static void test_full(void)
 {
 	hmpt_block_t b;
@@ -205,6 +287,9 @@ int main(void)
 	test_kept_pages();
 	test_full();
 	test_alignment();
+	test_trim();
+	hmpt_arena_set_shaper(&test_shaper);
+	test_realloc_refused();
 	if (failures)
 		fprintf(stderr, "test_arena: %d failures\n", failures);
 	return failures != 0;
