@@ -125,7 +125,7 @@ static void *slow_realloc(void *p, size_t size)
 EXPORT void *realloc(void *p, size_t size)
 {
 	if (likely(size < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE) &&
-	           !hmpt_arena_owns(p) && !hmpt_boot_owns(p) && !hmpt_memkind_any()))
+	           !hmpt_arena_owns(p) && !hmpt_boot_owns(p) && !hmpt_backend_outside_any()))
 		return hmpt_real_realloc_g(p, size);
 	return slow_realloc(p, size);
 }

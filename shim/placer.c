@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "backend.h"
 #include "hash.h"
 #include "job.h"
 #include "log.h"
@@ -156,7 +157,7 @@ static void place_init_once(void)
 		    .hbm_plan = hmpt_plan_g.has_hbm_nodes ? &hmpt_plan_g.hbm_nodes : NULL,
 		    .ddr_plan = hmpt_plan_g.has_ddr_nodes ? &hmpt_plan_g.ddr_nodes : NULL,
 		    /* memkind is loaded to find HBM only when the plan needs HBM */
-		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_memkind_probe_hbw : NULL,
+		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_backend_memkind.probe_hbw : NULL,
 		};
 		rc = hmpt_topo_classify(&topo_g, &h, err, sizeof(err));
 	}

@@ -12,6 +12,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "log.h"
 
 #ifndef MPOL_PREFERRED_MANY
@@ -27,7 +28,9 @@ typedef struct {
 	int pool;
 	hmpt_nodemask_t nodes; /* empty: no node policy */
 	unsigned nnodes;
-	bool hugetlb, memkind;
+	bool hugetlb;
+	hmpt_backend_t backend;
+	int kind; /* memkind's, or -1 */
 } place_t;
 
 typedef struct {
@@ -129,7 +132,8 @@ static uint64_t node_reserve(const hmpt_node_t *n)
 	return r < ((uint64_t)16 << 20) ? (uint64_t)16 << 20 : r;
 }
 
-static uint16_t add_place(int pool, const hmpt_nodemask_t *nodes, bool hugetlb, bool memkind)
+static uint16_t add_place(int pool, const hmpt_nodemask_t *nodes, bool hugetlb,
+                          const hmpt_plan_pool_t *pp)
 {
 	for (int i = 0; i < nplaces_g; i++)
 		if (places_g[i].pool == pool && hmpt_nodemask_equal(&places_g[i].nodes, nodes))
@@ -141,7 +145,8 @@ static uint16_t add_place(int pool, const hmpt_nodemask_t *nodes, bool hugetlb, 
 	p->nodes = *nodes;
 	p->nnodes = hmpt_nodemask_weight(nodes);
 	p->hugetlb = hugetlb;
-	p->memkind = memkind;
+	p->backend = pp->backend;
+	p->kind = pp->backend == HMPT_BACKEND_MEMKIND ? pp->kind : -1;
 	return (uint16_t)nplaces_g;
 }
 
@@ -346,9 +351,9 @@ int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_po
 			return rc;
 		if (memkind) {
 			char why[256];
-			if (hmpt_memkind_open(why, sizeof(why)) != 0)
+			if (hmpt_backend_memkind.open(why, sizeof(why)) != 0)
 				return pool_error(&r, p, "backend", why, NULL);
-			if (hmpt_memkind_check(p->kind) != 0) {
+			if (hmpt_backend_memkind.check(p->kind) != 0) {
 				char what[160];
 				hmpt_fmt_t f;
 				hmpt_fmt_init(&f, what, sizeof(what), -1);
@@ -364,15 +369,14 @@ int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_po
 				local = true;
 			}
 		}
-		rt->any = add_place(i, &nodes, hugetlb, memkind);
+		rt->any = add_place(i, &nodes, hugetlb, p);
 		for (int c = 0; c < HMPT_MAX_NODES; c++) {
 			const hmpt_nodemask_t *l = NULL;
 			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c))
 				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
 				                               : &topo->local_hbm[c];
-			rt->by_node[c] = l && !hmpt_nodemask_empty(l)
-			                     ? add_place(i, l, hugetlb, memkind)
-			                     : rt->any;
+			rt->by_node[c] =
+			    l && !hmpt_nodemask_empty(l) ? add_place(i, l, hugetlb, p) : rt->any;
 		}
 		set_budget(&r, i, p, &nodes);
 	}
@@ -541,6 +545,8 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 
 	memset(out, 0, sizeof(*out));
 	out->pool = HMPT_POOL_SYSTEM;
+	out->backend = HMPT_BACKEND_NUMA;
+	out->kind = -1;
 	out->bytes = hmpt_pools_round(0, size);
 	lock_accounts();
 	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan_g->npools; hops++) {
@@ -554,7 +560,8 @@ void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *o
 			pools_g[pool].st.bytes += bytes;
 			*out = (hmpt_choice_t){.pool = pool,
 			                       .tag = tag,
-			                       .memkind = p->memkind,
+			                       .backend = p->backend,
+			                       .kind = p->kind,
 			                       .hugetlb = p->hugetlb,
 			                       .bytes = bytes};
 			break;

@@ -2,10 +2,10 @@
  *
  * Why: a plan says "hbm, bind, 60G, fall back to ddr"; this module turns
  * that into node sets (per CPU node when the pool is local), budgets, and the
- * calls that put a range of memory there.  Backends behind this one seam:
- * pool.c itself for node pools (mbind(2), madvise(2), MAP_HUGETLB over arena
- * ranges) and pool_memkind.c for memkind kinds (dlopen'ed only when a plan
- * names one).
+ * calls that put a range of memory there (mbind(2), madvise(2), MAP_HUGETLB
+ * over arena ranges).  Where a choice's block comes from is its backend
+ * (backend.h): the arena shaped here, or memkind (pool_memkind.c,
+ * dlopen'ed only when a plan names it).
  *
  * Vocabulary: a *placement* is one (pool, node set) pair; a local pool has
  * one placement per CPU node.  Its *tag* (index + 1, so 0 means "system":
@@ -35,11 +35,12 @@
 
 /* where one block goes */
 typedef struct {
-	int pool;       /* plan pool index, or HMPT_POOL_SYSTEM */
-	uint16_t tag;   /* 0: system */
-	bool memkind;   /* allocate with memkind, not from the arena */
-	bool hugetlb;   /* map 2 MiB hugetlb pages */
-	uint64_t bytes; /* charged (what release() must be given back) */
+	int pool;               /* plan pool index, or HMPT_POOL_SYSTEM */
+	uint16_t tag;           /* 0: system */
+	hmpt_backend_t backend; /* where the block comes from (backend.h) */
+	int kind;               /* memkind kind (hmpt_plan_kinds_g), or -1 */
+	bool hugetlb;           /* map 2 MiB hugetlb pages */
+	uint64_t bytes;         /* charged (what release() must be given back) */
 } hmpt_choice_t;
 
 /* per pool, for reports */
@@ -130,40 +131,5 @@ void hmpt_pools_describe_place(hmpt_fmt_t *f, int pool);
 void hmpt_pools_lock(void);
 void hmpt_pools_unlock(void);
 void hmpt_pools_reset_lock(void);
-
-/* ---------------------------------------------------------- memkind
- * pool_memkind.c: libmemkind.so.0 is opened with dlopen on first use, so
- * that programs whose plans do not name memkind never load it.  The caller
- * holds its re-entrancy guard around every call that may reach memkind
- * (memkind and dlopen allocate). */
-int hmpt_memkind_open(char *err, size_t errlen);
-/* 0 when memkind can allocate `kind` (index into hmpt_plan_kinds_g) here */
-int hmpt_memkind_check(int kind);
-/* Topology probe (layer 3): the nodes memkind's MEMKIND_HBW_ALL binds to. */
-int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx);
-/* A page-aligned block of `size` bytes (zeroed when `zero`), recorded so
- * that free, realloc and malloc_usable_size find it; NULL with errno. */
-void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_t site,
-                         uint16_t tag);
-typedef struct {
-	uint64_t size;   /* requested */
-	uint64_t usable; /* memkind_malloc_usable_size */
-	uint32_t site;
-	uint16_t tag;
-} hmpt_memkind_block_t;
-/* Fast test: true only while some memkind block is live (a global
- * counter), so that processes without memkind pay one load in free(). */
-extern uint64_t hmpt_memkind_live_g;
-static inline bool hmpt_memkind_any(void)
-{
-	return __atomic_load_n(&hmpt_memkind_live_g, __ATOMIC_RELAXED) != 0;
-}
-/* The record of the live memkind block starting at p: 0, or -ENOENT. */
-int hmpt_memkind_lookup(const void *p, hmpt_memkind_block_t *out);
-/* Free the block at p (which must be live): its record goes to *out. */
-int hmpt_memkind_free(void *p, hmpt_memkind_block_t *out);
-void hmpt_memkind_lock(void);
-void hmpt_memkind_unlock(void);
-void hmpt_memkind_reset_lock(void);
 
 #endif

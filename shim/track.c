@@ -17,18 +17,12 @@ static int warned_invalid_free_g, warned_arena_g, warned_track_g;
 
 bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
 {
-	hmpt_block_t a;
-	hmpt_memkind_block_t m;
+	const hmpt_backend_ops_t *ops = hmpt_backend_of(p);
+	hmpt_backend_block_t a;
 
-	if (hmpt_arena_owns(p)) {
-		if (hmpt_arena_lookup(p, &a) != 0)
-			return false;
-		*b = (hmpt_track_block_t){a.size, a.mapped, a.site, a.tag, false};
-		return true;
-	}
-	if (hmpt_memkind_lookup(p, &m) != 0)
+	if (ops->lookup(p, &a) != 0)
 		return false;
-	*b = (hmpt_track_block_t){m.size, m.usable, m.site, m.tag, true};
+	*b = (hmpt_track_block_t){a.size, a.usable, a.site, a.tag, ops};
 	return true;
 }
 
@@ -43,9 +37,7 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 	if (hmpt_placing_g)
 		hmpt_pools_choose(hmpt_placer_site_pool(site), size, id, &c);
 	for (;;) {
-		int kind = c.pool >= 0 ? hmpt_plan_g.pools[c.pool].kind : -1;
-		p = c.memkind ? hmpt_memkind_alloc(kind, size, align, zero, site, c.tag)
-		              : hmpt_arena_alloc(size, align, zero, site, c.tag);
+		p = hmpt_backends_g[c.backend]->alloc(size, align, zero, site, c.tag, c.kind);
 		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&c, size, id, errno))
 			break;
 	}
@@ -60,13 +52,10 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 /* Release a tracked block: its memory, its charge, its site's live bytes. */
 static void block_free(void *p, const hmpt_track_block_t *b)
 {
-	hmpt_block_t a;
-	hmpt_memkind_block_t m;
+	hmpt_backend_block_t a;
 
-	if (b->memkind)
-		hmpt_memkind_free(p, &m);
-	else if (hmpt_arena_free(p, &a) == 0)
-		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born);
+	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
+		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
 	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
@@ -194,19 +183,19 @@ void hmpt_track_free(void *p)
 static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 {
 	uint32_t site = hmpt_sites_capture();
-	hmpt_block_t was;
+	hmpt_backend_block_t was;
 	void *q = NULL;
 
-	if (!old->memkind &&
+	if (old->backend->resize &&
 	    (!hmpt_placing_g || hmpt_pools_tag_pool(old->tag) == hmpt_placer_site_pool(site))) {
 		/* same pool: grow or shrink in place, or move the pages, if the
 		 * placement's budget takes the new size */
 		uint64_t before = hmpt_pools_round(old->tag, old->size);
 		uint64_t after = hmpt_pools_round(old->tag, size);
 		if (hmpt_pools_regrow(old->tag, before, after)) {
-			q = hmpt_arena_realloc(p, size, site, &was);
+			q = old->backend->resize(p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
-				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born);
+				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born);
 			if (q)
 				goto done;
 			hmpt_pools_regrow(old->tag, after, before);

@@ -192,7 +192,7 @@ static void test_system(void)
 	hmpt_choice_t c;
 
 	hmpt_pools_choose(HMPT_POOL_SYSTEM, 3 * MiB, 8, &c);
-	CHECK(c.pool == HMPT_POOL_SYSTEM && c.tag == 0 && !c.memkind);
+	CHECK(c.pool == HMPT_POOL_SYSTEM && c.tag == 0 && c.backend == HMPT_BACKEND_NUMA);
 	CHECK(hmpt_pools_tag_pool(0) == HMPT_POOL_SYSTEM);
 	CHECK(!hmpt_pools_refuse(&c, 3 * MiB, 8, ENOMEM));
 }
