@@ -20,6 +20,7 @@
 
 static hmpt_topo_t topo_g;
 static hmpt_plan_t plan_g, alone_g;
+static hmpt_pools_t *pools_g; /* plan_g's */
 static char machine_g[512];
 
 const char *hb_mem_machine(void)
@@ -86,8 +87,14 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 		only[i] = 1;
 		rc = load_plan(pools, n, only, &alone_g, why, sizeof(why));
 		if (rc == 0) {
-			rc = hmpt_pools_resolve(&alone_g, &topo_g, print_warning, NULL, why,
-			                        sizeof(why));
+			/* pools of their own, gone with their plan */
+			hmpt_pools_t *alone = hmpt_pools_create();
+			rc = alone ? hmpt_pools_resolve(alone, &alone_g, &topo_g, print_warning,
+			                                NULL, why, sizeof(why))
+			           : -ENOMEM;
+			if (!alone)
+				snprintf(why, sizeof(why), "no memory for the pools");
+			hmpt_pools_destroy(alone);
 			hmpt_plan_free(&alone_g);
 		}
 		if (rc) {
@@ -106,18 +113,24 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 		k += use[i];
 	if (k == 0)
 		return 0;
+	hmpt_pools_destroy(pools_g);
+	pools_g = hmpt_pools_create();
+	if (!pools_g) {
+		snprintf(err, errlen, "no memory for the pools");
+		return -1;
+	}
 	if (load_plan(pools, n, use, &plan_g, err, errlen) != 0 ||
-	    hmpt_pools_resolve(&plan_g, &topo_g, quiet_warning, NULL, err, errlen) != 0)
+	    hmpt_pools_resolve(pools_g, &plan_g, &topo_g, quiet_warning, NULL, err, errlen) != 0)
 		return -1;
 	for (int i = 0, j = 0; i < n; i++) {
 		if (!use[i])
 			continue;
 		hmpt_pool_stats_t st;
 		pools[i].index = j;
-		hmpt_pools_stats(j, &st);
+		hmpt_pools_stats(pools_g, j, &st);
 		pools[i].nodes = st.nodes;
 		hmpt_fmt_init(&f, pools[i].place, sizeof(pools[i].place), -1);
-		hmpt_pools_describe_place(&f, j);
+		hmpt_pools_describe_place(pools_g, &f, j);
 		hmpt_fmt_cstr(&f);
 		j++;
 	}
@@ -132,7 +145,7 @@ static void say_short(const hb_pool_t *p, size_t bytes, char *why, size_t whylen
 	char buf[512];
 	hmpt_fmt_t f;
 
-	hmpt_pools_stats(p->index, &st);
+	hmpt_pools_stats(pools_g, p->index, &st);
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_str(&f, "cannot get ");
 	hmpt_fmt_size(&f, bytes);
@@ -170,7 +183,7 @@ static int map_find(const void *p)
 
 static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag, int kind)
 {
-	bool huge = hmpt_pools_tag_hugetlb(tag);
+	bool huge = hmpt_pools_tag_hugetlb(pools_g, tag);
 	int i;
 	void *map;
 	size_t map_len;
@@ -201,7 +214,7 @@ static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 		return NULL;
 	}
 	void *addr = (void *)(((uintptr_t)map + HB_HUGE - 1) & ~(uintptr_t)(HB_HUGE - 1));
-	int rc = hmpt_pools_shape(addr, size, tag);
+	int rc = hmpt_pools_shape(pools_g, addr, size, tag);
 	if (rc) {
 		snprintf(map_why_g, sizeof(map_why_g),
 		         "the kernel refused its placement (mbind/madvise): %s", strerror(-rc));
@@ -253,7 +266,7 @@ int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_
 
 	memset(b, 0, sizeof(*b));
 	b->bytes = bytes;
-	hmpt_pools_choose(p->index, bytes, 0, &c);
+	hmpt_pools_choose(pools_g, p->index, bytes, 0, &c);
 	if (c.pool != p->index) {
 		say_short(p, bytes, why, whylen);
 		return -1;
@@ -268,7 +281,7 @@ int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_
 		else
 			snprintf(why, whylen, "%s could not allocate %zu bytes: %s", ops->name,
 			         bytes, strerror(errno));
-		hmpt_pools_release(c.tag, c.bytes);
+		hmpt_pools_release(pools_g, c.tag, c.bytes);
 		return -1;
 	}
 	b->tag = c.tag;
@@ -284,7 +297,7 @@ void hb_mem_free(hb_buf_t *b)
 	if (b->addr)
 		b->backend->free(b->addr, &rec);
 	if (b->tag)
-		hmpt_pools_release(b->tag, b->charged);
+		hmpt_pools_release(pools_g, b->tag, b->charged);
 	memset(b, 0, sizeof(*b));
 }
 
