@@ -43,11 +43,9 @@ typedef struct {
 	void *addr;   /* 2 MiB-aligned */
 	size_t bytes; /* asked */
 	size_t len;   /* mapped */
-	void *map;    /* what munmap takes */
-	size_t map_len;
 	uint16_t tag; /* placement (pool.h) */
 	uint64_t charged;
-	bool memkind;
+	const struct hmpt_backend_ops *backend; /* where it came from (backend.h) */
 } hb_buf_t;
 
 /* `bytes` in pool p, not yet touched.  0, or -1 with `why` saying what the

@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "hb.h"
 #include "log.h"
 #include "plan.h"
@@ -19,6 +20,7 @@
 
 static hmpt_topo_t topo_g;
 static hmpt_plan_t plan_g, alone_g;
+static hmpt_pools_t *pools_g; /* plan_g's */
 static char machine_g[512];
 
 const char *hb_mem_machine(void)
@@ -85,8 +87,14 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 		only[i] = 1;
 		rc = load_plan(pools, n, only, &alone_g, why, sizeof(why));
 		if (rc == 0) {
-			rc = hmpt_pools_resolve(&alone_g, &topo_g, print_warning, NULL, why,
-			                        sizeof(why));
+			/* pools of their own, gone with their plan */
+			hmpt_pools_t *alone = hmpt_pools_create();
+			rc = alone ? hmpt_pools_resolve(alone, &alone_g, &topo_g, print_warning,
+			                                NULL, why, sizeof(why))
+			           : -ENOMEM;
+			if (!alone)
+				snprintf(why, sizeof(why), "no memory for the pools");
+			hmpt_pools_destroy(alone);
 			hmpt_plan_free(&alone_g);
 		}
 		if (rc) {
@@ -105,18 +113,24 @@ int hb_mem_setup(hb_pool_t *pools, int n, char *err, size_t errlen)
 		k += use[i];
 	if (k == 0)
 		return 0;
+	hmpt_pools_destroy(pools_g);
+	pools_g = hmpt_pools_create();
+	if (!pools_g) {
+		snprintf(err, errlen, "no memory for the pools");
+		return -1;
+	}
 	if (load_plan(pools, n, use, &plan_g, err, errlen) != 0 ||
-	    hmpt_pools_resolve(&plan_g, &topo_g, quiet_warning, NULL, err, errlen) != 0)
+	    hmpt_pools_resolve(pools_g, &plan_g, &topo_g, quiet_warning, NULL, err, errlen) != 0)
 		return -1;
 	for (int i = 0, j = 0; i < n; i++) {
 		if (!use[i])
 			continue;
 		hmpt_pool_stats_t st;
 		pools[i].index = j;
-		hmpt_pools_stats(j, &st);
+		hmpt_pools_stats(pools_g, j, &st);
 		pools[i].nodes = st.nodes;
 		hmpt_fmt_init(&f, pools[i].place, sizeof(pools[i].place), -1);
-		hmpt_pools_describe_place(&f, j);
+		hmpt_pools_describe_place(pools_g, &f, j);
 		hmpt_fmt_cstr(&f);
 		j++;
 	}
@@ -129,7 +143,7 @@ static void say_short(const hb_pool_t *p, size_t bytes, char *why, size_t whylen
 {
 	hmpt_pool_stats_t st;
 
-	hmpt_pools_stats(p->index, &st);
+	hmpt_pools_stats(pools_g, p->index, &st);
 	hmpt_fmt_text(
 	    why, whylen,
 	    "cannot get %s: its budget is %s (%s) and %s of it is in use by this benchmark%s",
@@ -139,70 +153,143 @@ static void say_short(const hb_pool_t *p, size_t bytes, char *why, size_t whylen
 	        : "");
 }
 
+/* ------------------------------------------ node pools' own mappings
+ * hmpt-bench's backend for node pools: each array a mapping of its own,
+ * unmapped when freed (the shim's arena would keep freed pages for reuse
+ * by tag, and each plan's tags are its own). */
+#define MAPS 256
+static struct {
+	void *addr, *map; /* 2 MiB-aligned start; what munmap takes */
+	size_t map_len;
+	hmpt_backend_block_t b;
+} maps_g[MAPS];
+static char map_why_g[256]; /* what the last failed map_alloc could not do */
+
+static int map_find(const void *p)
+{
+	for (int i = 0; p && i < MAPS; i++)
+		if (maps_g[i].addr == p)
+			return i;
+	return -1;
+}
+
+static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag, int kind)
+{
+	bool huge = hmpt_pools_tag_hugetlb(pools_g, tag);
+	int i;
+	void *map;
+	size_t map_len;
+
+	(void)align; /* HB_HUGE: the mapping's own alignment */
+	(void)zero;  /* fresh mappings are */
+	(void)kind;
+	for (i = 0; i < MAPS && maps_g[i].addr; i++)
+		;
+	if (i == MAPS) {
+		errno = ENOSPC;
+		return NULL;
+	}
+	if (huge) {
+		map_len = size;
+		map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
+	} else {
+		/* one extra huge page, so that the array starts 2 MiB-aligned and
+		 * THP can back all of it */
+		map_len = size + HB_HUGE;
+		map = mmap(NULL, map_len, PROT_READ | PROT_WRITE,
+		           MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	}
+	if (map == MAP_FAILED) {
+		snprintf(map_why_g, sizeof(map_why_g), "mmap of %zu bytes%s failed: %s", map_len,
+		         huge ? " in 2 MiB huge pages" : "", strerror(errno));
+		return NULL;
+	}
+	void *addr = (void *)(((uintptr_t)map + HB_HUGE - 1) & ~(uintptr_t)(HB_HUGE - 1));
+	int rc = hmpt_pools_shape(pools_g, addr, size, tag);
+	if (rc) {
+		snprintf(map_why_g, sizeof(map_why_g),
+		         "the kernel refused its placement (mbind/madvise): %s", strerror(-rc));
+		munmap(map, map_len);
+		errno = -rc;
+		return NULL;
+	}
+	maps_g[i].addr = addr;
+	maps_g[i].map = map;
+	maps_g[i].map_len = map_len;
+	maps_g[i].b =
+	    (hmpt_backend_block_t){.size = size, .usable = size, .site = site, .tag = tag};
+	return addr;
+}
+
+static int map_lookup(const void *p, hmpt_backend_block_t *out)
+{
+	int i = map_find(p);
+
+	if (i < 0)
+		return -ENOENT;
+	*out = maps_g[i].b;
+	return 0;
+}
+
+static int map_free(void *p, hmpt_backend_block_t *out)
+{
+	int i = map_find(p);
+
+	if (i < 0)
+		return -ENOENT;
+	*out = maps_g[i].b;
+	munmap(maps_g[i].map, maps_g[i].map_len);
+	memset(&maps_g[i], 0, sizeof(maps_g[i]));
+	return 0;
+}
+
+static const hmpt_backend_ops_t map_ops = {
+    .name = "mmap", .alloc = map_alloc, .free = map_free, .lookup = map_lookup};
+/* hmpt-bench's backend of each hmpt_backend_t */
+static const hmpt_backend_ops_t *const backends_g[2] = {
+    [HMPT_BACKEND_NUMA] = &map_ops,
+    [HMPT_BACKEND_MEMKIND] = &hmpt_backend_memkind,
+};
+
 int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_t whylen)
 {
 	hmpt_choice_t c;
 
 	memset(b, 0, sizeof(*b));
 	b->bytes = bytes;
-	hmpt_pools_choose(p->index, bytes, 0, &c);
+	hmpt_pools_choose(pools_g, p->index, bytes, 0, &c);
 	if (c.pool != p->index) {
 		say_short(p, bytes, why, whylen);
 		return -1;
 	}
+	const hmpt_backend_ops_t *ops = backends_g[c.backend];
+	b->len = (bytes + HB_HUGE - 1) / HB_HUGE * HB_HUGE;
+	map_why_g[0] = '\0';
+	b->addr = ops->alloc(b->len, HB_HUGE, false, 0, c.tag, c.kind);
+	if (!b->addr) {
+		if (map_why_g[0])
+			snprintf(why, whylen, "%s", map_why_g);
+		else
+			snprintf(why, whylen, "%s could not allocate %zu bytes: %s", ops->name,
+			         bytes, strerror(errno));
+		hmpt_pools_release(pools_g, c.tag, c.bytes);
+		return -1;
+	}
 	b->tag = c.tag;
 	b->charged = c.bytes;
-	b->len = (bytes + HB_HUGE - 1) / HB_HUGE * HB_HUGE;
-	if (c.memkind) {
-		b->addr = hmpt_memkind_alloc(plan_g.pools[p->index].kind, b->len, HB_HUGE, false, 0,
-		                             c.tag);
-		if (!b->addr) {
-			snprintf(why, whylen, "memkind could not allocate %zu bytes: %s", bytes,
-			         strerror(errno));
-			hmpt_pools_release(c.tag, c.bytes);
-			return -1;
-		}
-		b->memkind = true;
-		return 0;
-	}
-	if (c.hugetlb) {
-		b->map_len = b->len;
-		b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
-		              MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_HUGE_2MB, -1, 0);
-	} else {
-		/* one extra huge page, so that the array starts 2 MiB-aligned and
-		 * THP can back all of it */
-		b->map_len = b->len + HB_HUGE;
-		b->map = mmap(NULL, b->map_len, PROT_READ | PROT_WRITE,
-		              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	}
-	if (b->map == MAP_FAILED) {
-		snprintf(why, whylen, "mmap of %zu bytes%s failed: %s", b->map_len,
-		         c.hugetlb ? " in 2 MiB huge pages" : "", strerror(errno));
-		hmpt_pools_release(c.tag, c.bytes);
-		return -1;
-	}
-	b->addr = (void *)(((uintptr_t)b->map + HB_HUGE - 1) & ~(uintptr_t)(HB_HUGE - 1));
-	int rc = hmpt_pools_shape(b->addr, b->len, c.tag);
-	if (rc) {
-		snprintf(why, whylen, "the kernel refused its placement (mbind/madvise): %s",
-		         strerror(-rc));
-		hb_mem_free(b);
-		return -1;
-	}
+	b->backend = ops;
 	return 0;
 }
 
 void hb_mem_free(hb_buf_t *b)
 {
-	if (b->memkind && b->addr) {
-		hmpt_memkind_block_t rec;
-		hmpt_memkind_free(b->addr, &rec);
-	} else if (b->map && b->map != MAP_FAILED) {
-		munmap(b->map, b->map_len);
-	}
+	hmpt_backend_block_t rec;
+
+	if (b->addr)
+		b->backend->free(b->addr, &rec);
 	if (b->tag)
-		hmpt_pools_release(b->tag, b->charged);
+		hmpt_pools_release(pools_g, b->tag, b->charged);
 	memset(b, 0, sizeof(*b));
 }
 

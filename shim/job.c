@@ -185,6 +185,7 @@ static char seg_path_g[128];
 static pid_t attach_pid_g;
 static int left_g;
 static const hmpt_plan_t *plan_g;
+static hmpt_pools_t *pools_g;
 static char prefix_g[40];
 static bool sites_joined_g;
 
@@ -306,9 +307,10 @@ void hmpt_job_init(char *const *env, const char *ranks)
 	seg_unlock();
 }
 
-void hmpt_job_share_pools(const hmpt_plan_t *plan, uint64_t plan_hash)
+void hmpt_job_share_pools(hmpt_pools_t *pools, const hmpt_plan_t *plan, uint64_t plan_hash)
 {
 	plan_g = plan;
+	pools_g = pools;
 	if (!seg_g || getpid() != attach_pid_g)
 		return;
 	seg_lock();
@@ -319,7 +321,7 @@ void hmpt_job_share_pools(const hmpt_plan_t *plan, uint64_t plan_hash)
 	}
 	seg_g->plan_hash = plan_hash;
 	seg_unlock();
-	hmpt_pools_share(&seg_g->acc, &seg_g->shared, seg_lock, seg_unlock);
+	hmpt_pools_share(pools_g, &seg_g->acc, &seg_g->shared, seg_lock, seg_unlock);
 }
 
 bool hmpt_job_log_filter(int level, const char *msg, unsigned len)
@@ -438,7 +440,7 @@ void hmpt_job_leave(void)
 	seg_lock();
 	for (int i = 0; plan_g && i < plan_g->npools; i++) {
 		hmpt_pool_stats_t st;
-		hmpt_pools_stats(i, &st);
+		hmpt_pools_stats(pools_g, i, &st);
 		seg_g->pools[i].allocations += st.allocations;
 		seg_g->pools[i].bytes += st.bytes;
 		seg_g->pools[i].refused += st.refused;

@@ -41,7 +41,7 @@ bool hmpt_job_is_launcher(const char *exe_base);
 void hmpt_job_init(char *const *env, const char *ranks);
 /* After the pools are resolved: share their budgets with the job's other
  * ranks on this node (the first rank's view of the node is everyone's). */
-void hmpt_job_share_pools(const hmpt_plan_t *plan, uint64_t plan_hash);
+void hmpt_job_share_pools(hmpt_pools_t *pools, const hmpt_plan_t *plan, uint64_t plan_hash);
 /* Who says the line about a plan's sites that matched nothing (stale.h). */
 typedef enum {
 	HMPT_JOB_SAY_OWN,  /* not shared with other ranks: this process says its own */

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "backend.h"
 #include "boot.h"
 #include "forktab.h"
 #include "job.h"
@@ -95,7 +96,7 @@ static void log_pools_at_exit(void)
 		return;
 	for (int i = 0; i < hmpt_plan_g.npools; i++) {
 		hmpt_pool_stats_t st;
-		hmpt_pools_stats(i, &st);
+		hmpt_pools_stats(&hmpt_pools_g, i, &st);
 		hmpt_log_begin(&f, buf, sizeof(buf));
 		hmpt_fmt_str(&f, "pool ");
 		hmpt_fmt_str(&f, hmpt_plan_g.pools[i].name);
@@ -152,16 +153,16 @@ static void fork_register(void)
 	hmpt_fork_register(HMPT_FORK_PROCESS, NULL, NULL, fork_child);
 	hmpt_fork_register(HMPT_FORK_SITES, hmpt_sites_lock, hmpt_sites_unlock,
 	                   hmpt_sites_reset_lock);
-	hmpt_fork_register(HMPT_FORK_POOLS, hmpt_pools_lock, hmpt_pools_unlock,
-	                   hmpt_pools_reset_lock);
-	hmpt_fork_register(HMPT_FORK_MEMKIND, hmpt_memkind_lock, hmpt_memkind_unlock,
-	                   hmpt_memkind_reset_lock);
+	hmpt_fork_register(HMPT_FORK_POOLS, hmpt_placer_pools_lock, hmpt_placer_pools_unlock,
+	                   hmpt_placer_pools_reset_lock);
+	hmpt_fork_register(HMPT_FORK_MEMKIND, hmpt_backend_memkind.lock,
+	                   hmpt_backend_memkind.unlock, hmpt_backend_memkind.reset_lock);
 	hmpt_fork_register(HMPT_FORK_SAMPLE, hmpt_sample_lock, hmpt_sample_unlock,
 	                   hmpt_sample_reset_lock);
 	hmpt_fork_register(HMPT_FORK_SAMPLE_GONE, hmpt_sample_gone_lock, hmpt_sample_gone_unlock,
 	                   hmpt_sample_gone_reset_lock);
-	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_arena_lock, hmpt_arena_unlock,
-	                   hmpt_arena_reset_lock);
+	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_backend_arena.lock, hmpt_backend_arena.unlock,
+	                   hmpt_backend_arena.reset_lock);
 	pthread_atfork(hmpt_fork_prepare, hmpt_fork_parent, hmpt_fork_child);
 }
 

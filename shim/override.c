@@ -60,7 +60,7 @@ EXPORT void *malloc(size_t size)
  * frame (a memkind lookup's record made free() build one for every call) */
 static __attribute__((noinline)) void free_rare(void *p)
 {
-	if (hmpt_track_owns(p)) {
+	if (hmpt_backend_owns(p)) {
 		hmpt_track_free(p);
 		return;
 	}
@@ -71,10 +71,7 @@ static __attribute__((noinline)) void free_rare(void *p)
 
 EXPORT void free(void *p)
 {
-	/* the arena's, the boot buffer's, or perhaps a memkind block (page
-	 * aligned, while any is live) */
-	if (unlikely(hmpt_arena_owns(p) || hmpt_boot_owns(p) ||
-	             (!((uintptr_t)p & 4095) && hmpt_memkind_any())))
+	if (unlikely(hmpt_backend_may_own(p) || hmpt_boot_owns(p)))
 		return free_rare(p);
 	hmpt_real_free_g(p);
 }
@@ -137,7 +134,7 @@ static void *slow_realloc(void *p, size_t size)
 EXPORT void *realloc(void *p, size_t size)
 {
 	if (likely(size < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE) &&
-	           !hmpt_arena_owns(p) && !hmpt_boot_owns(p) && !hmpt_memkind_any()))
+	           !hmpt_arena_owns(p) && !hmpt_boot_owns(p) && !hmpt_backend_outside_any()))
 		return hmpt_real_realloc_g(p, size);
 	return slow_realloc(p, size);
 }

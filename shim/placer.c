@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "backend.h"
 #include "hash.h"
 #include "job.h"
 #include "log.h"
@@ -17,6 +18,7 @@
 
 bool hmpt_placing_g;
 hmpt_plan_t hmpt_plan_g;
+hmpt_pools_t hmpt_pools_g = HMPT_POOLS_INIT;
 static hmpt_topo_t topo_g;
 static bool sites_ready_g;
 static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
@@ -45,7 +47,33 @@ static void sites_init_once(void)
 
 /* ------------------------------------------------------------- the plan */
 
-static const hmpt_arena_shaper_t shaper_g = {hmpt_pools_shape, hmpt_pools_tag_hugetlb};
+/* the arena's shaper: the shim's pools */
+static int shape_tag(void *addr, size_t len, uint16_t tag)
+{
+	return hmpt_pools_shape(&hmpt_pools_g, addr, len, tag);
+}
+
+static bool tag_hugetlb(uint16_t tag)
+{
+	return hmpt_pools_tag_hugetlb(&hmpt_pools_g, tag);
+}
+
+static const hmpt_arena_shaper_t shaper_g = {shape_tag, tag_hugetlb};
+
+void hmpt_placer_pools_lock(void)
+{
+	hmpt_pools_lock(&hmpt_pools_g);
+}
+
+void hmpt_placer_pools_unlock(void)
+{
+	hmpt_pools_unlock(&hmpt_pools_g);
+}
+
+void hmpt_placer_pools_reset_lock(void)
+{
+	hmpt_pools_reset_lock(&hmpt_pools_g);
+}
 
 static void report_pool_warning(const char *msg, void *ctx)
 {
@@ -107,7 +135,7 @@ static void log_plan(void)
 	for (int i = 0; i < hmpt_plan_g.npools; i++) {
 		hmpt_log_begin(&f, buf, sizeof(buf));
 		hmpt_fmt_str(&f, "pool ");
-		hmpt_pools_describe(&f, i);
+		hmpt_pools_describe(&hmpt_pools_g, &f, i);
 		hmpt_log_end(&f, HMPT_LOG_INFO);
 	}
 }
@@ -156,13 +184,13 @@ static void place_init_once(void)
 		    .hbm_plan = hmpt_plan_g.has_hbm_nodes ? &hmpt_plan_g.hbm_nodes : NULL,
 		    .ddr_plan = hmpt_plan_g.has_ddr_nodes ? &hmpt_plan_g.ddr_nodes : NULL,
 		    /* memkind is loaded to find HBM only when the plan needs HBM */
-		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_memkind_probe_hbw : NULL,
+		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_backend_memkind.probe_hbw : NULL,
 		};
 		rc = hmpt_topo_classify(&topo_g, &h, err, sizeof(err));
 	}
 	if (rc == 0)
-		rc = hmpt_pools_resolve(&hmpt_plan_g, &topo_g, report_pool_warning, NULL, err,
-		                        sizeof(err));
+		rc = hmpt_pools_resolve(&hmpt_pools_g, &hmpt_plan_g, &topo_g, report_pool_warning,
+		                        NULL, err, sizeof(err));
 	if (rc) {
 		plan_failed(err);
 		hmpt_plan_free(&hmpt_plan_g);
@@ -179,7 +207,7 @@ static void place_init_once(void)
 		hmpt_sites_set_depth(hmpt_plan_g.stack_depth);
 		hmpt_sites_unlock();
 	}
-	hmpt_job_share_pools(&hmpt_plan_g, plan_hash(&hmpt_plan_g));
+	hmpt_job_share_pools(&hmpt_pools_g, &hmpt_plan_g, plan_hash(&hmpt_plan_g));
 	hmpt_stale_init(&hmpt_plan_g);
 	log_plan();
 	check_loaded_builds();

@@ -19,6 +19,7 @@
 
 #include "boot.h"
 #include "plan.h"
+#include "pool.h"
 #include "sites.h"
 
 /* a site's placement under the plan in force */
@@ -32,6 +33,12 @@ typedef struct {
 
 extern HMPT_HIDDEN bool hmpt_placing_g; /* a plan is in force */
 extern HMPT_HIDDEN hmpt_plan_t hmpt_plan_g;
+/* the plan's pools (pool.h), resolved with it */
+extern HMPT_HIDDEN hmpt_pools_t hmpt_pools_g;
+/* fork (forktab.h): the pools' lock */
+void hmpt_placer_pools_lock(void);
+void hmpt_placer_pools_unlock(void);
+void hmpt_placer_pools_reset_lock(void);
 
 /* Read the plan and resolve its pools, once. */
 void hmpt_placer_init(void);

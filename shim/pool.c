@@ -12,7 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "log.h"
+#include "sys.h"
 
 #ifndef MPOL_PREFERRED_MANY
 #define MPOL_PREFERRED_MANY 5
@@ -23,100 +25,88 @@
 
 #define HUGE_2M ((uint64_t)2 << 20)
 
-typedef struct {
-	int pool;
-	hmpt_nodemask_t nodes; /* empty: no node policy */
-	unsigned nnodes;
-	bool hugetlb, memkind;
-} place_t;
-
-typedef struct {
-	hmpt_pool_stats_t st;
-	uint16_t by_node[HMPT_MAX_NODES]; /* CPU node -> tag, for local pools */
-	uint16_t any;                     /* tag when the thread's node is not known */
-	int warned_full, warned_refused;
-} pool_rt_t;
-
-static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
-static const hmpt_plan_t *plan_g;
-static const hmpt_topo_t *topo_g;
-static bool active_g;
-static place_t places_g[HMPT_MAX_PLACES];
-static int nplaces_g;
-static pool_rt_t pools_g[HMPT_PLAN_MAX_POOLS];
-/* budgets, and per node what may still be placed there (normal and huge
- * pages): this process's, or the job's on this node (hmpt_pools_share) */
-static hmpt_pool_accounts_t own_acc_g;
-static hmpt_pool_accounts_t *acc_g = &own_acc_g;
-static void (*acc_lock_g)(void), (*acc_unlock_g)(void);
-static size_t page_g = 4096;
-static int preferred_many_g = 1; /* the kernel knows MPOL_PREFERRED_MANY */
-
-void hmpt_pools_lock(void)
+hmpt_pools_t *hmpt_pools_create(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_pools_t *ps = hmpt_sys_map(sizeof(*ps));
+
+	if (ps)
+		pthread_mutex_init(&ps->lock, NULL);
+	return ps;
 }
 
-void hmpt_pools_unlock(void)
+void hmpt_pools_destroy(hmpt_pools_t *ps)
 {
-	pthread_mutex_unlock(&lock_g);
+	if (!ps)
+		return;
+	pthread_mutex_destroy(&ps->lock);
+	hmpt_sys_unmap(ps, sizeof(*ps));
+}
+
+void hmpt_pools_lock(hmpt_pools_t *ps)
+{
+	pthread_mutex_lock(&ps->lock);
+}
+
+void hmpt_pools_unlock(hmpt_pools_t *ps)
+{
+	pthread_mutex_unlock(&ps->lock);
 }
 
 /* the pools' lock, and the job's around the accounts when they are shared */
-static void lock_accounts(void)
+static void lock_accounts(hmpt_pools_t *ps)
 {
-	pthread_mutex_lock(&lock_g);
-	if (acc_lock_g)
-		acc_lock_g();
+	pthread_mutex_lock(&ps->lock);
+	if (ps->acc_lock)
+		ps->acc_lock();
 }
 
-static void unlock_accounts(void)
+static void unlock_accounts(hmpt_pools_t *ps)
 {
-	if (acc_unlock_g)
-		acc_unlock_g();
-	pthread_mutex_unlock(&lock_g);
+	if (ps->acc_unlock)
+		ps->acc_unlock();
+	pthread_mutex_unlock(&ps->lock);
 }
 
-void hmpt_pools_share(hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
+void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
                       void (*unlock)(void))
 {
-	pthread_mutex_lock(&lock_g);
+	pthread_mutex_lock(&ps->lock);
 	lock();
 	bool adopt = *set;
 	*set = true;
 	if (adopt) {
-		for (int i = 0; i < plan_g->npools; i++)
-			pools_g[i].st.budget = shared->budget[i];
+		for (int i = 0; i < ps->plan->npools; i++)
+			ps->pools[i].st.budget = shared->budget[i];
 	} else {
-		for (int i = 0; i < plan_g->npools; i++)
-			own_acc_g.budget[i] = pools_g[i].st.budget;
-		*shared = own_acc_g;
+		for (int i = 0; i < ps->plan->npools; i++)
+			ps->own_acc.budget[i] = ps->pools[i].st.budget;
+		*shared = ps->own_acc;
 	}
-	acc_g = shared;
-	acc_lock_g = lock;
-	acc_unlock_g = unlock;
+	ps->acc = shared;
+	ps->acc_lock = lock;
+	ps->acc_unlock = unlock;
 	unlock();
-	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_unlock(&ps->lock);
 }
 
-void hmpt_pools_reset_lock(void)
+void hmpt_pools_reset_lock(hmpt_pools_t *ps)
 {
-	pthread_mutex_init(&lock_g, NULL);
+	pthread_mutex_init(&ps->lock, NULL);
 }
 
-bool hmpt_pools_active(void)
+bool hmpt_pools_active(hmpt_pools_t *ps)
 {
-	return __atomic_load_n(&active_g, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&ps->active, __ATOMIC_ACQUIRE);
 }
 
-const hmpt_plan_t *hmpt_pools_plan(void)
+const hmpt_plan_t *hmpt_pools_plan(hmpt_pools_t *ps)
 {
-	return plan_g;
+	return ps->plan;
 }
 
-const hmpt_topo_t *hmpt_pools_topo(void)
+const hmpt_topo_t *hmpt_pools_topo(hmpt_pools_t *ps)
 {
-	return topo_g;
+	return ps->topo;
 }
 
 /* ------------------------------------------------------------ resolve */
@@ -129,20 +119,22 @@ static uint64_t node_reserve(const hmpt_node_t *n)
 	return r < ((uint64_t)16 << 20) ? (uint64_t)16 << 20 : r;
 }
 
-static uint16_t add_place(int pool, const hmpt_nodemask_t *nodes, bool hugetlb, bool memkind)
+static uint16_t add_place(hmpt_pools_t *ps, int pool, const hmpt_nodemask_t *nodes, bool hugetlb,
+                          const hmpt_plan_pool_t *pp)
 {
-	for (int i = 0; i < nplaces_g; i++)
-		if (places_g[i].pool == pool && hmpt_nodemask_equal(&places_g[i].nodes, nodes))
+	for (int i = 0; i < ps->nplaces; i++)
+		if (ps->places[i].pool == pool && hmpt_nodemask_equal(&ps->places[i].nodes, nodes))
 			return (uint16_t)(i + 1);
-	if (nplaces_g == HMPT_MAX_PLACES)
+	if (ps->nplaces == HMPT_MAX_PLACES)
 		return 0;
-	place_t *p = &places_g[nplaces_g++];
+	hmpt_pools_place_t *p = &ps->places[ps->nplaces++];
 	p->pool = pool;
 	p->nodes = *nodes;
 	p->nnodes = hmpt_nodemask_weight(nodes);
 	p->hugetlb = hugetlb;
-	p->memkind = memkind;
-	return (uint16_t)nplaces_g;
+	p->backend = pp->backend;
+	p->kind = pp->backend == HMPT_BACKEND_MEMKIND ? pp->kind : -1;
+	return (uint16_t)ps->nplaces;
 }
 
 typedef struct {
@@ -153,20 +145,20 @@ typedef struct {
 } rctx_t;
 
 /* "FILE:LINE: pools.NAME.FIELD: " */
-static void begin_msg(hmpt_fmt_t *f, char *buf, size_t cap, const hmpt_plan_pool_t *p,
-                      const char *field)
+static void begin_msg(hmpt_pools_t *ps, hmpt_fmt_t *f, char *buf, size_t cap,
+                      const hmpt_plan_pool_t *p, const char *field)
 {
 	hmpt_fmt_init(f, buf, cap, -1);
-	hmpt_fmt_printf(f, "%s:%u: pools.%s%s%s: ", plan_g->path, (unsigned)p->line, p->name,
+	hmpt_fmt_printf(f, "%s:%u: pools.%s%s%s: ", ps->plan->path, (unsigned)p->line, p->name,
 	                field ? "." : "", field ? field : "");
 }
 
-static int pool_error(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, const char *what,
-                      const hmpt_nodemask_t *show)
+static int pool_error(hmpt_pools_t *ps, rctx_t *r, const hmpt_plan_pool_t *p, const char *field,
+                      const char *what, const hmpt_nodemask_t *show)
 {
 	hmpt_fmt_t f;
 
-	begin_msg(&f, r->err, r->errlen, p, field);
+	begin_msg(ps, &f, r->err, r->errlen, p, field);
 	hmpt_fmt_str(&f, what);
 	if (show) {
 		hmpt_fmt_str(&f, " (online nodes with memory: ");
@@ -177,22 +169,23 @@ static int pool_error(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, c
 	return -EINVAL;
 }
 
-static void pool_warn(rctx_t *r, const hmpt_plan_pool_t *p, const char *field, const char *what)
+static void pool_warn(hmpt_pools_t *ps, rctx_t *r, const hmpt_plan_pool_t *p, const char *field,
+                      const char *what)
 {
 	char buf[512];
 	hmpt_fmt_t f;
 
 	if (!r->warn)
 		return;
-	begin_msg(&f, buf, sizeof(buf), p, field);
+	begin_msg(ps, &f, buf, sizeof(buf), p, field);
 	hmpt_fmt_str(&f, what);
 	r->warn(hmpt_fmt_cstr(&f), r->ctx);
 }
 
 /* every node the pool may use; -EINVAL when the machine cannot have it */
-static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out)
+static int pool_nodes(hmpt_pools_t *ps, rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out)
 {
-	const hmpt_topo_t *t = topo_g;
+	const hmpt_topo_t *t = ps->topo;
 
 	memset(out, 0, sizeof(*out));
 	switch (p->nodes) {
@@ -201,7 +194,7 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 	case HMPT_NODES_HBM:
 		if (hmpt_nodemask_empty(&t->hbm))
 			return pool_error(
-			    r, p, "nodes",
+			    ps, r, p, "nodes",
 			    "\"hbm\", but no HBM nodes were found on this machine (neither "
 			    "HMAT bandwidth above DDR's nor memkind names any; name them with "
 			    "HMPT_HBM_NODES or the plan's hbm_nodes)",
@@ -210,7 +203,7 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 		break;
 	case HMPT_NODES_DDR:
 		if (hmpt_nodemask_empty(&t->ddr))
-			return pool_error(r, p, "nodes",
+			return pool_error(ps, r, p, "nodes",
 			                  "\"ddr\", but no DDR nodes were found (name them with "
 			                  "HMPT_DDR_NODES or the plan's ddr_nodes)",
 			                  NULL);
@@ -224,7 +217,7 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 				hmpt_fmt_text(
 				    what, sizeof(what),
 				    "node %d is not an online node with memory on this machine", n);
-				return pool_error(r, p, "nodes", what, &t->memory);
+				return pool_error(ps, r, p, "nodes", what, &t->memory);
 			}
 		*out = p->list;
 		break;
@@ -232,10 +225,11 @@ static int pool_nodes(rctx_t *r, const hmpt_plan_pool_t *p, hmpt_nodemask_t *out
 	return 0;
 }
 
-static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_nodemask_t *nodes)
+static void set_budget(hmpt_pools_t *ps, rctx_t *r, int i, const hmpt_plan_pool_t *p,
+                       const hmpt_nodemask_t *nodes)
 {
-	const hmpt_topo_t *t = topo_g;
-	hmpt_pool_stats_t *st = &pools_g[i].st;
+	const hmpt_topo_t *t = ps->topo;
+	hmpt_pool_stats_t *st = &ps->pools[i].st;
 	uint64_t implicit = UINT64_MAX, total = 0, cap = UINT64_MAX;
 	const char *from = "none";
 	const hmpt_nodemask_t *of = hmpt_nodemask_empty(nodes) ? &t->memory : nodes;
@@ -246,16 +240,16 @@ static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_n
 		implicit = 0;
 		from = "free huge pages";
 		if (hmpt_nodemask_empty(nodes))
-			implicit = acc_g->huge_room_all;
+			implicit = ps->acc->huge_room_all;
 		else
 			for (int n = hmpt_nodemask_first(nodes); n >= 0;
 			     n = hmpt_nodemask_next(nodes, n))
-				implicit += acc_g->huge_room[n];
+				implicit += ps->acc->huge_room[n];
 	} else if (!hmpt_nodemask_empty(nodes)) {
 		implicit = 0;
 		from = "free memory";
 		for (int n = hmpt_nodemask_first(nodes); n >= 0; n = hmpt_nodemask_next(nodes, n))
-			implicit += acc_g->room[n];
+			implicit += ps->acc->room[n];
 	}
 	if (p->capacity)
 		cap = p->capacity;
@@ -271,7 +265,7 @@ static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_n
 	} else if (cap != UINT64_MAX) {
 		char what[256];
 		pool_warn(
-		    r, p, "capacity",
+		    ps, r, p, "capacity",
 		    hmpt_fmt_text(what, sizeof(what),
 		                  "the capacity %s is more than this machine can give the pool (%s "
 		                  "of %s); its budget is that",
@@ -279,11 +273,11 @@ static void set_budget(rctx_t *r, int i, const hmpt_plan_pool_t *p, const hmpt_n
 	}
 	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA && implicit == 0)
 		pool_warn(
-		    r, p, "pages",
+		    ps, r, p, "pages",
 		    "no free 2 MiB huge pages on its nodes (reserve some: "
 		    "echo N > /proc/sys/vm/nr_hugepages); its allocations go to its fallback");
 	if (p->pages == HMPT_PAGES_THP && strcmp(t->thp, "never") == 0)
-		pool_warn(r, p, "pages",
+		pool_warn(ps, r, p, "pages",
 		          "transparent huge pages are disabled here "
 		          "(/sys/kernel/mm/transparent_hugepage/enabled is \"never\"): the pool "
 		          "gets 4 KiB pages");
@@ -294,53 +288,54 @@ static bool is_hbw_kind(int kind)
 	return kind >= 0 && strncmp(hmpt_plan_kinds_g[kind], "hbw", 3) == 0;
 }
 
-int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_pools_warn_fn warn,
-                       void *ctx, char *err, size_t errlen)
+int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_topo_t *topo,
+                       hmpt_pools_warn_fn warn, void *ctx, char *err, size_t errlen)
 {
 	rctx_t r = {.err = err, .errlen = errlen, .warn = warn, .ctx = ctx};
-	long ps = sysconf(_SC_PAGESIZE);
+	long pgsz = sysconf(_SC_PAGESIZE);
 	int rc;
 
-	if (ps > 0)
-		page_g = (size_t)ps;
-	plan_g = plan;
-	topo_g = topo;
-	nplaces_g = 0;
-	memset(pools_g, 0, sizeof(pools_g));
-	acc_g = &own_acc_g;
-	acc_lock_g = acc_unlock_g = NULL;
-	memset(acc_g, 0, sizeof(*acc_g));
-	acc_g->huge_room_all = topo->huge_free_total * HUGE_2M;
-	acc_g->huge_used_all = 0;
+	if (pgsz > 0)
+		ps->page = (size_t)pgsz;
+	ps->preferred_many = 1;
+	ps->plan = plan;
+	ps->topo = topo;
+	ps->nplaces = 0;
+	memset(ps->pools, 0, sizeof(ps->pools));
+	ps->acc = &ps->own_acc;
+	ps->acc_lock = ps->acc_unlock = NULL;
+	memset(ps->acc, 0, sizeof(*ps->acc));
+	ps->acc->huge_room_all = topo->huge_free_total * HUGE_2M;
+	ps->acc->huge_used_all = 0;
 	for (int n = 0; n < HMPT_MAX_NODES; n++) {
 		const hmpt_node_t *nd = &topo->node[n];
 		uint64_t res = node_reserve(nd);
-		acc_g->used[n] = acc_g->huge_used[n] = 0;
-		acc_g->room[n] = nd->mem_free > res ? nd->mem_free - res : 0;
-		acc_g->huge_room[n] = nd->huge_free * HUGE_2M;
+		ps->acc->used[n] = ps->acc->huge_used[n] = 0;
+		ps->acc->room[n] = nd->mem_free > res ? nd->mem_free - res : 0;
+		ps->acc->huge_room[n] = nd->huge_free * HUGE_2M;
 	}
 	for (int i = 0; i < plan->npools; i++) {
 		const hmpt_plan_pool_t *p = &plan->pools[i];
-		pool_rt_t *rt = &pools_g[i];
+		hmpt_pools_rt_t *rt = &ps->pools[i];
 		hmpt_nodemask_t nodes;
 		bool memkind = p->backend == HMPT_BACKEND_MEMKIND;
 		bool hugetlb = p->pages == HMPT_PAGES_HUGETLB && !memkind;
 		bool local = p->local;
 
-		if ((rc = pool_nodes(&r, p, &nodes)))
+		if ((rc = pool_nodes(ps, &r, p, &nodes)))
 			return rc;
 		if (memkind) {
 			char why[256];
-			if (hmpt_memkind_open(why, sizeof(why)) != 0)
-				return pool_error(&r, p, "backend", why, NULL);
-			if (hmpt_memkind_check(p->kind) != 0) {
+			if (hmpt_backend_memkind.open(why, sizeof(why)) != 0)
+				return pool_error(ps, &r, p, "backend", why, NULL);
+			if (hmpt_backend_memkind.check(p->kind) != 0) {
 				char what[160];
 				/* kind names are plain words: no JSON escaping needed */
 				hmpt_fmt_text(
 				    what, sizeof(what),
 				    "memkind says kind \"%s\" is not available on this machine",
 				    hmpt_plan_kinds_g[p->kind]);
-				return pool_error(&r, p, "kind", what, NULL);
+				return pool_error(ps, &r, p, "kind", what, NULL);
 			}
 			/* memkind's HBW kinds use the HBM local to the thread: hmpt
 			 * accounts them on those nodes when it knows them */
@@ -349,121 +344,122 @@ int hmpt_pools_resolve(const hmpt_plan_t *plan, const hmpt_topo_t *topo, hmpt_po
 				local = true;
 			}
 		}
-		rt->any = add_place(i, &nodes, hugetlb, memkind);
+		rt->any = add_place(ps, i, &nodes, hugetlb, p);
 		for (int c = 0; c < HMPT_MAX_NODES; c++) {
 			const hmpt_nodemask_t *l = NULL;
 			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c))
 				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
 				                               : &topo->local_hbm[c];
 			rt->by_node[c] = l && !hmpt_nodemask_empty(l)
-			                     ? add_place(i, l, hugetlb, memkind)
+			                     ? add_place(ps, i, l, hugetlb, p)
 			                     : rt->any;
 		}
-		set_budget(&r, i, p, &nodes);
+		set_budget(ps, &r, i, p, &nodes);
 	}
-	__atomic_store_n(&active_g, true, __ATOMIC_RELEASE);
+	__atomic_store_n(&ps->active, true, __ATOMIC_RELEASE);
 	return 0;
 }
 
 /* ------------------------------------------------------------- choose */
 
-static const place_t *place_of(uint16_t tag)
+static const hmpt_pools_place_t *place_of(hmpt_pools_t *ps, uint16_t tag)
 {
-	return tag && tag <= nplaces_g ? &places_g[tag - 1] : NULL;
+	return tag && tag <= ps->nplaces ? &ps->places[tag - 1] : NULL;
 }
 
-int hmpt_pools_tag_pool(uint16_t tag)
+int hmpt_pools_tag_pool(hmpt_pools_t *ps, uint16_t tag)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 	return p ? p->pool : HMPT_POOL_SYSTEM;
 }
 
-bool hmpt_pools_tag_hugetlb(uint16_t tag)
+bool hmpt_pools_tag_hugetlb(hmpt_pools_t *ps, uint16_t tag)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 	return p && p->hugetlb;
 }
 
-uint64_t hmpt_pools_round(uint16_t tag, size_t size)
+uint64_t hmpt_pools_round(hmpt_pools_t *ps, uint16_t tag, size_t size)
 {
-	uint64_t unit = hmpt_pools_tag_hugetlb(tag) ? HUGE_2M : page_g;
+	uint64_t unit = hmpt_pools_tag_hugetlb(ps, tag) ? HUGE_2M : ps->page;
 	return ((uint64_t)size + unit - 1) & ~(unit - 1);
 }
 
-static uint64_t share(const place_t *p, uint64_t bytes)
+static uint64_t share(const hmpt_pools_place_t *p, uint64_t bytes)
 {
 	return (bytes + p->nnodes - 1) / p->nnodes;
 }
 
 /* With the lock: can `bytes` go to place `tag` of pool `i`?  On no, *why
  * names what is short (for the message). */
-static bool fits(int i, const place_t *p, uint64_t bytes, int *short_node)
+static bool fits(hmpt_pools_t *ps, int i, const hmpt_pools_place_t *p, uint64_t bytes,
+                 int *short_node)
 {
-	const hmpt_pool_stats_t *st = &pools_g[i].st;
+	const hmpt_pool_stats_t *st = &ps->pools[i].st;
 
 	/* the message should name what really is short: the plan's capacity,
 	 * else a node (a budget from free memory spans all the pool's nodes, a
 	 * thread's allocation may go to only some of them), else the budget */
-	uint64_t used = acc_g->pool_used[i];
+	uint64_t used = ps->acc->pool_used[i];
 	bool over = used + bytes > st->budget || used + bytes < used;
 	*short_node = -1;
 	if (over && strcmp(st->budget_from, "capacity") == 0)
 		return false;
 	uint64_t s = p->nnodes ? share(p, bytes) : 0;
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
-		bool ok = p->hugetlb ? acc_g->huge_used[n] + s <= acc_g->huge_room[n]
-		                     : acc_g->used[n] + s <= acc_g->room[n];
+		bool ok = p->hugetlb ? ps->acc->huge_used[n] + s <= ps->acc->huge_room[n]
+		                     : ps->acc->used[n] + s <= ps->acc->room[n];
 		if (!ok) {
 			*short_node = n;
 			return false;
 		}
 	}
-	if (p->hugetlb && acc_g->huge_used_all + bytes > acc_g->huge_room_all)
+	if (p->hugetlb && ps->acc->huge_used_all + bytes > ps->acc->huge_room_all)
 		return false;
 	return !over;
 }
 
 /* what is left on node n for place p, in hmpt's account */
-static uint64_t node_left(const place_t *p, int n)
+static uint64_t node_left(hmpt_pools_t *ps, const hmpt_pools_place_t *p, int n)
 {
-	uint64_t room = p->hugetlb ? acc_g->huge_room[n] : acc_g->room[n];
-	uint64_t used = p->hugetlb ? acc_g->huge_used[n] : acc_g->used[n];
+	uint64_t room = p->hugetlb ? ps->acc->huge_room[n] : ps->acc->room[n];
+	uint64_t used = p->hugetlb ? ps->acc->huge_used[n] : ps->acc->used[n];
 	return room > used ? room - used : 0;
 }
 
 /* with the lock; sign +1 charges, -1 gives back */
-static void charge(int i, const place_t *p, uint64_t bytes, int sign)
+static void charge(hmpt_pools_t *ps, int i, const hmpt_pools_place_t *p, uint64_t bytes, int sign)
 {
-	hmpt_pool_stats_t *st = &pools_g[i].st;
+	hmpt_pool_stats_t *st = &ps->pools[i].st;
 
-	uint64_t *job = &acc_g->pool_used[i];
+	uint64_t *job = &ps->acc->pool_used[i];
 	if (sign > 0) {
 		st->used += bytes;
 		if (st->used > st->peak)
 			st->peak = st->used;
 		*job += bytes;
-		if (*job > acc_g->pool_peak[i])
-			acc_g->pool_peak[i] = *job;
+		if (*job > ps->acc->pool_peak[i])
+			ps->acc->pool_peak[i] = *job;
 	} else {
 		st->used -= bytes < st->used ? bytes : st->used;
 		*job -= bytes < *job ? bytes : *job;
 	}
 	if (p->hugetlb)
-		acc_g->huge_used_all +=
+		ps->acc->huge_used_all +=
 		    sign > 0 ? bytes
-		             : -(bytes < acc_g->huge_used_all ? bytes : acc_g->huge_used_all);
+		             : -(bytes < ps->acc->huge_used_all ? bytes : ps->acc->huge_used_all);
 	if (!p->nnodes)
 		return;
 	uint64_t s = share(p, bytes);
 	for (int n = hmpt_nodemask_first(&p->nodes); n >= 0; n = hmpt_nodemask_next(&p->nodes, n)) {
-		uint64_t *u = p->hugetlb ? &acc_g->huge_used[n] : &acc_g->used[n];
+		uint64_t *u = p->hugetlb ? &ps->acc->huge_used[n] : &ps->acc->used[n];
 		*u += sign > 0 ? s : -(s < *u ? s : *u);
 	}
 }
 
-static uint16_t tag_for_thread(int i, int cpu_node)
+static uint16_t tag_for_thread(hmpt_pools_t *ps, int i, int cpu_node)
 {
-	const pool_rt_t *rt = &pools_g[i];
+	const hmpt_pools_rt_t *rt = &ps->pools[i];
 	return cpu_node >= 0 && cpu_node < HMPT_MAX_NODES ? rt->by_node[cpu_node] : rt->any;
 }
 
@@ -477,9 +473,10 @@ typedef struct {
 	uint64_t left;
 } shortage_t;
 
-static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_t *sh, int err)
+static void say_refused(hmpt_pools_t *ps, int i, uint64_t bytes, uint64_t site_id,
+                        const shortage_t *sh, int err)
 {
-	const hmpt_pool_stats_t *st = &pools_g[i].st;
+	const hmpt_pool_stats_t *st = &ps->pools[i].st;
 	char why[256];
 
 	if (err)
@@ -492,124 +489,129 @@ static void say_refused(int i, uint64_t bytes, uint64_t site_id, const shortage_
 	else
 		hmpt_fmt_text(why, sizeof(why), "budget %s from %s, %s in use",
 		              HMPT_SIZE(st->budget), st->budget_from,
-		              HMPT_SIZE(__atomic_load_n(&acc_g->pool_used[i], __ATOMIC_RELAXED)));
+		              HMPT_SIZE(__atomic_load_n(&ps->acc->pool_used[i], __ATOMIC_RELAXED)));
 	hmpt_log_printf(
 	    HMPT_LOG_WARN,
 	    "pool %s cannot take %s for site %016llx (%s): it and any like it go to %s; "
 	    "the profile counts them",
-	    plan_g->pools[i].name, HMPT_SIZE(bytes), (unsigned long long)site_id, why,
-	    hmpt_plan_pool_name(plan_g, plan_g->pools[i].fallback));
+	    ps->plan->pools[i].name, HMPT_SIZE(bytes), (unsigned long long)site_id, why,
+	    hmpt_plan_pool_name(ps->plan, ps->plan->pools[i].fallback));
 }
 
-void hmpt_pools_choose(int pool, size_t size, uint64_t site_id, hmpt_choice_t *out)
+void hmpt_pools_choose(hmpt_pools_t *ps, int pool, size_t size, uint64_t site_id,
+                       hmpt_choice_t *out)
 {
-	int cpu_node = hmpt_topo_current_node(topo_g);
+	int cpu_node = hmpt_topo_current_node(ps->topo);
 	int say = -1;
 	uint64_t say_bytes = 0;
 	shortage_t say_short = {.node = -1};
 
 	memset(out, 0, sizeof(*out));
 	out->pool = HMPT_POOL_SYSTEM;
-	out->bytes = hmpt_pools_round(0, size);
-	lock_accounts();
-	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan_g->npools; hops++) {
-		uint16_t tag = tag_for_thread(pool, cpu_node);
-		const place_t *p = place_of(tag);
-		uint64_t bytes = hmpt_pools_round(tag, size);
+	out->backend = HMPT_BACKEND_NUMA;
+	out->kind = -1;
+	out->bytes = hmpt_pools_round(ps, 0, size);
+	lock_accounts(ps);
+	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= ps->plan->npools; hops++) {
+		uint16_t tag = tag_for_thread(ps, pool, cpu_node);
+		const hmpt_pools_place_t *p = place_of(ps, tag);
+		uint64_t bytes = hmpt_pools_round(ps, tag, size);
 		int short_node = -1;
-		if (p && fits(pool, p, bytes, &short_node)) {
-			charge(pool, p, bytes, +1);
-			pools_g[pool].st.allocations++;
-			pools_g[pool].st.bytes += bytes;
+		if (p && fits(ps, pool, p, bytes, &short_node)) {
+			charge(ps, pool, p, bytes, +1);
+			ps->pools[pool].st.allocations++;
+			ps->pools[pool].st.bytes += bytes;
 			*out = (hmpt_choice_t){.pool = pool,
 			                       .tag = tag,
-			                       .memkind = p->memkind,
+			                       .backend = p->backend,
+			                       .kind = p->kind,
 			                       .hugetlb = p->hugetlb,
 			                       .bytes = bytes};
 			break;
 		}
-		pools_g[pool].st.refused++;
-		pools_g[pool].st.refused_bytes += bytes;
-		if (say < 0 && hmpt_log_first(&pools_g[pool].warned_full)) {
+		ps->pools[pool].st.refused++;
+		ps->pools[pool].st.refused_bytes += bytes;
+		if (say < 0 && hmpt_log_first(&ps->pools[pool].warned_full)) {
 			say = pool;
 			say_bytes = bytes;
 			if (p && short_node >= 0)
-				say_short =
-				    (shortage_t){short_node, p->hugetlb, node_left(p, short_node)};
+				say_short = (shortage_t){short_node, p->hugetlb,
+				                         node_left(ps, p, short_node)};
 		}
-		pool = plan_g->pools[pool].fallback;
+		pool = ps->plan->pools[pool].fallback;
 	}
-	unlock_accounts();
+	unlock_accounts(ps);
 	if (say >= 0)
-		say_refused(say, say_bytes, site_id, &say_short, 0);
+		say_refused(ps, say, say_bytes, site_id, &say_short, 0);
 }
 
-void hmpt_pools_release(uint16_t tag, uint64_t bytes)
+void hmpt_pools_release(hmpt_pools_t *ps, uint16_t tag, uint64_t bytes)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 
 	if (!p)
 		return;
-	lock_accounts();
-	charge(p->pool, p, bytes, -1);
-	unlock_accounts();
+	lock_accounts(ps);
+	charge(ps, p->pool, p, bytes, -1);
+	unlock_accounts(ps);
 }
 
-void hmpt_pools_count(uint16_t tag, uint64_t bytes)
+void hmpt_pools_count(hmpt_pools_t *ps, uint16_t tag, uint64_t bytes)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 
 	if (!p)
 		return;
-	pthread_mutex_lock(&lock_g);
-	pools_g[p->pool].st.allocations++;
-	pools_g[p->pool].st.bytes += bytes;
-	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_lock(&ps->lock);
+	ps->pools[p->pool].st.allocations++;
+	ps->pools[p->pool].st.bytes += bytes;
+	pthread_mutex_unlock(&ps->lock);
 }
 
-bool hmpt_pools_regrow(uint16_t tag, uint64_t before, uint64_t after)
+bool hmpt_pools_regrow(hmpt_pools_t *ps, uint16_t tag, uint64_t before, uint64_t after)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 	int short_node;
 	bool ok;
 
 	if (!p)
 		return true;
-	lock_accounts();
-	charge(p->pool, p, before, -1);
-	ok = after <= before || fits(p->pool, p, after, &short_node);
-	charge(p->pool, p, ok ? after : before, +1);
-	unlock_accounts();
+	lock_accounts(ps);
+	charge(ps, p->pool, p, before, -1);
+	ok = after <= before || fits(ps, p->pool, p, after, &short_node);
+	charge(ps, p->pool, p, ok ? after : before, +1);
+	unlock_accounts(ps);
 	return ok;
 }
 
-bool hmpt_pools_refuse(hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
+bool hmpt_pools_refuse(hmpt_pools_t *ps, hmpt_choice_t *c, size_t size, uint64_t site_id, int err)
 {
-	const place_t *p = place_of(c->tag);
+	const hmpt_pools_place_t *p = place_of(ps, c->tag);
 	int pool = c->pool;
 	bool say;
 
 	if (!p)
 		return false;
-	lock_accounts();
-	charge(pool, p, c->bytes, -1);
-	pools_g[pool].st.allocations--;
-	pools_g[pool].st.bytes -= c->bytes;
-	pools_g[pool].st.refused++;
-	pools_g[pool].st.refused_bytes += c->bytes;
-	say = hmpt_log_first(&pools_g[pool].warned_refused);
-	unlock_accounts();
+	lock_accounts(ps);
+	charge(ps, pool, p, c->bytes, -1);
+	ps->pools[pool].st.allocations--;
+	ps->pools[pool].st.bytes -= c->bytes;
+	ps->pools[pool].st.refused++;
+	ps->pools[pool].st.refused_bytes += c->bytes;
+	say = hmpt_log_first(&ps->pools[pool].warned_refused);
+	unlock_accounts(ps);
 	if (say)
-		say_refused(pool, c->bytes, site_id, NULL, err);
-	hmpt_pools_choose(plan_g->pools[pool].fallback, size, site_id, c);
+		say_refused(ps, pool, c->bytes, site_id, NULL, err);
+	hmpt_pools_choose(ps, ps->plan->pools[pool].fallback, size, site_id, c);
 	return true;
 }
 
 /* -------------------------------------------------------------- shape */
 
-static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
+static int do_mbind(hmpt_pools_t *ps, void *addr, size_t len, const hmpt_pools_place_t *p,
+                    unsigned flags)
 {
-	const hmpt_plan_pool_t *pp = &plan_g->pools[p->pool];
+	const hmpt_plan_pool_t *pp = &ps->plan->pools[p->pool];
 	unsigned long mask[HMPT_MAX_NODES / 64];
 	int mode;
 
@@ -617,7 +619,7 @@ static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
 	switch (pp->policy) {
 	case HMPT_POLICY_INTERLEAVE: mode = MPOL_INTERLEAVE; break;
 	case HMPT_POLICY_PREFERRED:
-		mode = p->nnodes > 1 && __atomic_load_n(&preferred_many_g, __ATOMIC_RELAXED)
+		mode = p->nnodes > 1 && __atomic_load_n(&ps->preferred_many, __ATOMIC_RELAXED)
 		           ? MPOL_PREFERRED_MANY
 		           : MPOL_PREFERRED;
 		break;
@@ -632,26 +634,26 @@ static int do_mbind(void *addr, size_t len, const place_t *p, unsigned flags)
 	if (syscall(SYS_mbind, addr, len, mode, mask, HMPT_MAX_NODES + 1, flags) == 0)
 		return 0;
 	if (errno == EINVAL && mode == MPOL_PREFERRED_MANY) {
-		__atomic_store_n(&preferred_many_g, 0, __ATOMIC_RELAXED);
-		return do_mbind(addr, len, p, flags);
+		__atomic_store_n(&ps->preferred_many, 0, __ATOMIC_RELAXED);
+		return do_mbind(ps, addr, len, p, flags);
 	}
 	return -errno;
 }
 
 /* `existing`: memory already mapped (static data), whose present pages
  * move. */
-static int shape(void *addr, size_t len, uint16_t tag, bool existing)
+static int shape(hmpt_pools_t *ps, void *addr, size_t len, uint16_t tag, bool existing)
 {
-	const place_t *p = place_of(tag);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
 
 	if (!p)
 		return 0;
 	if (p->nnodes) {
-		int rc = do_mbind(addr, len, p, existing ? MPOL_MF_MOVE : 0);
+		int rc = do_mbind(ps, addr, len, p, existing ? MPOL_MF_MOVE : 0);
 		if (rc)
 			return rc;
 	}
-	switch (plan_g->pools[p->pool].pages) {
+	switch (ps->plan->pools[p->pool].pages) {
 	case HMPT_PAGES_4K:
 		if (madvise(addr, len, MADV_NOHUGEPAGE) != 0)
 			return -errno;
@@ -671,29 +673,29 @@ static int shape(void *addr, size_t len, uint16_t tag, bool existing)
 	return 0;
 }
 
-int hmpt_pools_shape(void *addr, size_t len, uint16_t tag)
+int hmpt_pools_shape(hmpt_pools_t *ps, void *addr, size_t len, uint16_t tag)
 {
-	return shape(addr, len, tag, false);
+	return shape(ps, addr, len, tag, false);
 }
 
-int hmpt_pools_shape_existing(void *addr, size_t len, uint16_t tag)
+int hmpt_pools_shape_existing(hmpt_pools_t *ps, void *addr, size_t len, uint16_t tag)
 {
-	return shape(addr, len, tag, true);
+	return shape(ps, addr, len, tag, true);
 }
 
 /* ------------------------------------------------------------ reports */
 
-void hmpt_pools_stats(int pool, hmpt_pool_stats_t *out)
+void hmpt_pools_stats(hmpt_pools_t *ps, int pool, hmpt_pool_stats_t *out)
 {
-	pthread_mutex_lock(&lock_g);
-	*out = pools_g[pool].st;
-	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_lock(&ps->lock);
+	*out = ps->pools[pool].st;
+	pthread_mutex_unlock(&ps->lock);
 }
 
-void hmpt_pools_describe_place(hmpt_fmt_t *f, int i)
+void hmpt_pools_describe_place(hmpt_pools_t *ps, hmpt_fmt_t *f, int i)
 {
-	const hmpt_plan_pool_t *p = &plan_g->pools[i];
-	const hmpt_pool_stats_t *st = &pools_g[i].st;
+	const hmpt_plan_pool_t *p = &ps->plan->pools[i];
+	const hmpt_pool_stats_t *st = &ps->pools[i].st;
 
 	if (p->backend == HMPT_BACKEND_MEMKIND) {
 		hmpt_fmt_printf(f, "memkind kind %s", hmpt_plan_kinds_g[p->kind]);
@@ -712,16 +714,16 @@ void hmpt_pools_describe_place(hmpt_fmt_t *f, int i)
 	}
 }
 
-void hmpt_pools_describe(hmpt_fmt_t *f, int i)
+void hmpt_pools_describe(hmpt_pools_t *ps, hmpt_fmt_t *f, int i)
 {
-	const hmpt_plan_pool_t *p = &plan_g->pools[i];
-	const hmpt_pool_stats_t *st = &pools_g[i].st;
+	const hmpt_plan_pool_t *p = &ps->plan->pools[i];
+	const hmpt_pool_stats_t *st = &ps->pools[i].st;
 
 	hmpt_fmt_printf(f, "%s: ", p->name);
-	hmpt_pools_describe_place(f, i);
+	hmpt_pools_describe_place(ps, f, i);
 	if (st->budget == UINT64_MAX)
 		hmpt_fmt_str(f, ", budget unlimited");
 	else
 		hmpt_fmt_printf(f, ", budget %s (%s)", HMPT_SIZE(st->budget), st->budget_from);
-	hmpt_fmt_printf(f, ", falls back to %s", hmpt_plan_pool_name(plan_g, p->fallback));
+	hmpt_fmt_printf(f, ", falls back to %s", hmpt_plan_pool_name(ps->plan, p->fallback));
 }

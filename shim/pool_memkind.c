@@ -1,4 +1,4 @@
-/* pool_memkind.c — memkind pools (see pool.h).
+/* pool_memkind.c — memkind pools: hmpt_backend_memkind (backend.h).
  *
  * memkind is opened with dlopen, only when a plan names a memkind pool:
  * loading it into every program would start its allocator and read its
@@ -8,7 +8,7 @@
  * malloc_usable_size look there for page-aligned pointers while any memkind
  * block is live.
  */
-#include "pool.h"
+#include "backend.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -38,23 +38,23 @@ static pthread_mutex_t open_lock_g = PTHREAD_MUTEX_INITIALIZER;
 #define TABLE_SLOTS (1u << 16)
 typedef struct {
 	uintptr_t addr; /* 0: empty, 1: deleted */
-	hmpt_memkind_block_t b;
+	hmpt_backend_block_t b;
 } slot_t;
 static slot_t *table_g;
-uint64_t hmpt_memkind_live_g; /* live blocks; read without the lock by hmpt_memkind_any */
+uint64_t hmpt_backend_outside_g; /* live blocks; read without the lock by backend.h */
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 
-void hmpt_memkind_lock(void)
+static void memkind_lock(void)
 {
 	pthread_mutex_lock(&lock_g);
 }
 
-void hmpt_memkind_unlock(void)
+static void memkind_unlock(void)
 {
 	pthread_mutex_unlock(&lock_g);
 }
 
-void hmpt_memkind_reset_lock(void)
+static void memkind_reset_lock(void)
 {
 	pthread_mutex_init(&lock_g, NULL);
 }
@@ -98,7 +98,7 @@ static int do_open(char *err, size_t errlen)
 	return 0;
 }
 
-int hmpt_memkind_open(char *err, size_t errlen)
+static int memkind_open(char *err, size_t errlen)
 {
 	static char saved_g[256];
 
@@ -128,7 +128,7 @@ static memkind_t kind_of(int kind)
 	return p ? *p : NULL;
 }
 
-int hmpt_memkind_check(int kind)
+static int memkind_check(int kind)
 {
 	memkind_t k = kind_of(kind);
 
@@ -137,7 +137,7 @@ int hmpt_memkind_check(int kind)
 	return mk_g.check_fn(k) == 0 ? 0 : -ENODEV;
 }
 
-int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
+static int memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 {
 	unsigned long mask[HMPT_MAX_NODES / 64];
 	int mode = 0, kind = -1;
@@ -147,7 +147,7 @@ int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	for (int i = 0; hmpt_plan_kinds_g[i]; i++)
 		if (strcmp(hmpt_plan_kinds_g[i], "hbw_all") == 0)
 			kind = i;
-	if (hmpt_memkind_open(NULL, 0) != 0 || hmpt_memkind_check(kind) != 0)
+	if (memkind_open(NULL, 0) != 0 || memkind_check(kind) != 0)
 		return -ENODEV;
 	/* memkind binds the chunks of a kind to the kind's nodes when it maps
 	 * them: the policy of one block's address is the node set memkind
@@ -184,8 +184,8 @@ static int64_t find(uintptr_t a)
 	return -1;
 }
 
-void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_t site,
-                         uint16_t tag)
+static void *memkind_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
+                           int kind)
 {
 	memkind_t k = kind_of(kind);
 	void *p = NULL;
@@ -204,7 +204,7 @@ void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_
 	if (zero) /* memkind may hand back memory it had before */
 		memset(p, 0, size);
 	pthread_mutex_lock(&lock_g);
-	if (hmpt_memkind_live_g >= TABLE_SLOTS / 2) {
+	if (hmpt_backend_outside_g >= TABLE_SLOTS / 2) {
 		pthread_mutex_unlock(&lock_g);
 		mk_g.free_fn(NULL, p);
 		errno = ENOSPC;
@@ -214,18 +214,18 @@ void *hmpt_memkind_alloc(int kind, size_t size, size_t align, bool zero, uint32_
 	while (table_g[i].addr > 1)
 		i = (i + 1) & (TABLE_SLOTS - 1);
 	table_g[i].addr = (uintptr_t)p;
-	table_g[i].b = (hmpt_memkind_block_t){
+	table_g[i].b = (hmpt_backend_block_t){
 	    .size = size, .usable = mk_g.usable_fn(NULL, p), .site = site, .tag = tag};
-	__atomic_store_n(&hmpt_memkind_live_g, hmpt_memkind_live_g + 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&hmpt_backend_outside_g, hmpt_backend_outside_g + 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&lock_g);
 	return p;
 }
 
-int hmpt_memkind_lookup(const void *p, hmpt_memkind_block_t *out)
+static int memkind_lookup(const void *p, hmpt_backend_block_t *out)
 {
 	int rc = -ENOENT;
 
-	if (((uintptr_t)p & 4095) || !hmpt_memkind_any())
+	if (((uintptr_t)p & 4095) || !hmpt_backend_outside_any())
 		return rc;
 	pthread_mutex_lock(&lock_g);
 	int64_t i = find((uintptr_t)p);
@@ -237,7 +237,7 @@ int hmpt_memkind_lookup(const void *p, hmpt_memkind_block_t *out)
 	return rc;
 }
 
-int hmpt_memkind_free(void *p, hmpt_memkind_block_t *out)
+static int memkind_free(void *p, hmpt_backend_block_t *out)
 {
 	int64_t i;
 
@@ -248,7 +248,8 @@ int hmpt_memkind_free(void *p, hmpt_memkind_block_t *out)
 		/* deleted (1) keeps later entries of the run findable; the end
 		 * of a run can be emptied outright */
 		table_g[i].addr = table_g[(i + 1) & (TABLE_SLOTS - 1)].addr ? 1 : 0;
-		__atomic_store_n(&hmpt_memkind_live_g, hmpt_memkind_live_g - 1, __ATOMIC_RELAXED);
+		__atomic_store_n(&hmpt_backend_outside_g, hmpt_backend_outside_g - 1,
+		                 __ATOMIC_RELAXED);
 	}
 	pthread_mutex_unlock(&lock_g);
 	if (i < 0)
@@ -256,3 +257,23 @@ int hmpt_memkind_free(void *p, hmpt_memkind_block_t *out)
 	mk_g.free_fn(NULL, p);
 	return 0;
 }
+
+bool hmpt_backend_outside_owns(const void *p)
+{
+	hmpt_backend_block_t b;
+
+	return memkind_lookup(p, &b) == 0;
+}
+
+const hmpt_backend_ops_t hmpt_backend_memkind = {
+    .name = "memkind",
+    .open = memkind_open,
+    .check = memkind_check,
+    .alloc = memkind_alloc,
+    .free = memkind_free,
+    .lookup = memkind_lookup,
+    .probe_hbw = memkind_probe_hbw,
+    .lock = memkind_lock,
+    .unlock = memkind_unlock,
+    .reset_lock = memkind_reset_lock,
+};

@@ -256,11 +256,11 @@ static uint32_t sort_sites(void)
 /* ,\n "placement": {...}: where the site's allocations went, per pool */
 static void write_site_placement(hmpt_fmt_t *f, uint32_t site)
 {
-	const hmpt_plan_t *pl = hmpt_pools_plan();
+	const hmpt_plan_t *pl = hmpt_pools_plan(&hmpt_pools_g);
 	const hmpt_placer_site_t *s = hmpt_placer_site(site);
 	bool first = true;
 
-	if (!hmpt_pools_active() || !s)
+	if (!hmpt_pools_active(&hmpt_pools_g) || !s)
 		return;
 	hmpt_fmt_str(f, ",\n      \"placement\": {");
 	kv_str(f, "pool", hmpt_plan_pool_name(pl, s->pool), ", ");
@@ -376,10 +376,10 @@ static void write_plan_matches(hmpt_fmt_t *f, const hmpt_plan_t *pl)
 
 static void write_plan(hmpt_fmt_t *f)
 {
-	const hmpt_plan_t *pl = hmpt_pools_plan();
-	const hmpt_topo_t *t = hmpt_pools_topo();
+	const hmpt_plan_t *pl = hmpt_pools_plan(&hmpt_pools_g);
+	const hmpt_topo_t *t = hmpt_pools_topo(&hmpt_pools_g);
 
-	if (!hmpt_pools_active())
+	if (!hmpt_pools_active(&hmpt_pools_g))
 		return;
 	hmpt_fmt_str(f, "  \"plan\": {\n    ");
 	kv_str(f, "path", pl->path, ", ");
@@ -391,7 +391,7 @@ static void write_plan(hmpt_fmt_t *f)
 	for (int i = 0; i < pl->npools; i++) {
 		const hmpt_plan_pool_t *p = &pl->pools[i];
 		hmpt_pool_stats_t st;
-		hmpt_pools_stats(i, &st);
+		hmpt_pools_stats(&hmpt_pools_g, i, &st);
 		hmpt_fmt_str(f, i ? ",\n      {" : "\n      {");
 		kv_str(f, "name", p->name, ", ");
 		key(f, "nodes");

@@ -74,13 +74,13 @@ static void place_static(const hmpt_static_t *o)
 
 	hmpt_statics_pages(o, hmpt_page_g, &lo, &hi);
 	if (pool != HMPT_POOL_SYSTEM && lo != hi)
-		hmpt_pools_choose(static_pool(pool, o, s), hi - lo, s->id, &c);
+		hmpt_pools_choose(&hmpt_pools_g, static_pool(pool, o, s), hi - lo, s->id, &c);
 	while (c.pool != HMPT_POOL_SYSTEM) {
 		/* a fallback after a refusal may be such a pool too */
-		int rc = c.memkind || c.hugetlb
+		int rc = c.backend != HMPT_BACKEND_NUMA || c.hugetlb
 		             ? -EOPNOTSUPP
-		             : hmpt_pools_shape_existing((void *)lo, hi - lo, c.tag);
-		if (rc == 0 || !hmpt_pools_refuse(&c, hi - lo, s->id, -rc))
+		             : hmpt_pools_shape_existing(&hmpt_pools_g, (void *)lo, hi - lo, c.tag);
+		if (rc == 0 || !hmpt_pools_refuse(&hmpt_pools_g, &c, hi - lo, s->id, -rc))
 			break;
 	}
 	/* initialised data the program only reads would stay in the page

@@ -17,18 +17,12 @@ static int warned_invalid_free_g, warned_arena_g, warned_track_g;
 
 bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
 {
-	hmpt_block_t a;
-	hmpt_memkind_block_t m;
+	const hmpt_backend_ops_t *ops = hmpt_backend_of(p);
+	hmpt_backend_block_t a;
 
-	if (hmpt_arena_owns(p)) {
-		if (hmpt_arena_lookup(p, &a) != 0)
-			return false;
-		*b = (hmpt_track_block_t){a.size, a.mapped, a.site, a.tag, false};
-		return true;
-	}
-	if (hmpt_memkind_lookup(p, &m) != 0)
+	if (ops->lookup(p, &a) != 0)
 		return false;
-	*b = (hmpt_track_block_t){m.size, m.usable, m.site, m.tag, true};
+	*b = (hmpt_track_block_t){a.size, a.usable, a.site, a.tag, ops};
 	return true;
 }
 
@@ -41,12 +35,10 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 	void *p;
 
 	if (hmpt_placing_g)
-		hmpt_pools_choose(hmpt_placer_site_pool(site), size, id, &c);
+		hmpt_pools_choose(&hmpt_pools_g, hmpt_placer_site_pool(site), size, id, &c);
 	for (;;) {
-		int kind = c.pool >= 0 ? hmpt_plan_g.pools[c.pool].kind : -1;
-		p = c.memkind ? hmpt_memkind_alloc(kind, size, align, zero, site, c.tag)
-		              : hmpt_arena_alloc(size, align, zero, site, c.tag);
-		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&c, size, id, errno))
+		p = hmpt_backends_g[c.backend]->alloc(size, align, zero, site, c.tag, c.kind);
+		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&hmpt_pools_g, &c, size, id, errno))
 			break;
 	}
 	if (p && hmpt_placing_g) {
@@ -60,14 +52,11 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 /* Release a tracked block: its memory, its charge, its site's live bytes. */
 static void block_free(void *p, const hmpt_track_block_t *b)
 {
-	hmpt_block_t a;
-	hmpt_memkind_block_t m;
+	hmpt_backend_block_t a;
 
-	if (b->memkind)
-		hmpt_memkind_free(p, &m);
-	else if (hmpt_arena_free(p, &a) == 0)
-		hmpt_sample_note_gone((uintptr_t)p, a.mapped, a.site, a.born);
-	hmpt_pools_release(b->tag, hmpt_pools_round(b->tag, b->size));
+	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
+		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
+	hmpt_pools_release(&hmpt_pools_g, b->tag, hmpt_pools_round(&hmpt_pools_g, b->tag, b->size));
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
 	hmpt_sites_unlock();
@@ -113,7 +102,8 @@ static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
 	hmpt_fmt_hex(&f, hmpt_sites_get(site)->id, 16);
 	if (hmpt_placing_g && hmpt_track_lookup(p, &b)) {
 		hmpt_fmt_str(&f, " pool ");
-		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, hmpt_pools_tag_pool(b.tag)));
+		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g,
+		                                     hmpt_pools_tag_pool(&hmpt_pools_g, b.tag)));
 	}
 	hmpt_log_end(&f, HMPT_LOG_DEBUG);
 }
@@ -194,22 +184,23 @@ void hmpt_track_free(void *p)
 static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 {
 	uint32_t site = hmpt_sites_capture();
-	hmpt_block_t was;
+	hmpt_backend_block_t was;
 	void *q = NULL;
 
-	if (!old->memkind &&
-	    (!hmpt_placing_g || hmpt_pools_tag_pool(old->tag) == hmpt_placer_site_pool(site))) {
+	if (old->backend->resize &&
+	    (!hmpt_placing_g ||
+	     hmpt_pools_tag_pool(&hmpt_pools_g, old->tag) == hmpt_placer_site_pool(site))) {
 		/* same pool: grow or shrink in place, or move the pages, if the
 		 * placement's budget takes the new size */
-		uint64_t before = hmpt_pools_round(old->tag, old->size);
-		uint64_t after = hmpt_pools_round(old->tag, size);
-		if (hmpt_pools_regrow(old->tag, before, after)) {
-			q = hmpt_arena_realloc(p, size, site, &was);
+		uint64_t before = hmpt_pools_round(&hmpt_pools_g, old->tag, old->size);
+		uint64_t after = hmpt_pools_round(&hmpt_pools_g, old->tag, size);
+		if (hmpt_pools_regrow(&hmpt_pools_g, old->tag, before, after)) {
+			q = old->backend->resize(p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
-				hmpt_sample_note_gone((uintptr_t)p, was.mapped, was.site, was.born);
+				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born);
 			if (q)
 				goto done;
-			hmpt_pools_regrow(old->tag, after, before);
+			hmpt_pools_regrow(&hmpt_pools_g, old->tag, after, before);
 		}
 	}
 	/* elsewhere: a new block where the plan says, then the copy */
@@ -224,10 +215,10 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 	log_tracked("realloc", q, size, site);
 	return q;
 done:
-	hmpt_pools_count(old->tag, hmpt_pools_round(old->tag, size));
+	hmpt_pools_count(&hmpt_pools_g, old->tag, hmpt_pools_round(&hmpt_pools_g, old->tag, size));
 	hmpt_sites_lock();
 	if (hmpt_placing_g)
-		hmpt_placer_count(site, hmpt_pools_tag_pool(old->tag), size);
+		hmpt_placer_count(site, hmpt_pools_tag_pool(&hmpt_pools_g, old->tag), size);
 	hmpt_sites_note_free(old->site, old->size);
 	hmpt_sites_note_alloc(site, size, hmpt_sys_now_ns());
 	hmpt_sites_unlock();

@@ -1,7 +1,7 @@
 /* track.h — tracked blocks: the large requests hmpt serves.
  *
  * A tracked request captures its call site and takes a block from the
- * arena (arena.h) or, for a memkind pool, from memkind (pool.h), placed as
+ * backend of its placement (backend.h: the arena, or memkind), placed as
  * the plan says (placer.h).  Every pointer hmpt made is recognised by
  * hmpt_track_owns(); every other pointer goes back to the allocator that
  * made it.
@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
+#include "backend.h"
 #include "pool.h"
 
 /* A tracked block, wherever it lives. */
@@ -21,17 +21,14 @@ typedef struct {
 	uint64_t size, usable;
 	uint32_t site;
 	uint16_t tag;
-	bool memkind;
+	const hmpt_backend_ops_t *backend;
 } hmpt_track_block_t;
 
 /* Made by hmpt: in the arena, or a live memkind block (only page-aligned
  * pointers are looked up, and only while memkind blocks exist). */
 static inline bool hmpt_track_owns(const void *p)
 {
-	hmpt_memkind_block_t m;
-
-	return hmpt_arena_owns(p) ||
-	       (!((uintptr_t)p & 4095) && hmpt_memkind_any() && hmpt_memkind_lookup(p, &m) == 0);
+	return hmpt_backend_owns(p);
 }
 
 bool hmpt_track_lookup(void *p, hmpt_track_block_t *b);

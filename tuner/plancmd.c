@@ -176,6 +176,7 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 	char err[1024], line[1024];
 	int warnings = 0, rc;
 	hmpt_fmt_t f;
+	hmpt_pools_t *pools = NULL;
 
 	rc = hmpt_plan_load(file, &plan, err, sizeof(err));
 	if (rc) {
@@ -185,9 +186,14 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 	if (!quiet)
 		print_plan(&plan);
 	if (machine) {
+		pools = hmpt_pools_create();
+		if (!pools) {
+			fprintf(stderr, "hmpt-tune: no memory for the pools\n");
+			goto bad;
+		}
 		rc = hmpt_poolspec_topo(&topo, &plan, err, sizeof(err));
 		if (rc == 0)
-			rc = hmpt_pools_resolve(&plan, &topo, print_warning, &warnings, err,
+			rc = hmpt_pools_resolve(pools, &plan, &topo, print_warning, &warnings, err,
 			                        sizeof(err));
 		if (rc) {
 			fprintf(stderr, "hmpt-tune: %s\n", err);
@@ -205,7 +211,7 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 				       (unsigned long long)topo.huge_free_total);
 			for (int i = 0; i < plan.npools; i++) {
 				hmpt_fmt_init(&f, line, sizeof(line), -1);
-				hmpt_pools_describe(&f, i);
+				hmpt_pools_describe(pools, &f, i);
 				printf("  %s\n", hmpt_fmt_cstr(&f));
 			}
 		}
@@ -215,9 +221,11 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 		       warnings ? "" : "\n");
 	if (warnings)
 		printf(" (%d warning%s)\n", warnings, warnings == 1 ? "" : "s");
+	hmpt_pools_destroy(pools);
 	hmpt_plan_free(&plan);
 	return 0;
 bad:
+	hmpt_pools_destroy(pools);
 	hmpt_plan_free(&plan);
 	return 1;
 }

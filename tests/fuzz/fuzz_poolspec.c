@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "fuzz_check.h"
 #include "poolspec.h"
 
@@ -14,12 +15,13 @@
 
 /* hmpt_poolspec_topo() refers to memkind's probe; the fuzzer never reads
  * the topology, so it links without pool_memkind.c */
-int hmpt_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
+static int no_probe(hmpt_nodemask_t *hbm, void *ctx)
 {
 	(void)hbm;
 	(void)ctx;
 	return -1;
 }
+const hmpt_backend_ops_t hmpt_backend_memkind = {.name = "memkind", .probe_hbw = no_probe};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -19,6 +19,7 @@
 
 static hmpt_topo_t topo;
 static hmpt_plan_t plan;
+static hmpt_pools_t *pools;
 
 static const char plan_text[] =
     "{ \"format\": \"hmpt-plan\", \"format_version\": 1,\n"
@@ -61,7 +62,9 @@ static int setup(void)
 		fprintf(stderr, "plan: %s\n", err);
 		return -1;
 	}
-	if (hmpt_pools_resolve(&plan, &topo, warned, NULL, err, sizeof(err)) != 0) {
+	pools = hmpt_pools_create();
+	if (!pools ||
+	    hmpt_pools_resolve(pools, &plan, &topo, warned, NULL, err, sizeof(err)) != 0) {
 		fprintf(stderr, "resolve: %s\n", err);
 		return -1;
 	}
@@ -71,7 +74,7 @@ static int setup(void)
 static int nodes_of(const hmpt_choice_t *c, unsigned n)
 {
 	hmpt_pool_stats_t st;
-	hmpt_pools_stats(c->pool, &st);
+	hmpt_pools_stats(pools, c->pool, &st);
 	return hmpt_nodemask_has(&st.nodes, n);
 }
 
@@ -109,35 +112,35 @@ static void test_capacity(void)
 	char msg[512];
 	hmpt_pool_stats_t st;
 
-	hmpt_pools_stats(hbm, &st);
+	hmpt_pools_stats(pools, hbm, &st);
 	CHECK(st.budget == 100 * MiB && strcmp(st.budget_from, "capacity") == 0);
-	hmpt_pools_choose(hbm, 60 * MiB, 1, &a);
+	hmpt_pools_choose(pools, hbm, 60 * MiB, 1, &a);
 	CHECK(a.pool == hbm && a.tag != 0 && !a.hugetlb && a.bytes == 60 * MiB && nodes_of(&a, 2));
 	said_begin();
-	hmpt_pools_choose(hbm, 60 * MiB, 2, &b); /* 120 > 100: the whole block to ddr */
+	hmpt_pools_choose(pools, hbm, 60 * MiB, 2, &b); /* 120 > 100: the whole block to ddr */
 	said_end(msg, sizeof(msg));
 	CHECK(b.pool == ddr && b.bytes == 60 * MiB);
 	/* node 2 is short too (52 MiB left), but the capacity is what the plan said */
 	CHECK(strcmp(msg, "hmpt: pool hbm cannot take 60.0 MiB for site 0000000000000002 (budget "
 	                  "100.0 MiB from capacity, 60.0 MiB in use): it and any like it go to "
 	                  "ddr; the profile counts them\n") == 0);
-	hmpt_pools_stats(hbm, &st);
+	hmpt_pools_stats(pools, hbm, &st);
 	CHECK(st.used == 60 * MiB && st.refused == 1 && st.refused_bytes == 60 * MiB);
 	CHECK(st.allocations == 1 && st.peak == 60 * MiB);
 	/* growing in place: to 90 fits, to 120 does not and changes nothing */
-	CHECK(hmpt_pools_regrow(a.tag, 60 * MiB, 90 * MiB));
-	CHECK(!hmpt_pools_regrow(a.tag, 90 * MiB, 120 * MiB));
-	hmpt_pools_stats(hbm, &st);
+	CHECK(hmpt_pools_regrow(pools, a.tag, 60 * MiB, 90 * MiB));
+	CHECK(!hmpt_pools_regrow(pools, a.tag, 90 * MiB, 120 * MiB));
+	hmpt_pools_stats(pools, hbm, &st);
 	CHECK(st.used == 90 * MiB && st.peak == 90 * MiB);
-	CHECK(hmpt_pools_regrow(a.tag, 90 * MiB, 10 * MiB)); /* shrinking always fits */
-	hmpt_pools_choose(hbm, 60 * MiB, 3, &c);
+	CHECK(hmpt_pools_regrow(pools, a.tag, 90 * MiB, 10 * MiB)); /* shrinking always fits */
+	hmpt_pools_choose(pools, hbm, 60 * MiB, 3, &c);
 	CHECK(c.pool == hbm);
-	hmpt_pools_release(a.tag, 10 * MiB);
-	hmpt_pools_release(c.tag, 60 * MiB);
-	hmpt_pools_release(b.tag, 60 * MiB);
-	hmpt_pools_stats(hbm, &st);
+	hmpt_pools_release(pools, a.tag, 10 * MiB);
+	hmpt_pools_release(pools, c.tag, 60 * MiB);
+	hmpt_pools_release(pools, b.tag, 60 * MiB);
+	hmpt_pools_stats(pools, hbm, &st);
 	CHECK(st.used == 0);
-	hmpt_pools_stats(ddr, &st);
+	hmpt_pools_stats(pools, ddr, &st);
 	CHECK(st.used == 0 && st.allocations == 1);
 }
 
@@ -150,18 +153,18 @@ static void test_node_room(void)
 	char msg[512];
 	hmpt_pool_stats_t st;
 
-	hmpt_pools_stats(wide, &st);
+	hmpt_pools_stats(pools, wide, &st);
 	CHECK(st.budget == 224 * MiB && strcmp(st.budget_from, "free memory") == 0);
 	said_begin();
-	hmpt_pools_choose(wide, 120 * MiB, 4, &a);
+	hmpt_pools_choose(pools, wide, 120 * MiB, 4, &a);
 	said_end(msg, sizeof(msg));
 	CHECK(a.pool == ddr);
 	CHECK(strstr(msg, "(only 112.0 MiB left on node 2: its free memory at start less a "
 	                  "reserve)") != NULL);
-	hmpt_pools_choose(wide, 112 * MiB, 5, &b);
+	hmpt_pools_choose(pools, wide, 112 * MiB, 5, &b);
 	CHECK(b.pool == wide && nodes_of(&b, 2));
-	hmpt_pools_release(a.tag, a.bytes);
-	hmpt_pools_release(b.tag, b.bytes);
+	hmpt_pools_release(pools, a.tag, a.bytes);
+	hmpt_pools_release(pools, b.tag, b.bytes);
 }
 
 /* hugetlb: blocks rounded to 2 MiB, budget = the free huge pages (6) */
@@ -172,18 +175,18 @@ static void test_hugetlb(void)
 	char msg[512];
 	hmpt_pool_stats_t st;
 
-	hmpt_pools_stats(huge, &st);
+	hmpt_pools_stats(pools, huge, &st);
 	CHECK(st.budget == 12 * MiB && strcmp(st.budget_from, "free huge pages") == 0);
-	hmpt_pools_choose(huge, 9 * MiB + 1, 6, &a);
+	hmpt_pools_choose(pools, huge, 9 * MiB + 1, 6, &a);
 	CHECK(a.pool == huge && a.hugetlb && a.bytes == 10 * MiB);
-	CHECK(hmpt_pools_round(a.tag, 1) == 2 * MiB && hmpt_pools_tag_hugetlb(a.tag));
+	CHECK(hmpt_pools_round(pools, a.tag, 1) == 2 * MiB && hmpt_pools_tag_hugetlb(pools, a.tag));
 	said_begin();
-	hmpt_pools_choose(huge, 4 * MiB, 7, &b);
+	hmpt_pools_choose(pools, huge, 4 * MiB, 7, &b);
 	said_end(msg, sizeof(msg));
 	CHECK(b.pool == ddr && !b.hugetlb);
 	CHECK(strstr(msg, "(only 2.00 MiB of free 2 MiB pages left on node 0)") != NULL);
-	hmpt_pools_release(a.tag, a.bytes);
-	hmpt_pools_release(b.tag, b.bytes);
+	hmpt_pools_release(pools, a.tag, a.bytes);
+	hmpt_pools_release(pools, b.tag, b.bytes);
 }
 
 /* "system" always fits and is tag 0 */
@@ -191,10 +194,10 @@ static void test_system(void)
 {
 	hmpt_choice_t c;
 
-	hmpt_pools_choose(HMPT_POOL_SYSTEM, 3 * MiB, 8, &c);
-	CHECK(c.pool == HMPT_POOL_SYSTEM && c.tag == 0 && !c.memkind);
-	CHECK(hmpt_pools_tag_pool(0) == HMPT_POOL_SYSTEM);
-	CHECK(!hmpt_pools_refuse(&c, 3 * MiB, 8, ENOMEM));
+	hmpt_pools_choose(pools, HMPT_POOL_SYSTEM, 3 * MiB, 8, &c);
+	CHECK(c.pool == HMPT_POOL_SYSTEM && c.tag == 0 && c.backend == HMPT_BACKEND_NUMA);
+	CHECK(hmpt_pools_tag_pool(pools, 0) == HMPT_POOL_SYSTEM);
+	CHECK(!hmpt_pools_refuse(pools, &c, 3 * MiB, 8, ENOMEM));
 }
 
 int main(void)
@@ -209,6 +212,7 @@ int main(void)
 	} else {
 		failures++;
 	}
+	hmpt_pools_destroy(pools);
 	hmpt_plan_free(&plan);
 	fixture_end();
 	return failures != 0;
