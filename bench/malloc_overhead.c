@@ -19,29 +19,12 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 extern void *__libc_malloc(size_t);
 extern void __libc_free(void *);
 
 #define ROUNDS 21
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static void *volatile sink;
 
@@ -49,24 +32,24 @@ static void *volatile sink;
  * would add the very cost being measured. */
 static double pairs_hmpt(size_t size, long n)
 {
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < n; i++) {
 		void *p = malloc(size);
 		sink = p;
 		free(p);
 	}
-	return (now() - t) / (double)n;
+	return (bench_now() - t) / (double)n;
 }
 
 static double pairs_glibc(size_t size, long n)
 {
-	double t = now();
+	double t = bench_now();
 	for (long i = 0; i < n; i++) {
 		void *p = __libc_malloc(size);
 		sink = p;
 		__libc_free(p);
 	}
-	return (now() - t) / (double)n;
+	return (bench_now() - t) / (double)n;
 }
 
 /* recurse to `depth` frames, then time malloc+free there */
@@ -110,10 +93,10 @@ int main(int argc, char **argv)
 	printf("hmpt %s, %d rounds, medians\n", version(), ROUNDS);
 	printf("small 64 B malloc+free: glibc %.1f ns, with hmpt %.1f ns, ratio %.3fx "
 	       "(target <= 1.05x)\n",
-	       median(small_g, ROUNDS) * 1e9, median(small_h, ROUNDS) * 1e9,
-	       median(small_ratio, ROUNDS));
+	       bench_median(small_g, ROUNDS) * 1e9, bench_median(small_h, ROUNDS) * 1e9,
+	       bench_median(small_ratio, ROUNDS));
 	printf("tracked %zu B malloc+free at stack depth 16: %.0f ns (target <= 300 ns); "
 	       "glibc alone %.0f ns\n",
-	       big, median(big_h, ROUNDS) * 1e9, median(big_g, ROUNDS) * 1e9);
+	       big, bench_median(big_h, ROUNDS) * 1e9, bench_median(big_g, ROUNDS) * 1e9);
 	return 0;
 }

@@ -16,12 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "bench_util.h"
 
 /* the workload: first touch, then 10 triads; prints both times */
 static int work(size_t mib)
@@ -31,17 +26,17 @@ static int work(size_t mib)
 	       *c = malloc(n * sizeof(double));
 	if (!a || !b || !c)
 		return 1;
-	double t0 = now();
+	double t0 = bench_now();
 	for (size_t i = 0; i < n; i++) {
 		a[i] = 1.0;
 		b[i] = 2.0;
 		c[i] = 0.0;
 	}
-	double t1 = now();
+	double t1 = bench_now();
 	for (int k = 0; k < 10; k++)
 		for (size_t i = 0; i < n; i++)
 			a[i] = b[i] + 3.0 * c[i];
-	double t2 = now();
+	double t2 = bench_now();
 	printf("%.6f %.6f %g\n", t1 - t0, t2 - t1, a[n / 2]);
 	return 0;
 }
@@ -76,18 +71,6 @@ static int run(const char *self, const char *lib, const char *mode, const char *
 	if (got <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
 		return -1;
 	return sscanf(buf, "%lf %lf", touch, triad) == 2 ? 0 : -1;
-}
-
-static int cmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 int main(int argc, char **argv)
@@ -137,8 +120,8 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double ot = median(off_touch, rounds), otr = median(off_triad, rounds);
-	double nt = median(on_touch, rounds), ntr = median(on_triad, rounds);
+	double ot = bench_median(off_touch, rounds), otr = bench_median(off_triad, rounds);
+	double nt = bench_median(on_touch, rounds), ntr = bench_median(on_triad, rounds);
 	printf("sampling overhead: HMPT_SAMPLE=%s gives \"%s\" here; 3 x %s MiB arrays, "
 	       "medians of %d interleaved rounds\n",
 	       mode, kind, mib, rounds);

@@ -18,32 +18,21 @@
 #include <sys/wait.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 extern char **environ;
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
 
 static double run(char **argv, char **envp)
 {
 	pid_t pid;
 	int st;
-	double t = now();
+	double t = bench_now();
 	if (posix_spawn(&pid, argv[0], NULL, NULL, argv, envp) != 0 ||
 	    waitpid(pid, &st, 0) != pid || !WIFEXITED(st)) {
 		fprintf(stderr, "startup: cannot run %s\n", argv[0]);
 		exit(2);
 	}
-	return now() - t;
+	return bench_now() - t;
 }
 
 int main(int argc, char **argv)
@@ -87,9 +76,7 @@ int main(int argc, char **argv)
 			a[r] = run(prog, plain);
 		}
 	}
-	qsort(a, (size_t)rounds, sizeof(double), cmp_double);
-	qsort(b, (size_t)rounds, sizeof(double), cmp_double);
-	double ma = a[rounds / 2], mb = b[rounds / 2];
+	double ma = bench_median(a, rounds), mb = bench_median(b, rounds);
 	printf("start-up of %s, %d runs each, medians: without hmpt %.3f ms, with hmpt (nothing "
 	       "asked) "
 	       "%.3f ms: %.3f ms added, ratio %.2fx (goal: at most 1 ms added)\n",

@@ -26,6 +26,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_util.h"
+
 #define LIVE 64
 
 typedef struct {
@@ -134,20 +136,24 @@ static void make(worker_t *w, blk_t *b)
 	size_t align = (size_t)64 << (rnd(&w->rng) % 7); /* 64 B .. 4 KiB */
 	void *p = NULL;
 
-	switch (rnd(&w->rng) % 4) {
+	unsigned op = (unsigned)(rnd(&w->rng) % 4);
+	switch (op) {
 	case 0: p = malloc(n); break;
-	case 1:
-		p = calloc(1, n);
+	case 1: { /* count x size, as programs call it */
+		size_t elem = (size_t)1 << (rnd(&w->rng) % 4);
+		n = (n + elem - 1) / elem * elem;
+		p = calloc(n / elem, elem);
 		if (p && !zeroed(p, n))
 			corrupt(w, "calloc (not zero)", n);
 		break;
+	}
 	case 2:
 		if (posix_memalign(&p, align, n) != 0)
 			p = NULL;
 		break;
 	default: p = aligned_alloc(align, (n + align - 1) & ~(align - 1)); break;
 	}
-	if (p && (uintptr_t)p % 16)
+	if (p && (uintptr_t)p % (op >= 2 ? align : 16))
 		corrupt(w, "allocation (misaligned)", n);
 	if (!p) {
 		w->failed++;
@@ -203,13 +209,6 @@ static void *work(void *arg)
 	return NULL;
 }
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 3) {
@@ -227,7 +226,7 @@ int main(int argc, char **argv)
 	worker_t *w = calloc((size_t)nt, sizeof(*w));
 	if (!w)
 		return 2;
-	double t0 = now();
+	double t0 = bench_now();
 	for (int i = 0; i < nt; i++) {
 		w[i].ops = ops;
 		w[i].rng = seed + (uint64_t)i * 0x9e3779b97f4a7c15ull;
@@ -243,7 +242,7 @@ int main(int argc, char **argv)
 		bad += w[i].corrupt;
 		failed += w[i].failed;
 	}
-	double s = now() - t0;
+	double s = bench_now() - t0;
 	struct rusage ru;
 	getrusage(RUSAGE_SELF, &ru);
 	printf("threads %d ops %ld seconds %.3f kops/s %.1f corrupt %llu failed %llu maxrss_mib "

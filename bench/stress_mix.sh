@@ -8,13 +8,15 @@
 # taken within the round.  Printed: the median ratio and the medians of the
 # throughputs.  Configurations:
 #   glibc     no hmpt
-#   no plan   libhmpt.so tracking and naming every block >= 1 MiB (a
-#             profiling run of hmpt-tune)
+#   no plan   LD_PRELOAD=libhmpt.so alone: every block >= 1 MiB tracked and
+#             named, nothing asked (a profiling run adds only the profile
+#             written at exit)
 #   all 4k    a plan whose only pool is 4 KiB pages (an all-slow run of a
 #             tuning on a machine whose pools differ in page size)
 #   all thp   a plan whose only pool is transparent huge pages
 # Goal (issue 20): every hmpt configuration at least 0.8x glibc.
-# A run with corrupt contents stops the benchmark with status 1.
+# A run with corrupt contents, or with allocations refused, stops the
+# benchmark with status 1.
 #
 # Usage: bench/stress_mix.sh [THREADS...]   (default: 1 2 4 16)
 # Environment: ROUNDS (5), OPS (ops per thread, 4000), B (build directory),
@@ -53,6 +55,10 @@ run() { # INDEX THREADS: prints kops/s and peak RSS in MiB
 		exit 1
 	fi
 	set -- $out
+	if [ "${12}" != 0 ]; then
+		echo "stress_mix.sh: ${names[$1]}, $2 threads: ${12} allocations refused: $out" >&2
+		exit 1
+	fi
 	echo "${8} ${14}"
 }
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

@@ -202,11 +202,13 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	if (!hmpt_tracking_g)
 		return;
 	fork_register();
-	/* warm the unwinder up now, outside any malloc.  The plan is read at
-	 * the first tracked request: a wrapper that runs the program (taskset,
-	 * numactl, mpirun, a shell) and never allocates a large block then says
-	 * nothing about it.  HMPT_STRICT=1 reads it here, to stop before main,
-	 * and so does a program with large static data. */
+	/* The plan is read at the first tracked request: a wrapper that runs
+	 * the program (taskset, numactl, mpirun, a shell) and never allocates a
+	 * large block then says nothing about it.  HMPT_STRICT=1 reads it here,
+	 * to stop before main, and so does a program with large static data.
+	 * When something is asked, the unwinder is warmed up here, outside any
+	 * malloc; when nothing is, its first walk is in the first tracked
+	 * request (with the guard held, like any walk). */
 	hmpt_guard_enter();
 	if (hmpt_opt_g[HMPT_OPT_STRICT].num)
 		hmpt_placer_init();

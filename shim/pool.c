@@ -631,7 +631,9 @@ static int do_mbind(hmpt_pools_t *ps, void *addr, size_t len, const hmpt_pools_p
 		mask[first / 64] = 1ul << (first % 64);
 	}
 	/* the kernel counts maxnode one past the last bit it reads */
-	if (syscall(SYS_mbind, addr, len, mode, mask, HMPT_MAX_NODES + 1, flags) == 0)
+	/* every argument as the kernel's unsigned long (a variadic call) */
+	if (syscall(SYS_mbind, addr, (unsigned long)len, (unsigned long)mode, mask,
+	            (unsigned long)(HMPT_MAX_NODES + 1), (unsigned long)flags) == 0)
 		return 0;
 	if (errno == EINVAL && mode == MPOL_PREFERRED_MANY) {
 		__atomic_store_n(&ps->preferred_many, 0, __ATOMIC_RELAXED);

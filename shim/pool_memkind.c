@@ -157,7 +157,8 @@ static int memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 		return -ENOMEM;
 	memset(mask, 0, sizeof(mask));
 	/* the system call itself, as pool.c's mbind (no libnuma) */
-	int rc = (int)syscall(SYS_get_mempolicy, &mode, mask, HMPT_MAX_NODES + 1, p, MPOL_F_ADDR);
+	int rc = (int)syscall(SYS_get_mempolicy, &mode, mask, (unsigned long)(HMPT_MAX_NODES + 1),
+	                      p, (unsigned long)MPOL_F_ADDR);
 	mk_g.free_fn(NULL, p);
 	if (rc != 0)
 		return -errno;

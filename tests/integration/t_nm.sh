@@ -5,3 +5,8 @@ want="_Exit _exit aligned_alloc calloc free hmpt_profile_write hmpt_version mall
 malloc_usable_size memalign posix_memalign pthread_create pvalloc realloc reallocarray valloc"
 got=$(nm -D --defined-only "$LIB" | awk '$2 ~ /^[TWiV]$/ { print $3 }' | sed 's/@.*//' | sort | tr '\n' ' ')
 [ "$got" = "$(echo $want | tr ' ' '\n' | sort | tr '\n' ' ')" ] || fail "exports: $got"
+# libpfm4 is opened when sampling asks for it and libnuma is not used: the
+# loader must not map either into every program (start-up, bench/startup.c)
+needed=$(readelf -d "$LIB" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+case " $needed" in *" libpfm"* | *" libnuma"*) fail "libhmpt.so needs $needed" ;; esac
+note "exports as listed; NEEDED: $needed"

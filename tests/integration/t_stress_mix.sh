@@ -19,6 +19,11 @@ check_out() { # NAME FILE
 	note "$1: $(cat "$2")"
 }
 
+LD_PRELOAD=$LIB "$MIX" 2 1500 >"$work/n.out" 2>"$work/n.err" ||
+	fail "nothing asked: exit $?: $(cat "$work/n.out" "$work/n.err")"
+check_out "nothing asked" "$work/n.out"
+[ ! -s "$work/n.err" ] || fail "nothing asked, yet it said: $(cat "$work/n.err")"
+
 run_profile "$work/p" "$MIX" 2 1500 >"$work/p.out" || fail "profiling run exited with $?: $(cat "$work/p.out")"
 check_out "profiled" "$work/p.out"
 prof=$work/p/profile.json
