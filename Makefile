@@ -23,7 +23,7 @@ B         := build
 WERROR    ?= -Werror
 OPT       ?= -O2
 WARN      := -Wall -Wextra $(WERROR)
-CPPFLAGS  += -D_GNU_SOURCE -DHMPT_VERSION=\"$(VERSION)\" -Iinclude
+CPPFLAGS  += -D_GNU_SOURCE -DHMPT_VERSION=\"$(VERSION)\" -Iinclude -Icommon
 CFLAGS    ?= $(OPT) -g
 CFLAGS    += -std=gnu11 $(WARN)
 
@@ -35,18 +35,22 @@ SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
                 -Wl,-z,nodelete -Wl,-z,defs
 SHIM_LIBS    := -lunwind -ldl -lpthread
 
+# common/: what the shim, hmpt-tune and hmpt-bench share (options, messages,
+# JSON, plans, topology, pools and their backends' table, the sampler's
+# choice), built once as the shim builds (PIC, hidden) and linked into all
+COMMON_SRC := $(wildcard common/*.c)
+COMMON_OBJ := $(COMMON_SRC:common/%.c=$(B)/common/%.o)
 SHIM_SRC  := $(wildcard shim/*.c)
-SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o)
+SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o) $(COMMON_OBJ)
 # the parts of the shim with no libc interposition and no constructor:
 # unit-testable (override.c exports the malloc family and _exit,
 # lifecycle.c holds the constructor)
 SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o,$(SHIM_OBJ))
+HDRS      := $(wildcard shim/*.h common/*.h include/*.h)
 
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
 TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
-# the shim's pieces that the tuner shares: one plan loader, one topology
-SHARED_OBJ := options.o fmt.o sys.o log.o json.o plan.o topo.o pool.o pool_memkind.o pmu.o pmu_pfm.o
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 
@@ -56,7 +60,9 @@ SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
         format format-check clean demo demo-apply progs
 all: $(B)/libhmpt.so $(B)/hmpt-tune $(B)/hmpt-bench
 
-$(B)/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/shim
+$(B)/shim/%.o: shim/%.c $(HDRS) | $(B)/shim
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
+$(B)/common/%.o: common/%.c $(HDRS) | $(B)/common
 	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) -c -o $@ $<
 $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
@@ -64,22 +70,24 @@ $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 # hmpt-bench: OpenMP kernels over arrays placed by the shim's own pool code
 BENCH_SRC := $(wildcard bench/hb_*.c) bench/hmpt_bench.c
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(B)/hb/%.o)
-$(B)/hb/%.o: bench/%.c bench/hb.h $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/hb
-	$(CC) $(CPPFLAGS) -Ishim -Ituner $(CFLAGS) -fopenmp -c -o $@ $<
-$(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(SHARED_OBJ:%=$(B)/shim/%)
+$(B)/hb/%.o: bench/%.c bench/hb.h $(wildcard tuner/*.h) $(HDRS) | $(B)/hb
+	$(CC) $(CPPFLAGS) -Ituner $(CFLAGS) -fopenmp -c -o $@ $<
+$(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -ldl -lpthread -lm
 
-$(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/tuner
+$(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
-$(B)/hmpt-tune: $(TUNER_OBJ) $(SHARED_OBJ:%=$(B)/shim/%)
+$(B)/hmpt-tune: $(TUNER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
 
 # ASan/UBSan builds of the tuner and the unit tests
-$(B)/asan/shim/%.o: shim/%.c $(wildcard shim/*.h include/*.h) | $(B)/asan/shim
+$(B)/asan/shim/%.o: shim/%.c $(HDRS) | $(B)/asan/shim
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
-$(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h shim/*.h include/*.h) | $(B)/asan/tuner
+$(B)/asan/common/%.o: common/%.c $(HDRS) | $(B)/asan/common
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/asan/tuner
 	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
-$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(SHARED_OBJ:%=$(B)/asan/shim/%)
+$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(COMMON_OBJ:$(B)/%=$(B)/asan/%)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
 $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
@@ -91,7 +99,8 @@ $(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h tests/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
 		tests/unit/test_bench.c bench/hb_kern.c bench/hb_cache.c -lm
 
-$(B)/shim $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/tuner $(B)/asan/unit $(B)/bench:
+$(B)/shim $(B)/common $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/common $(B)/asan/tuner \
+		$(B)/asan/unit $(B)/bench:
 	mkdir -p $@
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
@@ -102,10 +111,10 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all
-$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c shim/options.c shim/fmt.c | $(B)/fuzz
+$(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c common/options.c common/fmt.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
-$(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c shim/plan.c shim/json.c shim/topo.c shim/options.c \
-		shim/fmt.c shim/sys.c | $(B)/fuzz
+$(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c common/plan.c common/json.c common/topo.c \
+		common/options.c common/fmt.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
@@ -115,10 +124,10 @@ $(B)/fuzz/fuzz_slurm: tests/fuzz/fuzz_slurm.c tuner/runrec.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(B)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c shim/ring.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
-$(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c shim/sys.c | $(B)/fuzz
+$(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
-$(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tuner/poolspec.c shim/plan.c shim/json.c \
-		shim/topo.c shim/options.c shim/fmt.c shim/sys.c | $(B)/fuzz
+$(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tuner/poolspec.c common/plan.c common/json.c \
+		common/topo.c common/options.c common/fmt.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(FUZZ_BIN): tests/fuzz/fuzz_check.h
 $(B)/fuzz:
@@ -182,7 +191,7 @@ uninstall:
 	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
 
-FMT_SRC = $(wildcard shim/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] \
+FMT_SRC = $(wildcard shim/*.[ch] common/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] \
             tests/progs/*.c tests/progs/*.cpp)
 format:
 	clang-format -i $(FMT_SRC)

@@ -3,7 +3,7 @@
  *
  * Why its own buffers: each array of a kernel must live in a pool of its own
  * choosing, placed exactly as libhmpt.so would place it.  hb_mem.c therefore
- * resolves the pools with the shim's own code (shim/plan.c, topo.c, pool.c)
+ * resolves the pools with the shim's own code (common/plan.c, topo.c, pool.c)
  * and maps every array itself, then reads back where its pages really are.
  */
 #ifndef HMPT_BENCH_HB_H

@@ -1,7 +1,7 @@
 /* backend.c — the arena as a backend (backend.h), and the shim's table of
  * backends.  Node pools' blocks come from the arena, which gives fresh
  * granules their placement through pool.c's shaper (placer.c sets it). */
-#include "backend.h"
+#include "backend_arena.h"
 
 static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 {

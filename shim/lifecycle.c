@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "backend.h"
+#include "backend_arena.h"
 #include "boot.h"
 #include "forktab.h"
 #include "job.h"

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend.h"
+#include "backend_arena.h"
 #include "pool.h"
 
 /* A tracked block, wherever it lives. */

@@ -1,7 +1,7 @@
 /* plancmd.c — `hmpt-tune plan check` and `hmpt-tune plan make`.
  *
  * Both go through the shim's own plan loader, topology and pool
- * resolution (shim/plan.c, topo.c, pool.c), so that what `plan check`
+ * resolution (common/plan.c, topo.c, pool.c), so that what `plan check`
  * accepts and says about this machine is exactly what libhmpt.so will do. */
 #include "plancmd.h"
 

@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#include "backend.h"
+#include "backend_arena.h"
 
 #define MIB ((size_t)1 << 20)
 

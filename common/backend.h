@@ -10,10 +10,8 @@
  * tables: the shim to hmpt_backends_g (the arena, memkind), hmpt-bench to
  * its own mappings and memkind.
  *
- * Fast paths: free, realloc and malloc_usable_size ask "is this pointer
- * any backend's?" with hmpt_backend_owns(), inline: the arena's range
- * check, then, only for page-aligned pointers while blocks outside the
- * arena are live (one load), memkind's table.  No indirect call there.
+ * The shim's own tables (the arena's, and which backend holds a pointer)
+ * are in shim/backend_arena.h.
  *
  * Contract: ops return NULL with errno, or 0 / -errno; they never call
  * malloc themselves, but memkind's may reach memkind and dlopen, which do:
@@ -29,7 +27,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "arena.h"
 #include "plan.h"
 #include "topo.h"
 
@@ -72,10 +69,6 @@ typedef struct hmpt_backend_ops {
 
 /* memkind (pool_memkind.c, shared with the tuner and hmpt-bench) */
 extern const hmpt_backend_ops_t hmpt_backend_memkind;
-/* the arena (backend.c, the shim's) */
-extern const hmpt_backend_ops_t hmpt_backend_arena;
-/* The shim's backend of each hmpt_backend_t. */
-extern const hmpt_backend_ops_t *const hmpt_backends_g[2];
 
 /* Live blocks outside the arena (memkind's), read without a lock, so that
  * processes without memkind pay one load in free(). */
@@ -86,25 +79,5 @@ static inline bool hmpt_backend_outside_any(void)
 }
 /* A live block outside the arena starts at p (page-aligned). */
 bool hmpt_backend_outside_owns(const void *p);
-
-/* Perhaps made by one of the shim's backends: in the arena's range, or
- * page-aligned while blocks outside it live (free's test: no call). */
-static inline bool hmpt_backend_may_own(const void *p)
-{
-	return hmpt_arena_owns(p) || (!((uintptr_t)p & 4095) && hmpt_backend_outside_any());
-}
-
-/* Made by one of the shim's backends: the arena's range, or (only
- * page-aligned pointers, only while such blocks live) memkind's table. */
-static inline bool hmpt_backend_owns(const void *p)
-{
-	return hmpt_arena_owns(p) || (hmpt_backend_may_own(p) && hmpt_backend_outside_owns(p));
-}
-
-/* The shim's backend that would hold p. */
-static inline const hmpt_backend_ops_t *hmpt_backend_of(const void *p)
-{
-	return hmpt_arena_owns(p) ? &hmpt_backend_arena : &hmpt_backend_memkind;
-}
 
 #endif
