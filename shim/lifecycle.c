@@ -55,18 +55,16 @@ int hmpt_lifecycle_write_profile(const char *pattern, hmpt_end_t end)
 	hmpt_sites_unlock();
 	hmpt_guard_leave();
 
+	/* a path may be longer than hmpt_log_printf's 1 KiB */
 	char buf[4400];
 	hmpt_fmt_t f;
 	hmpt_log_begin(&f, buf, sizeof(buf));
 	if (rc) {
-		hmpt_fmt_str(&f, "cannot write the profile ");
-		hmpt_fmt_str(&f, path[0] ? path : pattern);
-		hmpt_fmt_str(&f, ": ");
-		hmpt_fmt_str(&f, strerrordesc_np(-rc));
+		hmpt_fmt_printf(&f, "cannot write the profile %s: %s", path[0] ? path : pattern,
+		                strerrordesc_np(-rc));
 		hmpt_log_end(&f, HMPT_LOG_WARN);
 	} else {
-		hmpt_fmt_str(&f, "profile written to ");
-		hmpt_fmt_str(&f, path);
+		hmpt_fmt_printf(&f, "profile written to %s", path);
 		hmpt_log_end(&f, HMPT_LOG_INFO);
 	}
 	return rc;
@@ -89,30 +87,19 @@ static void profile_at_exit(hmpt_end_t end)
 /* HMPT_VERBOSE=1: what each pool took, at exit */
 static void log_pools_at_exit(void)
 {
-	char buf[512];
-	hmpt_fmt_t f;
-
 	if (!hmpt_placing_g || hmpt_log_level_g < HMPT_LOG_INFO || getpid() != hmpt_owner_pid_g)
 		return;
 	for (int i = 0; i < hmpt_plan_g.npools; i++) {
 		hmpt_pool_stats_t st;
 		hmpt_pools_stats(&hmpt_pools_g, i, &st);
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "pool ");
-		hmpt_fmt_str(&f, hmpt_plan_g.pools[i].name);
-		hmpt_fmt_str(&f, ": ");
-		hmpt_fmt_u64(&f, st.allocations);
-		hmpt_fmt_str(&f, " allocations, ");
-		hmpt_fmt_size(&f, st.bytes);
-		hmpt_fmt_str(&f, " placed, peak ");
-		hmpt_fmt_size(&f, st.peak);
-		hmpt_fmt_str(&f, "; ");
-		hmpt_fmt_u64(&f, st.refused);
-		hmpt_fmt_str(&f, " refused (");
-		hmpt_fmt_size(&f, st.refused_bytes);
-		hmpt_fmt_str(&f, ") went to ");
-		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, hmpt_plan_g.pools[i].fallback));
-		hmpt_log_end(&f, HMPT_LOG_INFO);
+		hmpt_log_printf(
+		    HMPT_LOG_INFO,
+		    "pool %s: %llu allocations, %s placed, peak %s; %llu refused (%s) went "
+		    "to %s",
+		    hmpt_plan_g.pools[i].name, (unsigned long long)st.allocations,
+		    HMPT_SIZE(st.bytes), HMPT_SIZE(st.peak), (unsigned long long)st.refused,
+		    HMPT_SIZE(st.refused_bytes),
+		    hmpt_plan_pool_name(&hmpt_plan_g, hmpt_plan_g.pools[i].fallback));
 	}
 }
 
@@ -183,14 +170,11 @@ static void sample_start(void)
 	if (hmpt_job_g.threads > 0)
 		cfg.threads = (uint64_t)hmpt_job_g.threads;
 	if (hmpt_sampler_parse(v, &cfg.want) != 0) {
-		char buf[256];
-		hmpt_fmt_t f;
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "HMPT_SAMPLE=");
-		hmpt_fmt_str(&f, v);
-		hmpt_fmt_str(&f, ": expected auto, pebs, ibs, faults or off (or 1 / 0); sampling "
-		                 "is off");
-		hmpt_log_end(&f, HMPT_LOG_WARN);
+		hmpt_log_printf(
+		    HMPT_LOG_WARN,
+		    "HMPT_SAMPLE=%s: expected auto, pebs, ibs, faults or off (or 1 / 0); "
+		    "sampling is off",
+		    v);
 		return;
 	}
 	hmpt_sample_start(&cfg);

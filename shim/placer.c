@@ -89,10 +89,11 @@ static void plan_failed(const char *err)
 	hmpt_fmt_t f;
 	bool strict = hmpt_opt_g[HMPT_OPT_STRICT].num != 0;
 
+	/* err may be 1 KiB itself: more than hmpt_log_printf's buffer */
 	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, err);
-	hmpt_fmt_str(&f, strict ? "; HMPT_STRICT=1: stopping with exit status 125"
-	                        : "; " HMPT_PLAN_SAID_UNUSED);
+	hmpt_fmt_printf(&f, "%s; %s", err,
+	                strict ? "HMPT_STRICT=1: stopping with exit status 125"
+	                       : HMPT_PLAN_SAID_UNUSED);
 	hmpt_log_end(&f, HMPT_LOG_ERROR);
 	if (strict)
 		for (;;)
@@ -116,25 +117,19 @@ static void log_plan(void)
 
 	if (hmpt_log_level_g < HMPT_LOG_INFO)
 		return;
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "plan ");
-	hmpt_fmt_str(&f, hmpt_plan_g.path);
-	hmpt_fmt_str(&f, ": ");
-	hmpt_fmt_u64(&f, (uint64_t)hmpt_plan_g.npools);
-	hmpt_fmt_str(&f, hmpt_plan_g.npools == 1 ? " pool, " : " pools, ");
-	hmpt_fmt_u64(&f, hmpt_plan_g.ngroups);
-	hmpt_fmt_str(&f, hmpt_plan_g.ngroups == 1 ? " group, " : " groups, ");
-	hmpt_fmt_u64(&f, hmpt_plan_g.nsites);
-	hmpt_fmt_str(&f,
-	             hmpt_plan_g.nsites == 1 ? " site; default pool " : " sites; default pool ");
-	hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, hmpt_plan_g.default_pool));
-	hmpt_log_end(&f, HMPT_LOG_INFO);
+	hmpt_log_printf(HMPT_LOG_INFO,
+	                "plan %s: %llu pool%s, %llu group%s, %llu site%s; default pool %s",
+	                hmpt_plan_g.path, (unsigned long long)hmpt_plan_g.npools,
+	                hmpt_plan_g.npools == 1 ? "" : "s", (unsigned long long)hmpt_plan_g.ngroups,
+	                hmpt_plan_g.ngroups == 1 ? "" : "s", (unsigned long long)hmpt_plan_g.nsites,
+	                hmpt_plan_g.nsites == 1 ? "" : "s",
+	                hmpt_plan_pool_name(&hmpt_plan_g, hmpt_plan_g.default_pool));
 	hmpt_log_begin(&f, buf, sizeof(buf));
 	hmpt_topo_describe(&f, &topo_g);
 	hmpt_log_end(&f, HMPT_LOG_INFO);
 	for (int i = 0; i < hmpt_plan_g.npools; i++) {
 		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "pool ");
+		hmpt_fmt_printf(&f, "pool ");
 		hmpt_pools_describe(&hmpt_pools_g, &f, i);
 		hmpt_log_end(&f, HMPT_LOG_INFO);
 	}
@@ -172,11 +167,8 @@ static void place_init_once(void)
 	}
 	rc = hmpt_topo_read(&topo_g, "");
 	if (rc) {
-		hmpt_fmt_t f;
-		hmpt_fmt_init(&f, err, sizeof(err), -1);
-		hmpt_fmt_str(&f, "cannot read the NUMA topology from /sys: ");
-		hmpt_fmt_str(&f, strerrordesc_np(-rc));
-		hmpt_fmt_cstr(&f);
+		hmpt_fmt_text(err, sizeof(err), "cannot read the NUMA topology from /sys: %s",
+		              strerrordesc_np(-rc));
 	} else {
 		hmpt_topo_hints_t h = {
 		    .hbm_env = hmpt_opt_g[HMPT_OPT_HBM_NODES].str,

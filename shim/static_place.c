@@ -3,6 +3,7 @@
 #include "static_place.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <sys/mman.h>
 
 #include "log.h"
@@ -13,21 +14,27 @@
 
 static int warned_static_pool_g[HMPT_PLAN_MAX_POOLS], warned_static_file_g;
 
-/* Begins a log line with the object: "static a (16.0 MiB in .bss of stream)" */
-static void begin_static(hmpt_fmt_t *f, char *buf, size_t len, const hmpt_static_t *o,
-                         const hmpt_site_t *s)
+/* A log line about the object: "static a (16.0 MiB in .bss of stream)",
+ * then the rest, printf-style. */
+static void log_static(int level, const hmpt_static_t *o, const hmpt_site_t *s, const char *fmt,
+                       ...) __attribute__((format(printf, 4, 5)));
+static void log_static(int level, const hmpt_static_t *o, const hmpt_site_t *s, const char *fmt,
+                       ...)
 {
-	hmpt_log_begin(f, buf, len);
-	hmpt_fmt_str(f, "static ");
-	hmpt_fmt_str(f, o->name);
-	hmpt_fmt_str(f, " (");
-	hmpt_fmt_size(f, o->size);
-	hmpt_fmt_str(f, " in ");
-	hmpt_fmt_str(f, o->section);
-	hmpt_fmt_str(f, " of ");
-	hmpt_fmt_str(f,
-	             s->mods[0] == HMPT_MODULE_UNKNOWN ? "??" : hmpt_modules_get(s->mods[0])->name);
-	hmpt_fmt_char(f, ')');
+	char buf[512];
+	hmpt_fmt_t f;
+	va_list ap;
+
+	if (level > hmpt_log_level_g)
+		return;
+	hmpt_log_begin(&f, buf, sizeof(buf));
+	hmpt_fmt_printf(&f, "static %s (%s in %s of %s)", o->name, HMPT_SIZE(o->size), o->section,
+	                s->mods[0] == HMPT_MODULE_UNKNOWN ? "??"
+	                                                  : hmpt_modules_get(s->mods[0])->name);
+	va_start(ap, fmt);
+	hmpt_fmt_vprintf(&f, fmt, ap);
+	va_end(ap);
+	hmpt_log_end(&f, level);
 }
 
 /* Pools that make their own memory (memkind kinds, hugetlbfs pages) cannot
@@ -40,23 +47,16 @@ static int static_pool(int pool, const hmpt_static_t *o, const hmpt_site_t *s)
 		bool memkind = pp->backend == HMPT_BACKEND_MEMKIND;
 		if (!memkind && pp->pages != HMPT_PAGES_HUGETLB)
 			break;
-		if (hmpt_log_first(&warned_static_pool_g[pool])) {
-			char buf[512];
-			hmpt_fmt_t f;
-			begin_static(&f, buf, sizeof(buf), o, s);
-			hmpt_fmt_str(&f, memkind ? ": memkind pool " : ": pool ");
-			hmpt_fmt_str(&f, pp->name);
-			hmpt_fmt_str(
-			    &f, memkind ? " allocates its own memory"
-			                : " gives hugetlbfs pages, which static data cannot have");
-			hmpt_fmt_str(&f,
-			             " (static data is mapped before main): it and any like it go "
-			             "to pool ");
-			hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g, pp->fallback));
-			hmpt_fmt_str(&f,
-			             memkind ? "" : " (a thp pool gives static data huge pages)");
-			hmpt_log_end(&f, HMPT_LOG_WARN);
-		}
+		if (hmpt_log_first(&warned_static_pool_g[pool]))
+			log_static(
+			    HMPT_LOG_WARN, o, s,
+			    ": %spool %s %s (static data is mapped before main): it and any like "
+			    "it go to pool %s%s",
+			    memkind ? "memkind " : "", pp->name,
+			    memkind ? "allocates its own memory"
+			            : "gives hugetlbfs pages, which static data cannot have",
+			    hmpt_plan_pool_name(&hmpt_plan_g, pp->fallback),
+			    memkind ? "" : " (a thp pool gives static data huge pages)");
 		pool = pp->fallback;
 	}
 	return pool;
@@ -95,28 +95,14 @@ static void place_static(const hmpt_static_t *o)
 	if (c.pool == HMPT_POOL_SYSTEM)
 		return;
 	const hmpt_plan_pool_t *pp = &hmpt_plan_g.pools[c.pool];
-	char buf[512];
-	hmpt_fmt_t f;
-	if (o->file_backed && pp->pages == HMPT_PAGES_THP &&
-	    hmpt_log_first(&warned_static_file_g)) {
-		begin_static(&f, buf, sizeof(buf), o, s);
-		hmpt_fmt_str(&f,
-		             " is initialised data, mapped from the file: the kernel gives it "
-		             "no transparent huge pages (anonymous memory only); it and any like "
-		             "it get only the node policy of pool ");
-		hmpt_fmt_str(&f, pp->name);
-		hmpt_log_end(&f, HMPT_LOG_WARN);
-	}
-	if (hmpt_log_level_g >= HMPT_LOG_INFO) {
-		begin_static(&f, buf, sizeof(buf), o, s);
-		hmpt_fmt_str(&f, ": pool ");
-		hmpt_fmt_str(&f, pp->name);
-		hmpt_fmt_str(&f, ", pages 0x");
-		hmpt_fmt_hex(&f, lo, 1);
-		hmpt_fmt_str(&f, "-0x");
-		hmpt_fmt_hex(&f, hi, 1);
-		hmpt_log_end(&f, HMPT_LOG_INFO);
-	}
+	if (o->file_backed && pp->pages == HMPT_PAGES_THP && hmpt_log_first(&warned_static_file_g))
+		log_static(HMPT_LOG_WARN, o, s,
+		           " is initialised data, mapped from the file: the kernel gives it no "
+		           "transparent huge pages (anonymous memory only); it and any like it get "
+		           "only the node policy of pool %s",
+		           pp->name);
+	log_static(HMPT_LOG_INFO, o, s, ": pool %s, pages 0x%llx-0x%llx", pp->name,
+	           (unsigned long long)lo, (unsigned long long)hi);
 }
 
 /* The static objects as sites (before sampling starts), placed when the
@@ -135,15 +121,11 @@ void hmpt_static_place_register(void)
 		char buf[256];
 		hmpt_fmt_t f;
 		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "static data: ");
-		hmpt_fmt_u64(&f, n);
-		hmpt_fmt_str(&f, n == 1 ? " object of " : " objects of ");
-		hmpt_fmt_size(&f, bytes);
-		if (hmpt_statics_unreadable()) {
-			hmpt_fmt_str(&f, "; ");
-			hmpt_fmt_u64(&f, hmpt_statics_unreadable());
-			hmpt_fmt_str(&f, " module files could not be read");
-		}
+		hmpt_fmt_printf(&f, "static data: %llu object%s of %s", (unsigned long long)n,
+		                n == 1 ? "" : "s", HMPT_SIZE(bytes));
+		if (hmpt_statics_unreadable())
+			hmpt_fmt_printf(&f, "; %llu module files could not be read",
+			                (unsigned long long)hmpt_statics_unreadable());
 		hmpt_log_end(&f, HMPT_LOG_INFO);
 	}
 	if (!hmpt_placing_g)

@@ -71,17 +71,12 @@ static void note_untracked(const char *why, size_t size)
 		hmpt_sites_note_untracked();
 		hmpt_sites_unlock();
 	}
-	if (why && hmpt_log_first(&warned_track_g)) {
-		char buf[256];
-		hmpt_fmt_t f;
-		hmpt_log_begin(&f, buf, sizeof(buf));
-		hmpt_fmt_str(&f, "could not track an allocation of ");
-		hmpt_fmt_size(&f, size);
-		hmpt_fmt_str(&f, " (");
-		hmpt_fmt_str(&f, why);
-		hmpt_fmt_str(&f, "); it and any like it go to the normal allocator");
-		hmpt_log_end(&f, HMPT_LOG_WARN);
-	}
+	if (why && hmpt_log_first(&warned_track_g))
+		hmpt_log_printf(
+		    HMPT_LOG_WARN,
+		    "could not track an allocation of %s (%s); it and any like it go to "
+		    "the normal allocator",
+		    HMPT_SIZE(size), why);
 }
 
 static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
@@ -93,18 +88,13 @@ static void log_tracked(const char *what, void *p, size_t size, uint32_t site)
 	if (hmpt_log_level_g < HMPT_LOG_DEBUG)
 		return;
 	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, what);
-	hmpt_fmt_char(&f, ' ');
-	hmpt_fmt_size(&f, size);
-	hmpt_fmt_str(&f, " at 0x");
-	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
-	hmpt_fmt_str(&f, " site ");
-	hmpt_fmt_hex(&f, hmpt_sites_get(site)->id, 16);
-	if (hmpt_placing_g && hmpt_track_lookup(p, &b)) {
-		hmpt_fmt_str(&f, " pool ");
-		hmpt_fmt_str(&f, hmpt_plan_pool_name(&hmpt_plan_g,
-		                                     hmpt_pools_tag_pool(&hmpt_pools_g, b.tag)));
-	}
+	hmpt_fmt_printf(&f, "%s %s at 0x%llx site %016llx", what, HMPT_SIZE(size),
+	                (unsigned long long)(uintptr_t)p,
+	                (unsigned long long)hmpt_sites_get(site)->id);
+	if (hmpt_placing_g && hmpt_track_lookup(p, &b))
+		hmpt_fmt_printf(
+		    &f, " pool %s",
+		    hmpt_plan_pool_name(&hmpt_plan_g, hmpt_pools_tag_pool(&hmpt_pools_g, b.tag)));
 	hmpt_log_end(&f, HMPT_LOG_DEBUG);
 }
 
@@ -151,16 +141,11 @@ out:
 
 static void warn_invalid_free(void *p)
 {
-	char buf[256];
-	hmpt_fmt_t f;
-
-	if (!hmpt_log_first(&warned_invalid_free_g))
-		return;
-	hmpt_log_begin(&f, buf, sizeof(buf));
-	hmpt_fmt_str(&f, "free(0x");
-	hmpt_fmt_hex(&f, (uintptr_t)p, 1);
-	hmpt_fmt_str(&f, "): not the start of a live tracked block (double free?); ignored");
-	hmpt_log_end(&f, HMPT_LOG_WARN);
+	if (hmpt_log_first(&warned_invalid_free_g))
+		hmpt_log_printf(HMPT_LOG_WARN,
+		                "free(0x%llx): not the start of a live tracked block (double "
+		                "free?); ignored",
+		                (unsigned long long)(uintptr_t)p);
 }
 
 /* free() of a pointer in the arena, or of a live memkind block */
