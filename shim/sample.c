@@ -764,6 +764,15 @@ void hmpt_sample_flush(void)
 	pthread_mutex_unlock(&lock_g);
 }
 
+void hmpt_sample_drain_before_release(void)
+{
+	if (!hmpt_sample_active())
+		return;
+	pthread_mutex_lock(&lock_g);
+	drain_all(false);
+	pthread_mutex_unlock(&lock_g);
+}
+
 void hmpt_sample_stop(void)
 {
 	if (!hmpt_sample_active())

@@ -80,6 +80,12 @@ void hmpt_sample_thread_begin(void);
 void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born);
 /* Read every ring now (for a profile written on request). */
 void hmpt_sample_flush(void);
+/* Read every ring now, before a sampled block's pages are released or
+ * moved: the node of each page its samples name is looked up while the
+ * page is still there (the reader may not have come round yet; freed pages
+ * are dropped at once while page-fault sampling runs).  Nothing when
+ * sampling is off. */
+void hmpt_sample_drain_before_release(void);
 /* Stop sampling and read what is left (at exit, before the profile). */
 void hmpt_sample_stop(void);
 /* fork child: the parent's events and reader are not ours; start afresh

@@ -54,6 +54,8 @@ static void block_free(void *p, const hmpt_track_block_t *b)
 {
 	hmpt_backend_block_t a;
 
+	if (b->backend->sampled)
+		hmpt_sample_drain_before_release();
 	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
 		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
 	hmpt_pools_release(&hmpt_pools_g, b->tag, hmpt_pools_round(&hmpt_pools_g, b->tag, b->size));
@@ -180,6 +182,8 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 		uint64_t before = hmpt_pools_round(&hmpt_pools_g, old->tag, old->size);
 		uint64_t after = hmpt_pools_round(&hmpt_pools_g, old->tag, size);
 		if (hmpt_pools_regrow(&hmpt_pools_g, old->tag, before, after)) {
+			if (old->backend->sampled)
+				hmpt_sample_drain_before_release();
 			q = old->backend->resize(p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
 				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born);

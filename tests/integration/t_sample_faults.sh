@@ -55,6 +55,17 @@ echo "ok threads: A by $ta (main), B by $tb"
 $TUNE show "$out" 2>&1 | grep -q 'first touch only, access density is not available' ||
 	fail "hmpt-tune show does not say access density is unavailable"
 
+# every sampled page has its node, those of blocks freed before the reader
+# came round included (E, then all four at the end: freed pages are dropped
+# at once while page-fault sampling runs, so the rings are read before a
+# sampled block's pages go)
+python3 - "$out"/profile.[0-9]*.json <<'PY' || fail "sampled pages without a node"
+import json, sys
+for s in json.load(open(sys.argv[1]))["sites"]:
+    nodes = (s.get("samples") or {}).get("nodes") or {}
+    assert not any(k in ("unknown", "other") for k in nodes), (s["id"], nodes)
+PY
+
 # a bad HMPT_SAMPLE: one line naming it, the program runs unchanged
 HMPT_SAMPLE=sometimes LD_PRELOAD=$LIB $PREFIX "$P/touch4" 2>"$work/err2" || fail "exit status lost"
 grep -c 'HMPT_SAMPLE=sometimes: expected auto, pebs, ibs, faults or off' "$work/err2" | grep -qx 1 ||
