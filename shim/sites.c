@@ -204,11 +204,13 @@ static uint64_t stack_key(const uintptr_t *ips, uint32_t n)
 {
 	uint64_t h = HMPT_HASH_SEED ^ n;
 
-	for (uint32_t i = 0; i < n; i++) {
-		h = (h ^ ips[i]) * 0x9e3779b97f4a7c15ull;
-		h ^= h >> 29;
-	}
-	return h;
+	/* each frame's product is independent of the others (they pipeline),
+	 * its position mixed in; one final mix */
+	for (uint32_t i = 0; i < n; i++)
+		h ^= (ips[i] + i) * 0x9e3779b97f4a7c15ull;
+	h ^= h >> 29;
+	h *= 0xbf58476d1ce4e5b9ull;
+	return h ^ (h >> 32);
 }
 
 static bool same_frames(const hmpt_site_t *s, const uintptr_t *ips, uint32_t n)
