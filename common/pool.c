@@ -29,8 +29,10 @@ hmpt_pools_t *hmpt_pools_create(void)
 {
 	hmpt_pools_t *ps = hmpt_sys_map(sizeof(*ps));
 
-	if (ps)
+	if (ps) {
 		pthread_mutex_init(&ps->lock, NULL);
+		ps->page = 4096; /* until resolve reads the page size */
+	}
 	return ps;
 }
 

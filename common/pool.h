@@ -110,7 +110,7 @@ typedef struct {
 
 #define HMPT_POOLS_INIT                                                                            \
 	{                                                                                          \
-		.lock = PTHREAD_MUTEX_INITIALIZER                                                  \
+		.lock = PTHREAD_MUTEX_INITIALIZER, .page = 4096                                    \
 	}
 
 /* A new object (mapped), or NULL. */

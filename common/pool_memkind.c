@@ -44,19 +44,24 @@ static slot_t *table_g;
 uint64_t hmpt_backend_outside_g; /* live blocks; read without the lock by backend.h */
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 
+/* fork: the loading lock too (held across dlopen: a child that found it
+ * taken would block at its first memkind pool), then the table's */
 static void memkind_lock(void)
 {
+	pthread_mutex_lock(&open_lock_g);
 	pthread_mutex_lock(&lock_g);
 }
 
 static void memkind_unlock(void)
 {
 	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_unlock(&open_lock_g);
 }
 
 static void memkind_reset_lock(void)
 {
 	pthread_mutex_init(&lock_g, NULL);
+	pthread_mutex_init(&open_lock_g, NULL);
 }
 
 static int do_open(char *err, size_t errlen)

@@ -28,6 +28,21 @@ void hmpt_sys_unmap(void *p, size_t len)
 		munmap(p, len);
 }
 
+void hmpt_sys_perm_lock(void)
+{
+	pthread_mutex_lock(&perm_lock_g);
+}
+
+void hmpt_sys_perm_unlock(void)
+{
+	pthread_mutex_unlock(&perm_lock_g);
+}
+
+void hmpt_sys_perm_reset_lock(void)
+{
+	pthread_mutex_init(&perm_lock_g, NULL);
+}
+
 void *hmpt_sys_perm_alloc(size_t len)
 {
 	void *p = NULL;

@@ -12,16 +12,19 @@
  *   10 sites lock (sites.c: site table, module map, statistics; taken
  *      around dl_iterate_phdr)
  *   20 pools lock (pool.c: budgets, counts)
- *   30 memkind table lock (pool_memkind.c)
+ *   30 memkind's loading lock, then its table lock (pool_memkind.c; the
+ *      loading lock is held across dlopen, nothing of hmpt's under it)
  *   40 sample lock (sample.c: rings and per-site samples; taken under the
  *      sites lock by the profile writer, and it takes the arena lock to
  *      find a block)
  *   50 arena lock (arena.c: extents, block table)
  *   60 sample's gone-blocks lock (sample.c: a leaf, nothing is taken
  *      under it; taken alone or under the sample lock)
+ *   70 the permanent-allocation lock (common/sys.c: a leaf, taken alone or
+ *      under the sites lock)
  * Rank 0 is the process's own state (lifecycle.c): its child handler runs
- * last, when every lock is usable again.  The permanent-allocation lock
- * (sys.c) is only taken under the sites lock and is not in the table.
+ * last, when every lock is usable again.  Not in the table: job.c's lock,
+ * process-shared and robust in a shared mapping.
  */
 #ifndef HMPT_FORKTAB_H
 #define HMPT_FORKTAB_H
@@ -34,6 +37,7 @@ enum {
 	HMPT_FORK_SAMPLE = 40,
 	HMPT_FORK_ARENA = 50,
 	HMPT_FORK_SAMPLE_GONE = 60,
+	HMPT_FORK_PERM = 70,
 };
 
 typedef void (*hmpt_fork_fn)(void);

@@ -150,6 +150,8 @@ static void fork_register(void)
 	                   hmpt_sample_gone_reset_lock);
 	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_backend_arena.lock, hmpt_backend_arena.unlock,
 	                   hmpt_backend_arena.reset_lock);
+	hmpt_fork_register(HMPT_FORK_PERM, hmpt_sys_perm_lock, hmpt_sys_perm_unlock,
+	                   hmpt_sys_perm_reset_lock);
 	pthread_atfork(hmpt_fork_prepare, hmpt_fork_parent, hmpt_fork_child);
 }
 
