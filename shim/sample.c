@@ -47,8 +47,8 @@ typedef struct {
 
 typedef struct {
 	uint32_t site;
-	uint32_t tries; /* lookups that found no page yet */
 	uintptr_t page;
+	uint64_t missed_ns; /* when a lookup first found no page there, or 0 */
 } pending_t;
 
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
@@ -68,7 +68,10 @@ static int wake_fd_g = -1;
 static pthread_key_t key_g;
 static size_t page_g = 4096;
 static char why_g[256];
-static pending_t pending_g[BATCH];
+/* pages waiting for the node lookup: looked up BATCH at a time at the end
+ * of each drain (or when full) */
+#define PENDING_MAX 8192
+static pending_t pending_g[PENDING_MAX];
 static unsigned npending_g;
 static hmpt_sample_tramp_t tramps_g[MAX_THREADS];
 static hmpt_pthread_create_fn create_g;
@@ -232,44 +235,49 @@ static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t
 	return once ? hmpt_touched_add(from, to, born) : to - from;
 }
 
-/* Lookups of a page that is not there yet (-EFAULT: a read of calloc'd or
- * fresh memory mapped the shared zero page; the write that follows gives
- * the block its real page, and counts as a refault) before it counts as
- * "unknown": such pages wait for later drains, the last drain excepted. */
-#define PENDING_TRIES 4
+/* A page that is not there yet (-EFAULT: a read of calloc'd or fresh memory
+ * mapped the shared zero page; the write that follows gives the block its
+ * real page, and counts as a refault) is looked up again at later drains
+ * for up to PENDING_WAIT_NS, the last drain excepted, while at most half
+ * the table waits: a calloc of 8 MiB read through before it is written
+ * leaves 2048 such pages at once. */
+#define PENDING_WAIT_NS (500 * 1000000ull)
 
-/* The node of each pending page, in one system call; with `last`, every
- * page is counted, found or not. */
+/* The node of each pending page, BATCH pages per system call; with
+ * `last`, every page is counted, found or not. */
 static void flush_pending(bool last)
 {
-	void *pages[BATCH];
-	int status[BATCH];
+	uint64_t now = npending_g ? hmpt_sys_now_ns() : 0;
 	unsigned kept = 0;
 
-	if (!npending_g)
-		return;
-	for (unsigned i = 0; i < npending_g; i++) {
-		pages[i] = (void *)pending_g[i].page;
-		status[i] = -1;
-	}
-	if (syscall(SYS_move_pages, 0, (unsigned long)npending_g, pages, NULL, status, 0) != 0)
-		for (unsigned i = 0; i < npending_g; i++)
+	for (unsigned base = 0; base < npending_g; base += BATCH) {
+		unsigned n = npending_g - base < BATCH ? npending_g - base : BATCH;
+		void *pages[BATCH];
+		int status[BATCH];
+		for (unsigned i = 0; i < n; i++) {
+			pages[i] = (void *)pending_g[base + i].page;
 			status[i] = -1;
-	for (unsigned i = 0; i < npending_g; i++) {
-		int node = status[i];
-		/* kept for a later drain while at most half the batch waits, so
-		 * that new samples always find room */
-		if (node == -EFAULT && !last && pending_g[i].tries < PENDING_TRIES &&
-		    kept < BATCH / 2) {
-			pending_g[kept] = pending_g[i];
-			pending_g[kept++].tries++;
-			continue;
 		}
-		/* a page already gone (freed since) has no node */
-		unsigned slot = node < 0                   ? HMPT_SAMPLE_NODES + 1
-		                : node < HMPT_SAMPLE_NODES ? (unsigned)node
-		                                           : HMPT_SAMPLE_NODES;
-		sites_g[pending_g[i].site].node[slot]++;
+		if (syscall(SYS_move_pages, 0, (unsigned long)n, pages, NULL, status, 0) != 0)
+			for (unsigned i = 0; i < n; i++)
+				status[i] = -1;
+		for (unsigned i = 0; i < n; i++) {
+			pending_t e = pending_g[base + i];
+			int node = status[i];
+			/* kept (compacted to the front: kept <= base + i) */
+			if (node == -EFAULT && !last && kept < PENDING_MAX / 2 &&
+			    (!e.missed_ns || now - e.missed_ns < PENDING_WAIT_NS)) {
+				if (!e.missed_ns)
+					e.missed_ns = now;
+				pending_g[kept++] = e;
+				continue;
+			}
+			/* a page already gone (freed since) has no node */
+			unsigned slot = node < 0                   ? HMPT_SAMPLE_NODES + 1
+			                : node < HMPT_SAMPLE_NODES ? (unsigned)node
+			                                           : HMPT_SAMPLE_NODES;
+			sites_g[e.site].node[slot]++;
+		}
 	}
 	npending_g = kept;
 }
@@ -341,8 +349,8 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	acc->bytes += bytes;
 	note_tid(acc, s->tid);
 	pending_g[npending_g++] =
-	    (pending_t){(uint32_t)site, 0, s->addr & ~(uintptr_t)(page_g - 1)};
-	if (npending_g == BATCH)
+	    (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1), 0};
+	if (npending_g == PENDING_MAX)
 		flush_pending(false);
 }
 
