@@ -67,6 +67,17 @@ $(B)/common/%.o: common/%.c $(HDRS) | $(B)/common
 $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 	$(CC) $(SHIM_CFLAGS) $(SHIM_LDFLAGS) -o $@ $(SHIM_OBJ) $(SHIM_LIBS)
 
+# The shim itself under UBSan, for the stress tests (ASan cannot take a
+# malloc interposer: its own interceptors would replace it)
+UBSAN      := -fsanitize=undefined -fno-sanitize-recover=all
+UBSAN_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/ubsan/shim/%.o) $(COMMON_SRC:common/%.c=$(B)/ubsan/common/%.o)
+$(B)/ubsan/shim/%.o: shim/%.c $(HDRS) | $(B)/ubsan/shim
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) $(UBSAN) -c -o $@ $<
+$(B)/ubsan/common/%.o: common/%.c $(HDRS) | $(B)/ubsan/common
+	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) $(UBSAN) -c -o $@ $<
+$(B)/ubsan/libhmpt.so: $(UBSAN_OBJ) shim/libhmpt.map
+	$(CC) $(SHIM_CFLAGS) $(UBSAN) $(SHIM_LDFLAGS) -o $@ $(UBSAN_OBJ) $(SHIM_LIBS)
+
 # hmpt-bench: OpenMP kernels over arrays placed by the shim's own pool code
 BENCH_SRC := $(wildcard bench/hb_*.c) bench/hmpt_bench.c
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(B)/hb/%.o)
@@ -100,7 +111,7 @@ $(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h tests/unit
 		tests/unit/test_bench.c bench/hb_kern.c bench/hb_cache.c -lm
 
 $(B)/shim $(B)/common $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/common $(B)/asan/tuner \
-		$(B)/asan/unit $(B)/bench:
+		$(B)/asan/unit $(B)/bench $(B)/ubsan/shim $(B)/ubsan/common:
 	mkdir -p $@
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
@@ -140,7 +151,7 @@ deps:
 	@scripts/install-deps.sh
 
 check: deps
-	$(MAKE) all $(B)/asan/hmpt-tune $(UNIT_BIN) $(FUZZ_BIN)
+	$(MAKE) all $(B)/asan/hmpt-tune $(B)/ubsan/libhmpt.so $(UNIT_BIN) $(FUZZ_BIN)
 	$(MAKE) progs bench-build
 	$(MAKE) format-check
 	tests/run.sh
