@@ -82,14 +82,15 @@ static char *gran_addr(uint64_t g)
  * would with glibc, or dropped at once (MADV_DONTNEED: memory back to the
  * system, zeros on next use).  Freed pages are kept, and the oldest kept
  * granules dropped, so that the kept bytes stay within the bytes of live
- * blocks, or HMPT_ARENA_KEEP_MIN when that is more (trim(), after every free): like a
- * heap allocator, hmpt then holds at most about twice what the program
- * uses, HMPT_ARENA_KEEP_MIN once it has freed everything, and a program with many
- * threads churning large blocks does not refault them.  A kept ("dirty")
- * granule serves a zeroed request by memset of the bytes that may be
- * resident (glibc's calloc does the same with reused memory): cheaper than
- * dropping and refaulting every page.  Under page-fault sampling nothing is
- * kept, so that every block's first touches fault and are counted.
+ * blocks, or HMPT_ARENA_KEEP_MIN when that is more (trim(), after every
+ * free): like a heap allocator, hmpt then holds at most about twice what
+ * the program uses, HMPT_ARENA_KEEP_MIN once it has freed everything, and a
+ * program with many threads churning large blocks does not refault them.
+ * A kept ("dirty") granule serves a zeroed request by memset of the bytes
+ * that may be resident (glibc's calloc does the same with reused memory):
+ * cheaper than dropping and refaulting every page.  Under page-fault
+ * sampling nothing is kept, so that every block's first touches fault and
+ * are counted.
  *
  * res_g bounds the bytes that may be resident in each granule (a block of
  * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
@@ -232,10 +233,8 @@ static int map_fresh(uint64_t g, uint64_t n, uint16_t tag, bool huge)
  * afresh and shaped (the only step that can fail; fresh granules are clean
  * and what was kept there is dropped), then kept pages of the same tag are
  * taken over, or dropped for a zeroed request; kept pages that are not
- * dropped stay counted in res_g (the block owns them now).  The kept bytes
- * taken over leave kept_g here, or, with `unkept`, in the caller's record()
- * (one lock hold fewer on the allocation path). */
-static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag, uint64_t *unkept_out)
+ * dropped stay counted in res_g (the block owns them now). */
+static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 {
 	bool huge = is_huge(tag);
 	uint64_t unkept = 0;
@@ -275,10 +274,7 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag, uint64_t *un
 		}
 		i = j;
 	}
-	if (unkept_out && rc == 0)
-		*unkept_out = unkept;
-	else
-		unkeep(unkept);
+	unkeep(unkept);
 	return rc;
 }
 
@@ -481,7 +477,7 @@ static void set_owner(uint64_t g, uint64_t n, uint32_t v)
  * granule `old` is gone (it moved to g) in the same step.  A block keeps its
  * birth time when it stays where it was. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
-                   uint16_t tag, uint64_t unkept)
+                   uint16_t tag)
 {
 	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
@@ -492,7 +488,6 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	if (had)
 		live_g -= blocks_g[g].mapped;
 	live_g += mapped;
-	kept_g -= unkept;
 	blocks_g[g] = (hmpt_block_t){.size = size,
 	                             .mapped = mapped,
 	                             .ngran = (uint32_t)n,
@@ -527,14 +522,13 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 		errno = ENOMEM;
 		return NULL;
 	}
-	uint64_t unkept = 0;
-	rc = prepare((uint64_t)g, n, zero, tag, &unkept);
+	rc = prepare((uint64_t)g, n, zero, tag);
 	if (rc) {
 		give((uint64_t)g, n);
 		errno = -rc;
 		return NULL;
 	}
-	record(g, -1, size, mapped, n, site, tag, unkept);
+	record(g, -1, size, mapped, n, site, tag);
 	return gran_addr((uint64_t)g);
 }
 
@@ -654,7 +648,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (n <= old->ngran || take_at_grow(g, old->ngran, n)) {
 		/* in place */
 		if (n > old->ngran) {
-			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag, NULL);
+			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag);
 			if (rc) {
 				give((uint64_t)g + old->ngran, n - old->ngran);
 				errno = -rc;
@@ -663,7 +657,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		} else if (n < old->ngran) {
 			release((uint64_t)g + n, old->ngran - n, tag);
 		}
-		record(g, -1, size, mapped, n, site, tag, 0);
+		record(g, -1, size, mapped, n, site, tag);
 		return p;
 	}
 	/* elsewhere: a new extent; pages moved when the kernel can (not
@@ -680,11 +674,11 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (moved) {
 		/* the pages now live at `to`; the old range is mapped and empty */
 		claim_moved((uint64_t)ng, old->ngran, tag);
-		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag, NULL);
+		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag);
 		if (rc) /* put the pages back where they were */
 			move_pages_to(to, base, span);
 	} else {
-		rc = prepare((uint64_t)ng, n, false, tag, NULL);
+		rc = prepare((uint64_t)ng, n, false, tag);
 		if (rc == 0)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
@@ -694,7 +688,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site, tag, 0);
+	record(ng, g, size, mapped, n, site, tag);
 	if (moved) { /* the pages moved away: the old range is mapped and empty */
 		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
 		give((uint64_t)g, old->ngran);
