@@ -16,6 +16,16 @@ learn_sites() { # DIR ARGS...
 	run_profile "$dir" "$P/placed" "$@" >/dev/null || fail "profiling placed failed"
 }
 
+# learn_arrays DIR ARGS...: learn_sites for `placed arrays ARGS`, and A, B,
+# C and D set to the ids of its four arrays' sites (B is lib.sh's build
+# directory too: call it once everything that needs that is set)
+learn_arrays() {
+	local dir=$1; shift
+	learn_sites "$dir" arrays "$@"
+	A=$(site_id "$dir" alloc_a) B=$(site_id "$dir" alloc_b)
+	C=$(site_id "$dir" alloc_c) D=$(site_id "$dir" alloc_d)
+}
+
 # site_id DIR FUNCTION: the ids of the sites located in FUNCTION, comma-separated
 # (a function that allocates from two lines, or is called from two, has two)
 site_id() {

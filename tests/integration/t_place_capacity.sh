@@ -4,9 +4,7 @@
 grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
 	skip "transparent huge pages are disabled here"
 M=8
-learn_sites "$work/prof" arrays $M
-A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
-C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+learn_arrays "$work/prof" $M
 
 # huge holds 20 MiB: A and B (8 MiB each) fit, C does not and goes to
 # mid (10 MiB: it fits there), D does not fit huge nor mid: small

@@ -4,9 +4,7 @@
 # present (move_pages counts them).  Node policies: tests/vm/placement.sh.
 need_thp
 M=8
-learn_sites "$work/prof" arrays $M
-A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
-C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+learn_arrays "$work/prof" $M
 
 huge_small_plan "$work/plan.json" small "$A,$C=huge"
 $TUNE plan check -q "$work/plan.json" || fail "plan check"

@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/place_common.sh"
 need_thp
 M=8
-learn_sites "$work/prof" arrays $M
-A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
-C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+learn_arrays "$work/prof" $M
 huge_small_plan "$work/plan.json" small "$A,$B=huge"
 
 HMPT_PLAN=$work/plan.json $TUNE profile -q -s faults --lib "$LIB" -o "$work/p" -- \

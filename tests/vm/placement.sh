@@ -11,9 +11,7 @@
 M=8
 pages=$((M * 256)) # 4 KiB pages in one array
 
-learn_sites "$work/prof" arrays $M
-A=$(site_id "$work/prof" alloc_a) B=$(site_id "$work/prof" alloc_b)
-C=$(site_id "$work/prof" alloc_c) D=$(site_id "$work/prof" alloc_d)
+learn_arrays "$work/prof" $M
 mk() { # OUT POOL... -- SITES...: plan make, quiet
 	local out=$1; shift
 	$TUNE plan make "$@" -o "$out" "$work/prof" 2>/dev/null || fail "plan make $*"
