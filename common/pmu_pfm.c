@@ -10,13 +10,14 @@
  * linked: its tables carry some 40,000 relocations, which the loader would
  * otherwise process at the start of every program run under the shim.
  */
-#include <dlfcn.h>
+#include <errno.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "pmu_pfm.h"
+#include "sys.h"
 
 #define LIBPFM "libpfm.so.4"
 
@@ -31,23 +32,22 @@ static char why_g[160];    /* why libpfm4 cannot be used, once known */
 
 static bool load(void)
 {
-	void *h = dlopen(LIBPFM, RTLD_NOW | RTLD_LOCAL);
+	static const hmpt_sys_sym_t syms[] = {
+	    {"pfm_initialize", (void **)&pfm_g.initialize},
+	    {"pfm_strerror", (void **)&pfm_g.strerror},
+	    {"pfm_get_os_event_encoding", (void **)&pfm_g.encode},
+	    {"pfm_get_pmu_info", (void **)&pfm_g.pmu_info},
+	};
+	const char *why = NULL;
+	void *h;
+	int rc =
+	    hmpt_sys_dlopen_syms(LIBPFM, syms, (int)(sizeof(syms) / sizeof(syms[0])), &h, &why);
 
-	if (!h) {
-		const char *e = dlerror();
-		snprintf(why_g, sizeof(why_g), "libpfm4 cannot be loaded: %s", e ? e : LIBPFM);
-		return false;
-	}
-	pfm_g.initialize = (__typeof__(pfm_g.initialize))dlsym(h, "pfm_initialize");
-	pfm_g.strerror = (__typeof__(pfm_g.strerror))dlsym(h, "pfm_strerror");
-	pfm_g.encode = (__typeof__(pfm_g.encode))dlsym(h, "pfm_get_os_event_encoding");
-	pfm_g.pmu_info = (__typeof__(pfm_g.pmu_info))dlsym(h, "pfm_get_pmu_info");
-	if (!pfm_g.initialize || !pfm_g.strerror || !pfm_g.encode || !pfm_g.pmu_info) {
-		snprintf(why_g, sizeof(why_g), "%s lacks the functions hmpt needs", LIBPFM);
-		dlclose(h);
-		return false;
-	}
-	return true;
+	if (rc == -ENOENT)
+		snprintf(why_g, sizeof(why_g), "libpfm4 cannot be loaded: %s", why);
+	else if (rc)
+		snprintf(why_g, sizeof(why_g), "%s has no %s", LIBPFM, why);
+	return rc == 0;
 }
 
 static bool ensure_init(char *err, size_t errlen)

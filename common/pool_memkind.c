@@ -66,38 +66,30 @@ static void memkind_reset_lock(void)
 
 static int do_open(char *err, size_t errlen)
 {
-	const char *miss = NULL;
+	static const hmpt_sys_sym_t syms[] = {
+	    {"memkind_malloc", (void **)&mk_g.malloc_fn},
+	    {"memkind_posix_memalign", (void **)&mk_g.posix_memalign_fn},
+	    {"memkind_free", (void **)&mk_g.free_fn},
+	    {"memkind_malloc_usable_size", (void **)&mk_g.usable_fn},
+	    {"memkind_check_available", (void **)&mk_g.check_fn},
+	};
+	const char *why = NULL;
+	int rc = hmpt_sys_dlopen_syms("libmemkind.so.0", syms,
+	                              (int)(sizeof(syms) / sizeof(syms[0])), &handle_g, &why);
 
-	handle_g = dlopen("libmemkind.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!handle_g) {
+	if (rc == -ENOENT) {
 		hmpt_fmt_text(
 		    err, errlen,
-		    "cannot load memkind (libmemkind.so.0; Debian package libmemkind0): %s",
-		    dlerror());
+		    "cannot load memkind (libmemkind.so.0; Debian package libmemkind0): %s", why);
 		return -ENOENT;
 	}
-	/* POSIX lets dlsym's void * become a function pointer this way */
-	*(void **)&mk_g.malloc_fn = dlsym(handle_g, "memkind_malloc");
-	*(void **)&mk_g.posix_memalign_fn = dlsym(handle_g, "memkind_posix_memalign");
-	*(void **)&mk_g.free_fn = dlsym(handle_g, "memkind_free");
-	*(void **)&mk_g.usable_fn = dlsym(handle_g, "memkind_malloc_usable_size");
-	*(void **)&mk_g.check_fn = dlsym(handle_g, "memkind_check_available");
-	if (!mk_g.malloc_fn)
-		miss = "memkind_malloc";
-	else if (!mk_g.posix_memalign_fn)
-		miss = "memkind_posix_memalign";
-	else if (!mk_g.free_fn)
-		miss = "memkind_free";
-	else if (!mk_g.usable_fn)
-		miss = "memkind_malloc_usable_size";
-	else if (!mk_g.check_fn)
-		miss = "memkind_check_available";
+	if (rc) {
+		hmpt_fmt_text(err, errlen, "libmemkind.so.0 has no %s", why);
+		return -ENOENT;
+	}
 	table_g = hmpt_sys_map(TABLE_SLOTS * sizeof(slot_t));
-	if (miss || !table_g) {
-		if (miss)
-			hmpt_fmt_text(err, errlen, "libmemkind.so.0 has no %s", miss);
-		else
-			hmpt_fmt_text(err, errlen, "no memory for the memkind table");
+	if (!table_g) {
+		hmpt_fmt_text(err, errlen, "no memory for the memkind table");
 		return -ENOENT;
 	}
 	return 0;

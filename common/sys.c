@@ -1,6 +1,7 @@
 /* sys.c — see sys.h. */
 #include "sys.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,6 +27,27 @@ void hmpt_sys_unmap(void *p, size_t len)
 {
 	if (p)
 		munmap(p, len);
+}
+
+int hmpt_sys_dlopen_syms(const char *lib, const hmpt_sys_sym_t *syms, int n, void **handle,
+                         const char **why)
+{
+	*handle = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!*handle) {
+		const char *e = dlerror();
+		*why = e ? e : lib;
+		return -ENOENT;
+	}
+	for (int i = 0; i < n; i++) {
+		*syms[i].slot = dlsym(*handle, syms[i].name);
+		if (!*syms[i].slot) {
+			*why = syms[i].name;
+			dlclose(*handle);
+			*handle = NULL;
+			return -ENOSYS;
+		}
+	}
+	return 0;
 }
 
 void hmpt_sys_perm_lock(void)

@@ -24,6 +24,19 @@ void hmpt_sys_perm_reset_lock(void);
 /* copy of a string into permanent storage */
 char *hmpt_sys_perm_strdup(const char *s);
 
+/* A symbol to resolve: its name and where its address goes (POSIX lets
+ * dlsym's void * become a function pointer through such a slot). */
+typedef struct {
+	const char *name;
+	void **slot;
+} hmpt_sys_sym_t;
+/* Load `lib` (dlopen, RTLD_NOW | RTLD_LOCAL) into *handle and resolve each
+ * of syms[0..n).  0; -ENOENT: it cannot be loaded, *why is dlerror()'s
+ * reason; -ENOSYS: *why names the first symbol it lacks (it is closed
+ * again).  For libraries hmpt loads only when asked (memkind, libpfm4). */
+int hmpt_sys_dlopen_syms(const char *lib, const hmpt_sys_sym_t *syms, int n, void **handle,
+                         const char **why);
+
 uint64_t hmpt_sys_now_ns(void);  /* CLOCK_MONOTONIC */
 double hmpt_sys_unix_time(void); /* CLOCK_REALTIME, seconds */
 
