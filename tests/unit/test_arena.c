@@ -54,27 +54,29 @@ static void test_alloc_lookup_find(void)
 	size_t size = 3 * MIB + 5;
 	char *p = hmpt_arena_alloc(size, 0, false, 7, 0);
 
-	CHECK(p != NULL);
+	CHECK_OP(p, !=, NULL);
 	if (!p)
 		return;
 	CHECK(hmpt_arena_owns(p));
-	CHECK(((uintptr_t)p & (HMPT_GRANULE - 1)) == 0);
-	CHECK(hmpt_arena_lookup(p, &b) == 0);
-	CHECK(b.size == size);
-	CHECK(b.mapped == ((size + page_g - 1) & ~(page_g - 1)));
-	CHECK(b.ngran == 2);
-	CHECK(b.site == 7);
-	CHECK(b.tag == 0);
-	CHECK(hmpt_arena_lookup(p + 4096, &b) == -EINVAL); /* not a block's start */
-	CHECK(hmpt_arena_find(p + 2 * MIB + 17, &start, &b) == 0);
-	CHECK(start == (uintptr_t)p && b.size == size);
+	CHECK_OP(((uintptr_t)p & (HMPT_GRANULE - 1)), ==, 0);
+	CHECK_OP(hmpt_arena_lookup(p, &b), ==, 0);
+	CHECK_OP(b.size, ==, size);
+	CHECK_OP(b.mapped, ==, ((size + page_g - 1) & ~(page_g - 1)));
+	CHECK_OP(b.ngran, ==, 2);
+	CHECK_OP(b.site, ==, 7);
+	CHECK_OP(b.tag, ==, 0);
+	CHECK_OP(hmpt_arena_lookup(p + 4096, &b), ==, -EINVAL); /* not a block's start */
+	CHECK_OP(hmpt_arena_find(p + 2 * MIB + 17, &start, &b), ==, 0);
+	CHECK_OP(start, ==, (uintptr_t)p);
+	CHECK_OP(b.size, ==, size);
 	fill(p, size, 3);
 	CHECK(filled(p, size, 3));
-	CHECK(hmpt_arena_free(p, &b) == 0);
-	CHECK(b.size == size && b.site == 7);
-	CHECK(hmpt_arena_lookup(p, &b) == -EINVAL);
-	CHECK(hmpt_arena_find(p + 17, &start, &b) == -ENOENT);
-	CHECK(hmpt_arena_free(p, &b) == -EINVAL); /* double free */
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	CHECK_OP(b.size, ==, size);
+	CHECK_OP(b.site, ==, 7);
+	CHECK_OP(hmpt_arena_lookup(p, &b), ==, -EINVAL);
+	CHECK_OP(hmpt_arena_find(p + 17, &start, &b), ==, -ENOENT);
+	CHECK_OP(hmpt_arena_free(p, &b), ==, -EINVAL); /* double free */
 }
 
 static void test_realloc(void)
@@ -82,35 +84,41 @@ static void test_realloc(void)
 	hmpt_block_t old, b;
 	char *p = hmpt_arena_alloc(MIB, 0, false, 1, 0);
 
-	CHECK(p != NULL);
+	CHECK_OP(p, !=, NULL);
 	if (!p)
 		return;
 	fill(p, MIB, 11);
 	/* the next granules are free: grows in place */
 	char *q = hmpt_arena_realloc(p, 5 * MIB, 2, &old);
-	CHECK(q == p);
-	CHECK(old.size == MIB && old.site == 1);
+	CHECK_OP(q, ==, p);
+	CHECK_OP(old.size, ==, MIB);
+	CHECK_OP(old.site, ==, 1);
 	CHECK(filled(q, MIB, 11));
-	CHECK(hmpt_arena_lookup(q, &b) == 0 && b.size == 5 * MIB && b.site == 2);
+	CHECK_OP(hmpt_arena_lookup(q, &b), ==, 0);
+	CHECK_OP(b.size, ==, 5 * MIB);
+	CHECK_OP(b.site, ==, 2);
 	/* a block right after it: growing further must move */
 	char *next = hmpt_arena_alloc(MIB, 0, false, 3, 0);
-	CHECK(next != NULL);
-	CHECK(next == q + 6 * MIB);
+	CHECK_OP(next, !=, NULL);
+	CHECK_OP(next, ==, q + 6 * MIB);
 	fill(q, 5 * MIB, 23);
 	char *r = hmpt_arena_realloc(q, 9 * MIB, 4, &old);
 	CHECK(r != NULL && r != q);
 	if (r) {
 		CHECK(filled(r, 5 * MIB, 23));
-		CHECK(hmpt_arena_lookup(r, &b) == 0 && b.size == 9 * MIB && b.site == 4);
-		CHECK(hmpt_arena_lookup(q, &b) == -EINVAL);
+		CHECK_OP(hmpt_arena_lookup(r, &b), ==, 0);
+		CHECK_OP(b.size, ==, 9 * MIB);
+		CHECK_OP(b.site, ==, 4);
+		CHECK_OP(hmpt_arena_lookup(q, &b), ==, -EINVAL);
 		/* shrinks in place */
 		char *s = hmpt_arena_realloc(r, 2 * MIB, 4, &old);
-		CHECK(s == r);
+		CHECK_OP(s, ==, r);
 		CHECK(kept(s, 2 * MIB, 5 * MIB, 23));
-		CHECK(hmpt_arena_free(s, &b) == 0 && b.size == 2 * MIB);
+		CHECK_OP(hmpt_arena_free(s, &b), ==, 0);
+		CHECK_OP(b.size, ==, 2 * MIB);
 	}
 	if (next)
-		CHECK(hmpt_arena_free(next, &b) == 0);
+		CHECK_OP(hmpt_arena_free(next, &b), ==, 0);
 }
 
 /* A freed block's pages are kept for the next block of its tag: reused as
@@ -120,31 +128,31 @@ static void test_kept_pages(void)
 	hmpt_block_t b;
 	char *p = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
 
-	CHECK(p != NULL);
+	CHECK_OP(p, !=, NULL);
 	if (!p)
 		return;
 	memset(p, 0xab, 2 * MIB);
-	CHECK(hmpt_arena_free(p, &b) == 0);
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
 	char *q = hmpt_arena_alloc(2 * MIB, 0, true, 1, 0);
-	CHECK(q != NULL);
+	CHECK_OP(q, !=, NULL);
 	if (!q)
 		return;
-	CHECK(q == p); /* the kept granule: its old bytes must not show */
+	CHECK_OP(q, ==, p); /* the kept granule: its old bytes must not show */
 	CHECK(all_zero(q, 2 * MIB));
 	memset(q, 0xcd, 2 * MIB);
-	CHECK(hmpt_arena_free(q, &b) == 0);
+	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
 	char *r = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
-	CHECK(r != NULL);
-	CHECK(r == q);
+	CHECK_OP(r, !=, NULL);
+	CHECK_OP(r, ==, q);
 	if (r) {
 		r[0] = 1; /* mapped read-write, whatever it holds */
-		CHECK(hmpt_arena_free(r, &b) == 0);
+		CHECK_OP(hmpt_arena_free(r, &b), ==, 0);
 	}
 	char *z = hmpt_arena_alloc(3 * MIB, 0, true, 1, 0);
-	CHECK(z != NULL);
+	CHECK_OP(z, !=, NULL);
 	if (z) {
 		CHECK(all_zero(z, 3 * MIB));
-		CHECK(hmpt_arena_free(z, &b) == 0);
+		CHECK_OP(hmpt_arena_free(z, &b), ==, 0);
 	}
 }
 
@@ -182,14 +190,14 @@ static void test_trim(void)
 	hmpt_arena_set_keep_min(4 * MIB);
 	for (int i = 0; i < 8; i++) {
 		p[i] = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
-		CHECK(p[i] != NULL);
+		CHECK_OP(p[i], !=, NULL);
 		if (!p[i])
 			return;
 		memset(p[i], 0x5a, 2 * MIB);
 	}
 	for (int i = 0; i < 8; i++)
-		CHECK(hmpt_arena_free(p[i], &b) == 0);
-	CHECK(hmpt_arena_kept_bytes() <= 4 * MIB);
+		CHECK_OP(hmpt_arena_free(p[i], &b), ==, 0);
+	CHECK_OP(hmpt_arena_kept_bytes(), <=, 4 * MIB);
 	CHECK(!resident(p[0])); /* freed first: dropped */
 	CHECK(resident(p[7]));  /* freed last: kept */
 	hmpt_arena_set_keep_min(HMPT_ARENA_KEEP_MIN);
@@ -206,26 +214,26 @@ static void test_realloc_refused(void)
 	CHECK(p != NULL && next != NULL);
 	if (!p || !next)
 		return;
-	CHECK(next == p + 2 * MIB);
+	CHECK_OP(next, ==, p + 2 * MIB);
 	fill(p, 2 * MIB, 9);
 	uint64_t kept = hmpt_arena_kept_bytes();
 	shape_fails_g = 1;
 	errno = 0;
-	CHECK(hmpt_arena_realloc(p, 6 * MIB, 1, &old) == NULL);
-	CHECK(errno == ENOMEM);
+	CHECK_OP(hmpt_arena_realloc(p, 6 * MIB, 1, &old), ==, NULL);
+	CHECK_OP(errno, ==, ENOMEM);
 	shape_fails_g = 0;
 	CHECK(filled(p, 2 * MIB, 9));
-	CHECK(hmpt_arena_kept_bytes() == kept);
+	CHECK_OP(hmpt_arena_kept_bytes(), ==, kept);
 	for (int i = 0; i < 4; i++) { /* every granule it tried, for another tag */
 		char *q = hmpt_arena_alloc(6 * MIB, 0, false, 1, 0);
-		CHECK(q != NULL);
+		CHECK_OP(q, !=, NULL);
 		if (!q)
 			break;
 		memset(q, 1, 6 * MIB); /* mapped read-write, or this test dies */
-		CHECK(hmpt_arena_free(q, &b) == 0);
+		CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
 	}
-	CHECK(hmpt_arena_free(p, &b) == 0);
-	CHECK(hmpt_arena_free(next, &b) == 0);
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	CHECK_OP(hmpt_arena_free(next, &b), ==, 0);
 }
 
 static void test_full(void)
@@ -236,21 +244,22 @@ static void test_full(void)
 	uint64_t before = hmpt_arena_free_bytes();
 
 	errno = 0;
-	CHECK(hmpt_arena_alloc(ARENA + MIB, 0, false, 1, 0) == NULL);
-	CHECK(errno == ENOMEM);
+	CHECK_OP(hmpt_arena_alloc(ARENA + MIB, 0, false, 1, 0), ==, NULL);
+	CHECK_OP(errno, ==, ENOMEM);
 	while (n < 64 && (blocks[n] = hmpt_arena_alloc(5 * MIB, 0, false, 1, 0)) != NULL)
 		n++;
-	CHECK(n > 0 && n < 64);
-	CHECK(errno == ENOMEM);
-	CHECK(hmpt_arena_free_bytes() < 6 * MIB);
+	CHECK_OP(n, >, 0);
+	CHECK_OP(n, <, 64);
+	CHECK_OP(errno, ==, ENOMEM);
+	CHECK_OP(hmpt_arena_free_bytes(), <, 6 * MIB);
 	/* a smaller block still fits the rest */
 	char *last = hmpt_arena_alloc(MIB, 0, false, 1, 0);
-	CHECK(last != NULL);
+	CHECK_OP(last, !=, NULL);
 	if (last)
-		CHECK(hmpt_arena_free(last, &b) == 0);
+		CHECK_OP(hmpt_arena_free(last, &b), ==, 0);
 	while (n > 0)
-		CHECK(hmpt_arena_free(blocks[--n], &b) == 0);
-	CHECK(hmpt_arena_free_bytes() == before);
+		CHECK_OP(hmpt_arena_free(blocks[--n], &b), ==, 0);
+	CHECK_OP(hmpt_arena_free_bytes(), ==, before);
 }
 
 static void test_alignment(void)
@@ -262,14 +271,14 @@ static void test_alignment(void)
 		/* a granule taken first, so that alignment must skip some */
 		char *pad = hmpt_arena_alloc(MIB, 0, false, 1, 0);
 		char *p = hmpt_arena_alloc(MIB, aligns[i], false, 1, 0);
-		CHECK(p != NULL);
+		CHECK_OP(p, !=, NULL);
 		if (p) {
-			CHECK(((uintptr_t)p & (aligns[i] - 1)) == 0);
-			CHECK(((uintptr_t)p & (HMPT_GRANULE - 1)) == 0);
-			CHECK(hmpt_arena_free(p, &b) == 0);
+			CHECK_OP(((uintptr_t)p & (aligns[i] - 1)), ==, 0);
+			CHECK_OP(((uintptr_t)p & (HMPT_GRANULE - 1)), ==, 0);
+			CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
 		}
 		if (pad)
-			CHECK(hmpt_arena_free(pad, &b) == 0);
+			CHECK_OP(hmpt_arena_free(pad, &b), ==, 0);
 	}
 }
 
@@ -280,8 +289,8 @@ int main(void)
 		fprintf(stderr, "cannot reserve a %zu MiB arena\n", ARENA / MIB);
 		return 1;
 	}
-	CHECK(hmpt_arena_size_g == ARENA);
-	CHECK((hmpt_arena_base_g & (HMPT_GRANULE - 1)) == 0);
+	CHECK_OP(hmpt_arena_size_g, ==, ARENA);
+	CHECK_OP((hmpt_arena_base_g & (HMPT_GRANULE - 1)), ==, 0);
 	test_alloc_lookup_find();
 	test_realloc();
 	test_kept_pages();

@@ -28,20 +28,26 @@ static void round_trip(const hmpt_backend_ops_t *ops, int kind)
 	size_t size = 3 * MIB + 5;
 	char *p = ops->alloc(size, 0, true, 7, 0, kind);
 
-	CHECK(p != NULL);
+	CHECK_OP(p, !=, NULL);
 	if (!p)
 		return;
-	CHECK(((uintptr_t)p & 4095) == 0);
-	CHECK(p[0] == 0 && p[size - 1] == 0);
+	CHECK_OP(((uintptr_t)p & 4095), ==, 0);
+	CHECK_OP(p[0], ==, 0);
+	CHECK_OP(p[size - 1], ==, 0);
 	memset(p, 0xa5, size);
 	CHECK(hmpt_backend_owns(p));
-	CHECK(hmpt_backend_of(p) == ops);
-	CHECK(ops->lookup(p, &b) == 0);
-	CHECK(b.size == size && b.usable >= size && b.site == 7 && b.tag == 0);
-	CHECK(ops->free(p, &f) == 0);
-	CHECK(f.size == b.size && f.usable == b.usable && f.site == b.site);
-	CHECK(ops->lookup(p, &b) != 0);
-	CHECK(ops->free(p, &f) != 0);
+	CHECK_OP(hmpt_backend_of(p), ==, ops);
+	CHECK_OP(ops->lookup(p, &b), ==, 0);
+	CHECK_OP(b.size, ==, size);
+	CHECK_OP(b.usable, >=, size);
+	CHECK_OP(b.site, ==, 7);
+	CHECK_OP(b.tag, ==, 0);
+	CHECK_OP(ops->free(p, &f), ==, 0);
+	CHECK_OP(f.size, ==, b.size);
+	CHECK_OP(f.usable, ==, b.usable);
+	CHECK_OP(f.site, ==, b.site);
+	CHECK_OP(ops->lookup(p, &b), !=, 0);
+	CHECK_OP(ops->free(p, &f), !=, 0);
 }
 
 static void test_arena(void)
@@ -49,22 +55,23 @@ static void test_arena(void)
 	const hmpt_backend_ops_t *ops = hmpt_backends_g[HMPT_BACKEND_NUMA];
 
 	CHECK(ops == &hmpt_backend_arena && ops->sampled && ops->resize && !ops->open);
-	CHECK(hmpt_arena_init(64 * MIB) == 0);
+	CHECK_OP(hmpt_arena_init(64 * MIB), ==, 0);
 	round_trip(ops, -1);
 
 	/* resize keeps the contents and the record's tag */
 	hmpt_backend_block_t old, b;
 	char *p = ops->alloc(MIB, 0, false, 1, 0, -1);
-	CHECK(p != NULL);
+	CHECK_OP(p, !=, NULL);
 	if (!p)
 		return;
 	p[0] = 'x';
 	char *q = ops->resize(p, 5 * MIB, 2, &old);
 	CHECK(q != NULL && q[0] == 'x');
-	CHECK(old.size == MIB && old.site == 1);
+	CHECK_OP(old.size, ==, MIB);
+	CHECK_OP(old.site, ==, 1);
 	CHECK(q && ops->lookup(q, &b) == 0 && b.size == 5 * MIB && b.site == 2);
 	if (q)
-		CHECK(ops->free(q, &b) == 0);
+		CHECK_OP(ops->free(q, &b), ==, 0);
 }
 
 static void test_memkind(void)
@@ -74,21 +81,23 @@ static void test_memkind(void)
 	int kind = kind_index("default");
 
 	CHECK(ops == &hmpt_backend_memkind && !ops->sampled && !ops->resize);
-	CHECK(kind >= 0);
+	CHECK_OP(kind, >=, 0);
 	/* never a block of its own: an unknown kind is refused */
 	errno = 0;
-	CHECK(ops->alloc(MIB, 0, false, 1, 0, -1) == NULL && errno == ENOENT);
+	CHECK_OP(ops->alloc(MIB, 0, false, 1, 0, -1), ==, NULL);
+	CHECK_OP(errno, ==, ENOENT);
 	if (ops->open(err, sizeof(err)) != 0) {
 		/* memkind missing: said, and every allocation refused */
 		printf("memkind not available here: %s\n", err);
-		CHECK(strstr(err, "memkind") != NULL);
-		CHECK(ops->check(kind) != 0);
+		CHECK_OP(strstr(err, "memkind"), !=, NULL);
+		CHECK_OP(ops->check(kind), !=, 0);
 		errno = 0;
-		CHECK(ops->alloc(MIB, 0, false, 1, 0, kind) == NULL && errno == ENOENT);
+		CHECK_OP(ops->alloc(MIB, 0, false, 1, 0, kind), ==, NULL);
+		CHECK_OP(errno, ==, ENOENT);
 		CHECK(!hmpt_backend_outside_any());
 		return;
 	}
-	CHECK(ops->check(kind) == 0);
+	CHECK_OP(ops->check(kind), ==, 0);
 	CHECK(!hmpt_backend_outside_any());
 	round_trip(ops, kind);
 	CHECK(!hmpt_backend_outside_any());

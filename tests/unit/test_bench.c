@@ -25,19 +25,22 @@ static void test_stream(void)
 		hb_fill(y, n, 1.0);
 		for (int k = 0; k < HB_NKERNELS; k++) {
 			hb_fill(z, n, 0);
-			CHECK(hb_stream_pass(k, z, x, y, n) >= 0);
+			CHECK_OP(hb_stream_pass(k, z, x, y, n), >=, 0);
 			double want = hb_stream_expect(k, 2.0, 1.0);
-			CHECK(hb_stream_error(z, n, want) == 0);
+			CHECK_OP(hb_stream_error(z, n, want), ==, 0);
 			/* the last element is written too */
-			CHECK(z[n - 1] == want);
+			CHECK_OP(z[n - 1], ==, want);
 			/* one wrong element is seen */
 			z[n / 2] += 1;
-			CHECK(hb_stream_error(z, n, want) > 1e-13);
+			CHECK_OP(hb_stream_error(z, n, want), >, 1e-13);
 		}
 	}
-	CHECK(hb_stream_expect(HB_COPY, 2, 1) == 2 && hb_stream_expect(HB_SCALE, 2, 1) == 6);
-	CHECK(hb_stream_expect(HB_ADD, 2, 1) == 3 && hb_stream_expect(HB_TRIAD, 2, 1) == 5);
-	CHECK(hb_kernel_bytes[HB_COPY] == 16 && hb_kernel_bytes[HB_TRIAD] == 24);
+	CHECK_OP(hb_stream_expect(HB_COPY, 2, 1), ==, 2);
+	CHECK_OP(hb_stream_expect(HB_SCALE, 2, 1), ==, 6);
+	CHECK_OP(hb_stream_expect(HB_ADD, 2, 1), ==, 3);
+	CHECK_OP(hb_stream_expect(HB_TRIAD, 2, 1), ==, 5);
+	CHECK_OP(hb_kernel_bytes[HB_COPY], ==, 16);
+	CHECK_OP(hb_kernel_bytes[HB_TRIAD], ==, 24);
 	free(x);
 	free(y);
 	free(z);
@@ -56,19 +59,22 @@ static void test_chase(void)
 	size_t steps = 0;
 	do {
 		size_t line = (size_t)(p - buf) / 64;
-		CHECK(p >= buf && p < buf + window && (size_t)(p - buf) % 64 == 0);
+		CHECK_OP(p, >=, buf);
+		CHECK_OP(p, <, buf + window);
+		CHECK_OP((size_t)(p - buf) % 64, ==, 0);
 		CHECK(!seen[line]);
 		seen[line] = 1;
 		p = *(char **)p;
 		steps++;
 	} while (p != buf && steps <= lines);
-	CHECK(steps == lines);
-	CHECK(hb_chase(buf, lines) == buf);
-	CHECK(hb_chase(buf, 3) == *(char **)*(char **)*(char **)buf);
+	CHECK_OP(steps, ==, lines);
+	CHECK_OP(hb_chase(buf, lines), ==, buf);
+	CHECK_OP(hb_chase(buf, 3), ==, *(char **)*(char **)*(char **)buf);
 	/* a smaller window of the same buffer stays inside it */
 	hb_chase_build(buf, 4096, 7);
 	p = hb_chase(buf, 1000);
-	CHECK(p >= buf && p < buf + 4096);
+	CHECK_OP(p, >=, buf);
+	CHECK_OP(p, <, buf + 4096);
 	free(buf);
 	free(seen);
 }
@@ -82,19 +88,20 @@ static void test_gather(void)
 	hb_gather_fill(table, n, idx, m, 9);
 	uint64_t want = 0;
 	for (size_t j = 0; j < m; j++) {
-		CHECK(idx[j] < n);
+		CHECK_OP(idx[j], <, n);
 		want += hb_gather_value(idx[j]);
 	}
 	for (int threads = 1; threads <= 3; threads += 2) {
 		omp_set_num_threads(threads);
-		CHECK(hb_gather_pass(table, idx, m, &s) == want);
-		CHECK(s >= 0);
+		CHECK_OP(hb_gather_pass(table, idx, m, &s), ==, want);
+		CHECK_OP(s, >=, 0);
 	}
 	/* the indices are spread over the table, not stuck in one place */
 	size_t low = 0;
 	for (size_t j = 0; j < m; j++)
 		low += idx[j] < n / 2;
-	CHECK(low > m * 45 / 100 && low < m * 55 / 100);
+	CHECK_OP(low, >, m * 45 / 100);
+	CHECK_OP(low, <, m * 55 / 100);
 	free(table);
 	free(idx);
 }
@@ -143,13 +150,16 @@ static void test_cache(void)
 	char root[300];
 
 	/* one L3 shared by 4 CPUs: counted once */
-	CHECK(hb_cache_read(cpus("l3x1", 4, 4), &c) == 0);
-	CHECK(c.bytes == (uint64_t)32 << 20 && c.level == 3 && c.instances == 1);
-	CHECK(!strcmp(c.source, "sysfs, 1 instance of L3"));
+	CHECK_OP(hb_cache_read(cpus("l3x1", 4, 4), &c), ==, 0);
+	CHECK_OP(c.bytes, ==, (uint64_t)32 << 20);
+	CHECK_OP(c.level, ==, 3);
+	CHECK_OP(c.instances, ==, 1);
+	CHECK_STREQ(c.source, "sysfs, 1 instance of L3");
 	/* two L3s (two sockets, or AMD's CCXs): both count */
-	CHECK(hb_cache_read(cpus("l3x2", 4, 2), &c) == 0);
-	CHECK(c.bytes == (uint64_t)64 << 20 && c.instances == 2);
-	CHECK(!strcmp(c.source, "sysfs, 2 instances of L3"));
+	CHECK_OP(hb_cache_read(cpus("l3x2", 4, 2), &c), ==, 0);
+	CHECK_OP(c.bytes, ==, (uint64_t)64 << 20);
+	CHECK_OP(c.instances, ==, 2);
+	CHECK_STREQ(c.source, "sysfs, 2 instances of L3");
 	/* no L3: the L2s, one per CPU */
 	snprintf(root, sizeof(root), "%s/l2", base);
 	mkdir(root, 0755);
@@ -159,7 +169,9 @@ static void test_cache(void)
 		cache(root, cpu, 0, 1, "Data", "48K", one);
 		cache(root, cpu, 1, 2, "Unified", "2048K", one);
 	}
-	CHECK(hb_cache_read_sysfs(root, &c) == 0 && c.bytes == (uint64_t)4 << 20 && c.level == 2);
+	CHECK_OP(hb_cache_read_sysfs(root, &c), ==, 0);
+	CHECK_OP(c.bytes, ==, (uint64_t)4 << 20);
+	CHECK_OP(c.level, ==, 2);
 
 	/* CPUs without cache entries (an AMD VM), and no CPUs at all: sysfs
 	 * does not know, the fallbacks do on x86 */
@@ -170,7 +182,7 @@ static void test_cache(void)
 	const char *roots[2] = {root, base};
 	for (int i = 0; i < 2; i++) {
 		memset(&c, 0xff, sizeof(c));
-		CHECK(hb_cache_read_sysfs(roots[i], &c) < 0);
+		CHECK_OP(hb_cache_read_sysfs(roots[i], &c), <, 0);
 		int rc = hb_cache_read(roots[i], &c);
 		printf("no cache in sysfs: %llu bytes from %s\n", (unsigned long long)c.bytes,
 		       c.source);

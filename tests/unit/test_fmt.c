@@ -135,16 +135,17 @@ static void test_unsupported(void)
 	/* %e takes its double, so %d after it still gets its int */
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_printf(&f, "%e|%d", 1.5, 7);
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "%e|7") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "%e|7");
 	/* an unknown conversion reads nothing */
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	unchecked(&f, "%q|%y|%");
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "%q|%y|%") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "%q|%y|%");
 	/* %n stores nothing; %ls takes its pointer */
 	int n = -1;
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_printf(&f, "ab%n|%ls|%s", &n, L"wide", "s");
-	CHECK(n == -1 && strcmp(hmpt_fmt_cstr(&f), "ab%n|%ls|s") == 0);
+	CHECK_OP(n, ==, -1);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "ab%n|%ls|s");
 }
 
 /* with an fd, a full buffer is written out and formatting goes on */
@@ -154,7 +155,7 @@ static void test_flush(void)
 	int fds[2];
 	hmpt_fmt_t f;
 
-	CHECK(pipe(fds) == 0);
+	CHECK_OP(pipe(fds), ==, 0);
 	hmpt_fmt_init(&f, small, sizeof(small), fds[1]);
 	hmpt_fmt_printf(&f, "%-40s|%032llx|%.3f|%s", "padded", 0x1234ULL, 2.5, "end");
 	CHECK(hmpt_fmt_flush(&f) == 0 && !f.truncated);
@@ -163,7 +164,7 @@ static void test_flush(void)
 	close(fds[0]);
 	got[n > 0 ? n : 0] = '\0';
 	snprintf(want, sizeof(want), "%-40s|%032llx|%.3f|%s", "padded", 0x1234ULL, 2.5, "end");
-	CHECK(strcmp(got, want) == 0);
+	CHECK_STREQ(got, want);
 }
 
 static void test_size_macro(void)
@@ -173,7 +174,7 @@ static void test_size_macro(void)
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_printf(&f, "%s and %s", HMPT_SIZE(8u << 20), HMPT_SIZE(512));
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "8.00 MiB and 512 B") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "8.00 MiB and 512 B");
 }
 
 int main(void)

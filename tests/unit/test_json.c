@@ -24,9 +24,12 @@ static void test_values(void)
 	                   "  \"b\": {\"c\": \"x\"},\n"
 	                   "    \"d\": \"\"\n"
 	                   "}\n";
-	CHECK(parse(text) == 0);
+	CHECK_OP(parse(text), ==, 0);
 	const hmpt_json_t *r = doc.root;
-	CHECK(r->type == HMPT_JSON_OBJECT && r->count == 3 && r->line == 1 && r->col == 1);
+	CHECK_OP(r->type, ==, HMPT_JSON_OBJECT);
+	CHECK_OP(r->count, ==, 3);
+	CHECK_OP(r->line, ==, 1);
+	CHECK_OP(r->col, ==, 1);
 	const hmpt_json_t *a = hmpt_json_get(r, "a");
 	CHECK(a && a->type == HMPT_JSON_ARRAY && a->count == 5 && a->line == 2 && a->col == 8);
 	CHECK(a && strcmp(a->key, "a") == 0);
@@ -45,19 +48,23 @@ static void test_values(void)
 	      c->col == 14);
 	const hmpt_json_t *d = hmpt_json_get(r, "d");
 	CHECK(d && d->len == 0 && d->line == 4 && d->col == 10);
-	CHECK(hmpt_json_get(r, "z") == NULL && hmpt_json_get(a, "a") == NULL);
-	CHECK(hmpt_json_get(NULL, "a") == NULL);
+	CHECK_OP(hmpt_json_get(r, "z"), ==, NULL);
+	CHECK_OP(hmpt_json_get(a, "a"), ==, NULL);
+	CHECK_OP(hmpt_json_get(NULL, "a"), ==, NULL);
 	hmpt_json_free(&doc);
 
 	/* a byte-order mark is skipped; scalars may be the whole document */
-	CHECK(parse("\xEF\xBB\xBF  42 ") == 0 && doc.root->type == HMPT_JSON_NUMBER);
+	CHECK_OP(parse("\xEF\xBB\xBF  42 "), ==, 0);
+	CHECK_OP(doc.root->type, ==, HMPT_JSON_NUMBER);
 	hmpt_json_free(&doc);
-	CHECK(parse("[]") == 0 && doc.root->count == 0 && doc.root->child == NULL);
+	CHECK_OP(parse("[]"), ==, 0);
+	CHECK_OP(doc.root->count, ==, 0);
+	CHECK_OP(doc.root->child, ==, NULL);
 	hmpt_json_free(&doc);
-	CHECK(strcmp(hmpt_json_type_name(HMPT_JSON_OBJECT), "an object") == 0);
+	CHECK_STREQ(hmpt_json_type_name(HMPT_JSON_OBJECT), "an object");
 
 	/* a value on line 3, column 5, inside nested arrays */
-	CHECK(parse("[\n [1,\n    true],\n\t{\"k\": []}]") == 0);
+	CHECK_OP(parse("[\n [1,\n    true],\n\t{\"k\": []}]"), ==, 0);
 	const hmpt_json_t *in = doc.root->child;
 	CHECK(in && in->type == HMPT_JSON_ARRAY && in->line == 2 && in->col == 2 && in->count == 2);
 	const hmpt_json_t *t = in && in->child ? in->child->next : NULL;
@@ -66,9 +73,10 @@ static void test_values(void)
 	CHECK(o && o->type == HMPT_JSON_OBJECT && o->line == 4 && o->col == 2);
 	const hmpt_json_t *k = hmpt_json_get(o, "k");
 	CHECK(k && k->type == HMPT_JSON_ARRAY && k->count == 0 && k->line == 4 && k->col == 8);
-	CHECK(hmpt_json_get(doc.root, "k") == NULL); /* not an object */
+	CHECK_OP(hmpt_json_get(doc.root, "k"), ==, NULL); /* not an object */
 	hmpt_json_free(&doc);
-	CHECK(doc.root == NULL && doc.mem == NULL);
+	CHECK_OP(doc.root, ==, NULL);
+	CHECK_OP(doc.mem, ==, NULL);
 }
 
 static int u64_of(const char *text, uint64_t *v)
@@ -122,11 +130,12 @@ static void test_integers(void)
 
 static void test_strings(void)
 {
-	CHECK(parse("\"q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t \\u00e9 \\ud83d\\ude00\"") == 0);
-	CHECK(strcmp(doc.root->str, "q\" b\\ s/ \b\f\n\r\t \xC3\xA9 \xF0\x9F\x98\x80") == 0);
-	CHECK(doc.root->len == strlen(doc.root->str));
+	CHECK_OP(parse("\"q\\\" b\\\\ s\\/ \\b\\f\\n\\r\\t \\u00e9 \\ud83d\\ude00\""), ==, 0);
+	CHECK_STREQ(doc.root->str, "q\" b\\ s/ \b\f\n\r\t \xC3\xA9 \xF0\x9F\x98\x80");
+	CHECK_OP(doc.root->len, ==, strlen(doc.root->str));
 	hmpt_json_free(&doc);
-	CHECK(parse("\"caf\xC3\xA9\"") == 0 && strcmp(doc.root->str, "caf\xC3\xA9") == 0);
+	CHECK_OP(parse("\"caf\xC3\xA9\""), ==, 0);
+	CHECK_STREQ(doc.root->str, "caf\xC3\xA9");
 	hmpt_json_free(&doc);
 }
 
@@ -172,7 +181,7 @@ static void test_errors(void)
 	memset(deep, '[', HMPT_JSON_MAX_DEPTH);
 	memset(deep + HMPT_JSON_MAX_DEPTH, ']', HMPT_JSON_MAX_DEPTH);
 	deep[2 * HMPT_JSON_MAX_DEPTH] = '\0';
-	CHECK(parse(deep) == 0);
+	CHECK_OP(parse(deep), ==, 0);
 	hmpt_json_free(&doc);
 }
 

@@ -67,29 +67,33 @@ static void test_choices(void)
 
 	ranking(&t, 0);
 	/* the reference is 1x by definition */
-	CHECK(configs[0].sp.speedup == 1 && configs[0].sp.lo == 1 && configs[0].sp.hi == 1);
+	CHECK_OP(configs[0].sp.speedup, ==, 1);
+	CHECK_OP(configs[0].sp.lo, ==, 1);
+	CHECK_OP(configs[0].sp.hi, ==, 1);
 	CHECK(configs[0].sum.n == 3 && near(configs[0].sum.mean, 10, 1e-12));
 	/* clearly faster runs: faster, and the best */
 	CHECK(near(configs[1].sp.speedup, 2, 1e-12));
 	CHECK(configs[1].sp.faster && configs[1].sp.lo > 1);
-	CHECK(t.best == 1);
+	CHECK_OP(t.best, ==, 1);
 	/* best90: the smallest footprint within 90 % of the best (1.85x, 40
 	 * bytes), not the smaller one at 1.43x */
 	CHECK(configs[2].sp.faster && configs[3].sp.faster);
-	CHECK(t.best90 == 2);
+	CHECK_OP(t.best90, ==, 2);
 	/* a failed run: counted, and the configuration is never chosen though
 	 * its other runs are the fastest of all */
-	CHECK(configs[4].nfailed == 1 && configs[4].sum.n == 2);
-	CHECK(configs[4].sp.speedup > configs[1].sp.speedup);
-	CHECK(t.best != 4 && t.best90 != 4);
+	CHECK_OP(configs[4].nfailed, ==, 1);
+	CHECK_OP(configs[4].sum.n, ==, 2);
+	CHECK_OP(configs[4].sp.speedup, >, configs[1].sp.speedup);
+	CHECK_OP(t.best, !=, 4);
+	CHECK_OP(t.best90, !=, 4);
 	/* no gain: not faster, not slower */
 	CHECK(!configs[5].sp.faster && !configs[5].sp.slower);
 	/* no --capacity: no fit */
-	CHECK(t.fit == -1);
+	CHECK_OP(t.fit, ==, -1);
 	/* Bonferroni over the five configurations compared with the reference
 	 * (the one that never ran is not) */
-	CHECK(t.alpha_used == t.alpha / 5);
-	CHECK(configs[6].sum.n == 0);
+	CHECK_OP(t.alpha_used, ==, t.alpha / 5);
+	CHECK_OP(configs[6].sum.n, ==, 0);
 }
 
 static void test_capacity(void)
@@ -98,14 +102,15 @@ static void test_capacity(void)
 
 	/* the highest speedup whose fast bytes fit */
 	ranking(&t, 50);
-	CHECK(t.fit == 2 && t.best == 1);
+	CHECK_OP(t.fit, ==, 2);
+	CHECK_OP(t.best, ==, 1);
 	ranking(&t, 20);
-	CHECK(t.fit == 3);
+	CHECK_OP(t.fit, ==, 3);
 	ranking(&t, 40);
-	CHECK(t.fit == 2);
+	CHECK_OP(t.fit, ==, 2);
 	/* the failed configuration (5 bytes) does not fit anything */
 	ranking(&t, 9);
-	CHECK(t.fit == -1);
+	CHECK_OP(t.fit, ==, -1);
 }
 
 /* plan-best: the smallest footprint not measurably slower than the
@@ -122,9 +127,9 @@ static void test_best_rule(void)
 	                                                 more than --min-gain slower */
 	add(&t, (double[]){6.5, 6.55, 6.45}, 3, 30);  /* 1.54x: measurably slower */
 	hmpt_method_analyze(&t);
-	CHECK(t.fastest == 1);
-	CHECK(t.best == 2);
-	CHECK(t.best90 == 3);
+	CHECK_OP(t.fastest, ==, 1);
+	CHECK_OP(t.best, ==, 2);
+	CHECK_OP(t.best90, ==, 3);
 	/* one slow run does not hide a configuration's being slower: the
 	 * comparison with the fastest uses the pooled variance */
 	reset(&t);
@@ -132,14 +137,17 @@ static void test_best_rule(void)
 	add(&t, (double[]){5.0, 5.005, 4.995}, 3, 100);
 	add(&t, (double[]){5.5, 5.5, 9.0}, 3, 10);
 	hmpt_method_analyze(&t);
-	CHECK(t.fastest == 1 && t.best == 1);
+	CHECK_OP(t.fastest, ==, 1);
+	CHECK_OP(t.best, ==, 1);
 	/* with quiet runs the same 2 % is measurable: the fastest is the best */
 	reset(&t);
 	add(&t, (double[]){10.0, 10.01, 9.99}, 3, 0);
 	add(&t, (double[]){5.0, 5.005, 4.995}, 3, 100);
 	add(&t, (double[]){5.1, 5.105, 5.095}, 3, 60);
 	hmpt_method_analyze(&t);
-	CHECK(t.fastest == 1 && t.best == 1 && t.best90 == 2);
+	CHECK_OP(t.fastest, ==, 1);
+	CHECK_OP(t.best, ==, 1);
+	CHECK_OP(t.best90, ==, 2);
 	/* a measured configuration may also be a predicted one's neighbour:
 	 * predictions (no runs) are never chosen */
 	reset(&t);
@@ -148,7 +156,8 @@ static void test_best_rule(void)
 	hmpt_tconfig_t *p = add(&t, NULL, 0, 1);
 	p->predicted = 3;
 	hmpt_method_analyze(&t);
-	CHECK(t.best == 1 && t.best90 == 1);
+	CHECK_OP(t.best, ==, 1);
+	CHECK_OP(t.best90, ==, 1);
 }
 
 /* Only runs of reps within --reps (the reference: times its share) count. */
@@ -162,7 +171,8 @@ static void test_reps(void)
 	hmpt_tconfig_t *c = add(&t, (double[]){5, 5.1, 100}, 3, 1);
 	ref->share = 2;
 	hmpt_method_analyze(&t);
-	CHECK(ref->sum.n == 4 && c->sum.n == 2);
+	CHECK_OP(ref->sum.n, ==, 4);
+	CHECK_OP(c->sum.n, ==, 2);
 	ref->share = 1;
 	hmpt_method_analyze(&t);
 	CHECK(ref->sum.n == 2 && near(ref->sum.mean, 10.1, 1e-12));
@@ -188,8 +198,8 @@ static void test_estimate(void)
 	/* savings of 20 % and 20 % of the time: 1 / 0.6 */
 	CHECK(near(configs[3].estimate, 1 / 0.6, 1e-12));
 	CHECK(near(configs[1].estimate, 1.25, 1e-12));
-	CHECK(t.alpha_used == t.alpha / 3);
-	CHECK(t.best == 3);
+	CHECK_OP(t.alpha_used, ==, t.alpha / 3);
+	CHECK_OP(t.best, ==, 3);
 }
 
 static void test_rank(void)
@@ -199,7 +209,11 @@ static void test_rank(void)
 
 	ranking(&t, 0);
 	hmpt_method_rank(&t, order, 5);
-	CHECK(order[0] == 4 && order[1] == 1 && order[2] == 2 && order[3] == 3 && order[4] == 5);
+	CHECK_OP(order[0], ==, 4);
+	CHECK_OP(order[1], ==, 1);
+	CHECK_OP(order[2], ==, 2);
+	CHECK_OP(order[3], ==, 3);
+	CHECK_OP(order[4], ==, 5);
 	/* the same speedup: the larger footprint first */
 	reset(&t);
 	add(&t, (double[]){10, 10.1, 9.9}, 3, 0);
@@ -209,7 +223,9 @@ static void test_rank(void)
 	hmpt_method_analyze(&t);
 	int tie[] = {1, 2, 3};
 	hmpt_method_rank(&t, tie, 3);
-	CHECK(tie[0] == 2 && tie[1] == 3 && tie[2] == 1);
+	CHECK_OP(tie[0], ==, 2);
+	CHECK_OP(tie[1], ==, 3);
+	CHECK_OP(tie[2], ==, 1);
 	hmpt_method_rank(&t, tie, 0);
 }
 

@@ -118,11 +118,11 @@ static void test_group_clock(void)
 	int rc = hmpt_perfev_open_first(&s, &o, &g, err, sizeof(err));
 	if (rc)
 		fprintf(stderr, "open_first: %s\n", err);
-	CHECK(rc == 0);
+	CHECK_OP(rc, ==, 0);
 	CHECK(o.clock && o.sample_type == ST_PEBS);
 	if (o.fallbacks[0])
 		fprintf(stderr, "fallbacks taken: %s\n", o.fallbacks);
-	CHECK(o.fallbacks[0] == 0);
+	CHECK_OP(o.fallbacks[0], ==, 0);
 	CHECK(g.nfd == 2 && g.ring && g.ring_fd == g.fd[1] && g.id[0] != g.id[1]);
 	if (rc == 0)
 		hmpt_perfev_close(&g, &o);
@@ -132,10 +132,11 @@ static void test_group_clock(void)
 	mem.use_clockid = 1;
 	mem.clockid = CLOCK_MONOTONIC;
 	int lfd = (int)syscall(SYS_perf_event_open, &lead, 0, -1, -1, 0);
-	CHECK(lfd >= 0);
+	CHECK_OP(lfd, >=, 0);
 	errno = 0;
 	int mfd = (int)syscall(SYS_perf_event_open, &mem, 0, -1, lfd, 0);
-	CHECK(mfd < 0 && errno == EINVAL);
+	CHECK_OP(mfd, <, 0);
+	CHECK_OP(errno, ==, EINVAL);
 	if (mfd >= 0)
 		close(mfd);
 	close(lfd);
@@ -156,8 +157,8 @@ static void test_fallback_steps(void)
 	s.ev[1].attr.freq = 1;
 	s.ev[1].attr.sample_freq = UINT64_MAX >> 1;
 	hmpt_perfev_opts_init(&o, &s, 8, page);
-	CHECK(hmpt_perfev_open_first(&s, &o, &g, err, sizeof(err)) == -EINVAL);
-	CHECK(strstr(err, "minor-faults (as loads)") != NULL);
+	CHECK_OP(hmpt_perfev_open_first(&s, &o, &g, err, sizeof(err)), ==, -EINVAL);
+	CHECK_OP(strstr(err, "minor-faults (as loads)"), !=, NULL);
 	const char *w = strstr(o.fallbacks, "weight struct");
 	const char *p = strstr(o.fallbacks, "data page size");
 	const char *c = strstr(o.fallbacks, "CLOCK_MONOTONIC");
@@ -182,7 +183,8 @@ static void touch_and_read(hmpt_perfev_group_t *g, const hmpt_perfev_opts_t *o, 
 	*t1 = now_ns();
 	got->n = 0;
 	hmpt_ring_drain(g->ring, hmpt_perfev_data_bytes(o), o->sample_type, collect, got, &c);
-	CHECK(c.malformed == 0 && c.lost == 0);
+	CHECK_OP(c.malformed, ==, 0);
+	CHECK_OP(c.lost, ==, 0);
 }
 
 /* Records the kernel wrote with the PEBS field set, parsed by ring.c. */
@@ -206,7 +208,7 @@ static void test_kernel_records(void)
 	CHECK(!o.fallbacks[0]);
 	char *mem =
 	    mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	CHECK(mem != MAP_FAILED);
+	CHECK_OP(mem, !=, MAP_FAILED);
 	madvise(mem, n * page, MADV_NOHUGEPAGE);
 	uint64_t t0, t1;
 	touch_and_read(&g, &o, mem, n, page, got, &t0, &t1);
@@ -216,21 +218,25 @@ static void test_kernel_records(void)
 		const hmpt_ring_sample_t *x = &got->s[i];
 		if (x->addr < (uintptr_t)mem || x->addr >= (uintptr_t)mem + n * page)
 			continue; /* the test's own other faults (stack, the ring's reader) */
-		CHECK(x->addr == (uintptr_t)mem + (uint64_t)ours * page);
-		CHECK(x->pid == (uint32_t)getpid() && x->tid == (uint32_t)syscall(SYS_gettid));
-		CHECK(x->time >= t0 && x->time <= t1 && x->time >= last);
-		CHECK(x->id == g.id[1]);
-		CHECK(x->weight == 0 && x->ins_lat == 0);
+		CHECK_OP(x->addr, ==, (uintptr_t)mem + (uint64_t)ours * page);
+		CHECK_OP(x->pid, ==, (uint32_t)getpid());
+		CHECK_OP(x->tid, ==, (uint32_t)syscall(SYS_gettid));
+		CHECK_OP(x->time, >=, t0);
+		CHECK_OP(x->time, <=, t1);
+		CHECK_OP(x->time, >=, last);
+		CHECK_OP(x->id, ==, g.id[1]);
+		CHECK_OP(x->weight, ==, 0);
+		CHECK_OP(x->ins_lat, ==, 0);
 		/* what the kernel writes for an event with no data source */
-		CHECK((x->data_src & MEM_NA) == MEM_NA);
-		CHECK(hmpt_datasrc_level(x->data_src) == HMPT_LEVEL_NONE);
-		CHECK(x->page_size == page);
+		CHECK_OP((x->data_src & MEM_NA), ==, MEM_NA);
+		CHECK_OP(hmpt_datasrc_level(x->data_src), ==, HMPT_LEVEL_NONE);
+		CHECK_OP(x->page_size, ==, page);
 		last = x->time;
 		ours++;
 	}
 	if (ours != (int)n)
 		fprintf(stderr, "%d of %zu first touches sampled (%d records)\n", ours, n, got->n);
-	CHECK(ours == (int)n);
+	CHECK_OP(ours, ==, (int)n);
 	munmap(mem, n * page);
 
 	/* a transparent huge page: one fault, the kernel's size is 2 MiB */
@@ -264,7 +270,7 @@ static void test_kernel_records(void)
 		if (bytes != len)
 			fprintf(stderr, "THP first touch: %llu bytes counted, %zu touched\n",
 			        (unsigned long long)bytes, len);
-		CHECK(bytes == len);
+		CHECK_OP(bytes, ==, len);
 		munmap(raw, len + huge);
 	}
 	hmpt_perfev_close(&g, &o);
@@ -283,23 +289,23 @@ static void test_budget(void)
 	                          .page = 4096};
 
 	/* 129 pages x 2 + 16 = 274 pages, 65 a ring */
-	CHECK(hmpt_perfev_budget_threads(&b) == 4);
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, 4);
 	/* 8 processes: 3 rings fill 195 of the 258 shared pages, the 4th puts
 	 * its last 2 pages on its process's 16; no process holds a whole ring
 	 * more */
 	b.processes = 8;
-	CHECK(hmpt_perfev_budget_threads(&b) == 4);
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, 4);
 	b.rlimit = 8u << 20; /* systemd's default: 2048 pages, 31 rings each */
-	CHECK(hmpt_perfev_budget_threads(&b) == 4 + (2048 - 2) / 65 + 7 * (2048 / 65));
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, 4 + (2048 - 2) / 65 + 7 * (2048 / 65));
 	b.rlimit = 64 * 1024;
 	b.cpus = 112, b.processes = 112, b.ring_bytes = 17 * 4096; /* a Xeon Max node, PEBS rings */
 	/* 14448 shared pages: 849 rings and 15 pages, the 850th takes 2 of
 	 * its process's 16; each process's 16 holds no whole ring */
-	CHECK(hmpt_perfev_budget_threads(&b) == 850);
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, 850);
 	b.rlimit = UINT64_MAX;
-	CHECK(hmpt_perfev_budget_threads(&b) == UINT64_MAX);
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, UINT64_MAX);
 	b.rlimit = 0, b.unlimited = true;
-	CHECK(hmpt_perfev_budget_threads(&b) == UINT64_MAX);
+	CHECK_OP(hmpt_perfev_budget_threads(&b), ==, UINT64_MAX);
 }
 
 int main(void)

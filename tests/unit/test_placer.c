@@ -60,17 +60,21 @@ static void test_decide(void)
 	int fast = pool_index(&pl, "fast"), mid = pool_index(&pl, "mid");
 	int slow = pool_index(&pl, "slow"), other = pool_index(&pl, "other");
 	/* a "stack" match wins over any prefix */
-	CHECK(decide(&pl, (uint64_t[]){0x10, 0x20, 0x30}, 3, false, &ps) == fast);
-	CHECK(ps >= 0 && !strcmp(pl.groups[pl.sites[ps].group].name, "exact"));
+	CHECK_OP(decide(&pl, (uint64_t[]){0x10, 0x20, 0x30}, 3, false, &ps), ==, fast);
+	CHECK_OP(ps, >=, 0);
+	CHECK_STREQ(pl.groups[pl.sites[ps].group].name, "exact");
 	/* the longer prefix over the shorter */
-	CHECK(decide(&pl, (uint64_t[]){0x10, 0x20, 0x99}, 3, false, &ps) == other);
-	CHECK(decide(&pl, (uint64_t[]){0x10, 0x99}, 2, false, &ps) == mid);
-	CHECK(ps >= 0 && !strcmp(pl.groups[pl.sites[ps].group].name, "short"));
+	CHECK_OP(decide(&pl, (uint64_t[]){0x10, 0x20, 0x99}, 3, false, &ps), ==, other);
+	CHECK_OP(decide(&pl, (uint64_t[]){0x10, 0x99}, 2, false, &ps), ==, mid);
+	CHECK_OP(ps, >=, 0);
+	CHECK_STREQ(pl.groups[pl.sites[ps].group].name, "short");
 	/* named by no plan site: heap to the default pool, static data stays */
-	CHECK(decide(&pl, (uint64_t[]){0x77}, 1, false, &ps) == slow && ps == -1);
-	CHECK(decide(&pl, (uint64_t[]){0x77}, 1, true, &ps) == HMPT_POOL_SYSTEM && ps == -1);
+	CHECK_OP(decide(&pl, (uint64_t[]){0x77}, 1, false, &ps), ==, slow);
+	CHECK_OP(ps, ==, -1);
+	CHECK_OP(decide(&pl, (uint64_t[]){0x77}, 1, true, &ps), ==, HMPT_POOL_SYSTEM);
+	CHECK_OP(ps, ==, -1);
 	/* static data a plan site names goes to its pool */
-	CHECK(decide(&pl, (uint64_t[]){0x500}, 1, true, &ps) == fast);
+	CHECK_OP(decide(&pl, (uint64_t[]){0x500}, 1, true, &ps), ==, fast);
 	hmpt_plan_free(&pl);
 }
 
@@ -82,15 +86,17 @@ static void test_table(void)
 {
 	char text[2048], err[512];
 
-	CHECK(hmpt_sites_init(16) == 0);
+	CHECK_OP(hmpt_sites_init(16), ==, 0);
 	uint32_t named =
 	    hmpt_sites_add_static((uintptr_t)named_g, sizeof(named_g), "named_g", ".bss");
 	uint32_t unnamed =
 	    hmpt_sites_add_static((uintptr_t)unnamed_g, sizeof(unnamed_g), "unnamed_g", ".bss");
-	CHECK(named != HMPT_SITE_OVERFLOW && unnamed != HMPT_SITE_OVERFLOW);
+	CHECK_OP(named, !=, HMPT_SITE_OVERFLOW);
+	CHECK_OP(unnamed, !=, HMPT_SITE_OVERFLOW);
 	hmpt_sites_lock();
 	const hmpt_site_t *s = hmpt_sites_get(named);
-	CHECK(s->nid == 1 && s->mods[0] != HMPT_MODULE_UNKNOWN);
+	CHECK_OP(s->nid, ==, 1);
+	CHECK_OP(s->mods[0], !=, HMPT_MODULE_UNKNOWN);
 	snprintf(text, sizeof(text),
 	         "{\"format\": \"hmpt-plan\", \"format_version\": 2,\n"
 	         " \"pools\": {\"fast\": {\"pages\": \"thp\"}, \"slow\": {\"pages\": \"4k\"}},\n"
@@ -98,7 +104,7 @@ static void test_table(void)
 	         " \"groups\": [{\"name\": \"data\", \"pool\": \"fast\",\n"
 	         "   \"sites\": [{\"frames\": [\"%s!0x%llx\"]}]}]}\n",
 	         hmpt_modules_get(s->mods[0])->name, (unsigned long long)s->offs[0]);
-	CHECK(hmpt_placer_site(named) == NULL); /* not decided yet */
+	CHECK_OP(hmpt_placer_site(named), ==, NULL); /* not decided yet */
 	hmpt_sites_unlock();
 	if (hmpt_plan_parse(text, strlen(text), "t.json", &hmpt_plan_g, err, sizeof(err)) != 0) {
 		fprintf(stderr, "plan: %s\n%s", err, text);
@@ -109,10 +115,10 @@ static void test_table(void)
 	int fast = pool_index(&hmpt_plan_g, "fast"), slow = pool_index(&hmpt_plan_g, "slow");
 	uint32_t heap = hmpt_sites_capture();
 
-	CHECK(hmpt_placer_site_pool(named) == fast);
-	CHECK(hmpt_placer_site_pool(unnamed) == HMPT_POOL_SYSTEM);
-	CHECK(hmpt_placer_site_pool(heap) == slow);
-	CHECK(hmpt_placer_site_pool(named) == fast); /* decided once */
+	CHECK_OP(hmpt_placer_site_pool(named), ==, fast);
+	CHECK_OP(hmpt_placer_site_pool(unnamed), ==, HMPT_POOL_SYSTEM);
+	CHECK_OP(hmpt_placer_site_pool(heap), ==, slow);
+	CHECK_OP(hmpt_placer_site_pool(named), ==, fast); /* decided once */
 
 	hmpt_sites_lock();
 	hmpt_placer_count(named, fast, 100);
@@ -120,13 +126,15 @@ static void test_table(void)
 	hmpt_placer_count(named, HMPT_POOL_SYSTEM, 7); /* a fallback */
 	hmpt_placer_count(heap, slow, 4096);
 	const hmpt_placer_site_t *d = hmpt_placer_site(named);
-	CHECK(d != NULL);
+	CHECK_OP(d, !=, NULL);
 	if (d) {
 		CHECK(d->decided && d->pool == fast && d->plan_site == 0);
-		CHECK(d->nplaced == (uint32_t)hmpt_plan_g.npools + 1);
-		CHECK(d->placed[fast + 1].allocations == 2 && d->placed[fast + 1].bytes == 150);
-		CHECK(d->placed[0].allocations == 1 && d->placed[0].bytes == 7);
-		CHECK(d->placed[slow + 1].allocations == 0);
+		CHECK_OP(d->nplaced, ==, (uint32_t)hmpt_plan_g.npools + 1);
+		CHECK_OP(d->placed[fast + 1].allocations, ==, 2);
+		CHECK_OP(d->placed[fast + 1].bytes, ==, 150);
+		CHECK_OP(d->placed[0].allocations, ==, 1);
+		CHECK_OP(d->placed[0].bytes, ==, 7);
+		CHECK_OP(d->placed[slow + 1].allocations, ==, 0);
 	}
 	d = hmpt_placer_site(unnamed);
 	CHECK(d && d->pool == HMPT_POOL_SYSTEM && d->plan_site == -1);

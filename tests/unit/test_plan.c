@@ -22,7 +22,7 @@ static void test_bad_table(void)
 	char line[1024], path[1100], err[1024];
 	int n = 0;
 
-	CHECK(t != NULL);
+	CHECK_OP(t, !=, NULL);
 	if (!t)
 		return;
 	while (fgets(line, sizeof(line), t)) {
@@ -46,17 +46,17 @@ static void test_bad_table(void)
 	}
 	fclose(t);
 	fprintf(stderr, "bad plans: %d cases\n", n);
-	CHECK(n >= 45);
+	CHECK_OP(n, >=, 45);
 }
 
 static void test_missing_file(void)
 {
 	char err[512];
 
-	CHECK(hmpt_plan_load("no/such/plan.json", &plan, err, sizeof(err)) == -ENOENT);
-	CHECK(strcmp(err, "no/such/plan.json: No such file or directory") == 0);
-	CHECK(hmpt_plan_load(".", &plan, err, sizeof(err)) == -EINVAL);
-	CHECK(strcmp(err, ".: not a regular file") == 0);
+	CHECK_OP(hmpt_plan_load("no/such/plan.json", &plan, err, sizeof(err)), ==, -ENOENT);
+	CHECK_STREQ(err, "no/such/plan.json: No such file or directory");
+	CHECK_OP(hmpt_plan_load(".", &plan, err, sizeof(err)), ==, -EINVAL);
+	CHECK_STREQ(err, ".: not a regular file");
 }
 
 static int pool_index(const char *name)
@@ -84,32 +84,37 @@ static void test_examples(void)
 		hmpt_plan_free(&plan);
 	}
 
-	CHECK(hmpt_plan_load("../../plans/examples/xeonmax-flat.json", &plan, err, sizeof(err)) ==
-	      0);
-	CHECK(plan.npools == 2);
+	CHECK_OP(hmpt_plan_load("../../plans/examples/xeonmax-flat.json", &plan, err, sizeof(err)),
+	         ==, 0);
+	CHECK_OP(plan.npools, ==, 2);
 	int hbm = pool_index("hbm"), ddr = pool_index("ddr");
-	CHECK(hbm == 0 && ddr == 1);
-	CHECK(plan.default_pool == ddr);
+	CHECK_OP(hbm, ==, 0);
+	CHECK_OP(ddr, ==, 1);
+	CHECK_OP(plan.default_pool, ==, ddr);
 	CHECK(plan.pools[hbm].nodes == HMPT_NODES_HBM && plan.pools[hbm].local);
-	CHECK(plan.pools[hbm].policy == HMPT_POLICY_BIND);
-	CHECK(plan.pools[hbm].capacity == 60ull << 30);
-	CHECK(plan.pools[hbm].fallback == ddr);
-	CHECK(plan.pools[ddr].fallback == HMPT_POOL_SYSTEM); /* the default pool */
-	CHECK(plan.stack_depth == 16);
-	CHECK(plan.ngroups == 2 && plan.nsites == 2);
-	CHECK(!strcmp(plan.groups[0].name, "grid") && plan.groups[0].pool == hbm);
+	CHECK_OP(plan.pools[hbm].policy, ==, HMPT_POLICY_BIND);
+	CHECK_OP(plan.pools[hbm].capacity, ==, 60ull << 30);
+	CHECK_OP(plan.pools[hbm].fallback, ==, ddr);
+	CHECK_OP(plan.pools[ddr].fallback, ==, HMPT_POOL_SYSTEM); /* the default pool */
+	CHECK_OP(plan.stack_depth, ==, 16);
+	CHECK_OP(plan.ngroups, ==, 2);
+	CHECK_OP(plan.nsites, ==, 2);
+	CHECK_STREQ(plan.groups[0].name, "grid");
+	CHECK_OP(plan.groups[0].pool, ==, hbm);
 	CHECK(plan.sites[0].nframes == 5 && !plan.sites[0].prefix);
-	CHECK(!strcmp(plan.sites[0].modules[2], "libc.so.6") &&
-	      plan.sites[0].offsets[2] == 0x271ca);
+	CHECK_STREQ(plan.sites[0].modules[2], "libc.so.6");
+	CHECK_OP(plan.sites[0].offsets[2], ==, 0x271ca);
 	CHECK(plan.sites[1].prefix && plan.sites[1].nframes == 1);
 	CHECK(plan.provenance && hmpt_json_get(plan.provenance, "tool"));
-	CHECK(!strcmp(hmpt_plan_pool_name(&plan, HMPT_POOL_SYSTEM), "system"));
+	CHECK_STREQ(hmpt_plan_pool_name(&plan, HMPT_POOL_SYSTEM), "system");
 	hmpt_plan_free(&plan);
 
-	CHECK(hmpt_plan_load("../../plans/examples/interleave-cxl.json", &plan, err, sizeof(err)) ==
-	      0);
+	CHECK_OP(
+	    hmpt_plan_load("../../plans/examples/interleave-cxl.json", &plan, err, sizeof(err)), ==,
+	    0);
 	int spread = pool_index("spread");
-	CHECK(spread >= 0 && plan.pools[spread].nodes == HMPT_NODES_LIST);
+	CHECK_OP(spread, >=, 0);
+	CHECK_OP(plan.pools[spread].nodes, ==, HMPT_NODES_LIST);
 	CHECK(hmpt_nodemask_has(&plan.pools[spread].list, 0) &&
 	      hmpt_nodemask_has(&plan.pools[spread].list, 2) &&
 	      !hmpt_nodemask_has(&plan.pools[spread].list, 1));
@@ -117,10 +122,10 @@ static void test_examples(void)
 	CHECK(plan.has_ddr_nodes && hmpt_nodemask_weight(&plan.ddr_nodes) == 1);
 	hmpt_plan_free(&plan);
 
-	CHECK(hmpt_plan_load("../../plans/examples/memkind-hbw.json", &plan, err, sizeof(err)) ==
-	      0);
-	CHECK(plan.pools[0].backend == HMPT_BACKEND_MEMKIND);
-	CHECK(!strcmp(hmpt_plan_kinds_g[plan.pools[0].kind], "hbw"));
+	CHECK_OP(hmpt_plan_load("../../plans/examples/memkind-hbw.json", &plan, err, sizeof(err)),
+	         ==, 0);
+	CHECK_OP(plan.pools[0].backend, ==, HMPT_BACKEND_MEMKIND);
+	CHECK_STREQ(hmpt_plan_kinds_g[plan.pools[0].kind], "hbw");
 	hmpt_plan_free(&plan);
 }
 
@@ -154,34 +159,35 @@ static void test_match(void)
 	    " ]}";
 	uint64_t hs[4], offs[4];
 
-	CHECK(parse(text) == 0);
-	CHECK(plan.pools[1].capacity_pct == 25);
-	CHECK(plan.default_pool == HMPT_POOL_SYSTEM && plan.pools[0].fallback == HMPT_POOL_SYSTEM);
-	CHECK(plan.groups[2].pool == HMPT_POOL_SYSTEM);
+	CHECK_OP(parse(text), ==, 0);
+	CHECK_OP(plan.pools[1].capacity_pct, ==, 25);
+	CHECK_OP(plan.default_pool, ==, HMPT_POOL_SYSTEM);
+	CHECK_OP(plan.pools[0].fallback, ==, HMPT_POOL_SYSTEM);
+	CHECK_OP(plan.groups[2].pool, ==, HMPT_POOL_SYSTEM);
 	/* a, b, c: the whole stack */
 	hs[0] = h("a"), hs[1] = h("b"), hs[2] = h("c"), hs[3] = h("d");
 	offs[0] = 1, offs[1] = 2, offs[2] = 3, offs[3] = 4;
-	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, 0);
 	/* a, b, c, d: not the whole stack; the longer prefix wins */
-	CHECK(hmpt_plan_match(&plan, hs, offs, 4) == 2);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 4), ==, 2);
 	/* a, b */
-	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 2);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 2);
 	/* a */
-	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 1);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, 1);
 	/* a, x */
 	offs[1] = 9;
-	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 1);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, 1);
 	/* same offsets in another module */
 	hs[0] = h("z");
-	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == -1);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, -1);
 	/* a frame outside any module hashes as 0, as the shim does */
 	hs[0] = 0, offs[0] = 0x7f00;
-	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 3);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 0) == -1);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, 3);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 0), ==, -1);
 	/* ids: the shim's hash over (module hash, offset) */
 	uint64_t id = hmpt_hash_frame(
 	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("a"), 1), h("b"), 2), h("c"), 3);
-	CHECK(plan.sites[0].id == id);
+	CHECK_OP(plan.sites[0].id, ==, id);
 	hmpt_plan_free(&plan);
 
 	/* an id given with the frames is checked against them */
@@ -191,8 +197,8 @@ static void test_match(void)
 	         " \"groups\": [{\"pool\": \"p\", \"sites\": [{\"id\": \"%016llx\", \"frames\": "
 	         "[\"a!0x1\", \"b!0x2\", \"c!0x3\"]}]}]}",
 	         (unsigned long long)id);
-	CHECK(parse(buf) == 0);
-	CHECK(plan.sites[0].id == id);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.sites[0].id, ==, id);
 	hmpt_plan_free(&plan);
 }
 
@@ -214,36 +220,39 @@ static void test_identity(void)
 
 	/* version 2: the id leaves libc out, so a shifted libc frame keeps it */
 	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)own, 0x271ca, "");
-	CHECK(parse(buf) == 0);
-	CHECK(plan.version == 2 && plan.sites[0].id == own && plan.sites[0].nid == 2);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == -1);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.version, ==, 2);
+	CHECK_OP(plan.sites[0].id, ==, own);
+	CHECK_OP(plan.sites[0].nid, ==, 2);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, -1);
 	hmpt_plan_free(&plan);
 	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)own, 0x2720a, "");
-	CHECK(parse(buf) == 0);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
 	hmpt_plan_free(&plan);
 	/* version 1: the id of every frame is checked; matching is as in 2 */
 	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)all, 0x271ca, "");
-	CHECK(parse(buf) == 0);
+	CHECK_OP(parse(buf), ==, 0);
 	CHECK(plan.sites[0].id == own && !plan.sites[0].legacy_prefix);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 2) == 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
 	hmpt_plan_free(&plan);
 	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)own, 0x271ca, "");
-	CHECK(parse(buf) != 0);
+	CHECK_OP(parse(buf), !=, 0);
 	/* a version-1 stack cut at its depth (3 frames, libc among them)
 	 * names the first frames of a deeper stack */
 	snprintf(buf, sizeof(buf), fmt, 1, " \"stack_depth\": 3,", (unsigned long long)all, 0x271ca,
 	         "");
-	CHECK(parse(buf) == 0);
+	CHECK_OP(parse(buf), ==, 0);
 	CHECK(plan.sites[0].legacy_prefix);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 3) == 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, 0);
 	hmpt_plan_free(&plan);
 	/* only runtime frames: they are the identity */
-	CHECK(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": {}},"
-	            " \"groups\": [{\"pool\": \"p\", \"sites\": [{\"frames\": "
-	            "[\"libc.so.6!0x5\", \"ld-linux-x86-64.so.2!0x6\"]}]}]}") == 0);
-	CHECK(plan.sites[0].nid == 2);
+	CHECK_OP(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": {}},"
+	               " \"groups\": [{\"pool\": \"p\", \"sites\": [{\"frames\": "
+	               "[\"libc.so.6!0x5\", \"ld-linux-x86-64.so.2!0x6\"]}]}]}"),
+	         ==, 0);
+	CHECK_OP(plan.sites[0].nid, ==, 2);
 	hmpt_plan_free(&plan);
 	/* stacks that differ only in runtime frames are one site: in one group
 	 * harmless; in two, a version-1 plan (which loaded before) lets the
@@ -254,12 +263,13 @@ static void test_identity(void)
 	snprintf(buf, sizeof(buf), two, 1, "",
 	         ", {\"pool\": \"system\", \"sites\": [{\"frames\": [\"app!0x10\", "
 	         "\"libc.so.6!0x9\"]}]}");
-	CHECK(parse(buf) == 0);
-	CHECK(hmpt_plan_match(&plan, hs, offs, 1) == 0);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, 0);
 	hmpt_plan_free(&plan);
 	snprintf(buf, sizeof(buf), two, 2, ", {\"frames\": [\"app!0x10\", \"libc.so.6!0x9\"]}", "");
-	CHECK(parse(buf) == 0);
-	CHECK(plan.nsites == 2 && hmpt_plan_match(&plan, hs, offs, 1) == 0);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.nsites, ==, 2);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, 0);
 	hmpt_plan_free(&plan);
 	/* modules and symbolic frames */
 	snprintf(buf, sizeof(buf), fmt, 2,
@@ -267,10 +277,13 @@ static void test_identity(void)
 	         (unsigned long long)own, 0x271ca,
 	         ", \"symbolic\": [{\"function\": \"f\", \"file\": \"a.c\", \"line\": 3, "
 	         "\"discriminator\": 2, \"position\": 1, \"positions\": 3}, null, {}]");
-	CHECK(parse(buf) == 0);
-	CHECK(plan.nmodules == 1 && plan.modules[0].build_id_len == 2 &&
-	      plan.modules[0].build_id[0] == 0x0a && plan.modules[0].build_id[1] == 0xff);
-	CHECK(hmpt_plan_module(&plan, h("app")) == 0 && hmpt_plan_module(&plan, h("b")) == -1);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.nmodules, ==, 1);
+	CHECK_OP(plan.modules[0].build_id_len, ==, 2);
+	CHECK_OP(plan.modules[0].build_id[0], ==, 0x0a);
+	CHECK_OP(plan.modules[0].build_id[1], ==, 0xff);
+	CHECK_OP(hmpt_plan_module(&plan, h("app")), ==, 0);
+	CHECK_OP(hmpt_plan_module(&plan, h("b")), ==, -1);
 	hmpt_plan_free(&plan);
 }
 
@@ -280,18 +293,19 @@ static void test_fallback_defaults(void)
 	                   " \"pools\": {\"a\": {\"fallback\": \"c\"}, \"b\": {}, \"c\": {}},\n"
 	                   " \"default_pool\": \"b\", \"groups\": []}";
 
-	CHECK(parse(text) == 0);
-	CHECK(plan.pools[0].fallback == 2);                /* given, to a pool defined later */
-	CHECK(plan.pools[1].fallback == HMPT_POOL_SYSTEM); /* the default pool */
-	CHECK(plan.pools[2].fallback == 1);                /* the default pool */
+	CHECK_OP(parse(text), ==, 0);
+	CHECK_OP(plan.pools[0].fallback, ==, 2);                /* given, to a pool defined later */
+	CHECK_OP(plan.pools[1].fallback, ==, HMPT_POOL_SYSTEM); /* the default pool */
+	CHECK_OP(plan.pools[2].fallback, ==, 1);                /* the default pool */
 	hmpt_plan_free(&plan);
 	/* the default pool falls back to b: b's unwritten fallback would lead
 	 * back to it, so b falls back to system (no cycle) */
-	CHECK(
+	CHECK_OP(
 	    parse("{\"format\": \"hmpt-plan\", \"format_version\": 1, \"pools\": {\"a\": "
-	          "{\"fallback\": \"b\"}, \"b\": {}}, \"default_pool\": \"a\", \"groups\": []}") ==
-	    0);
-	CHECK(plan.pools[0].fallback == 1 && plan.pools[1].fallback == HMPT_POOL_SYSTEM);
+	          "{\"fallback\": \"b\"}, \"b\": {}}, \"default_pool\": \"a\", \"groups\": []}"),
+	    ==, 0);
+	CHECK_OP(plan.pools[0].fallback, ==, 1);
+	CHECK_OP(plan.pools[1].fallback, ==, HMPT_POOL_SYSTEM);
 	hmpt_plan_free(&plan);
 }
 
@@ -305,19 +319,21 @@ static void test_stale_line(void)
 	hmpt_fmt_t *fp = &f;
 	uint8_t matched[16] = {0}, relevant[16];
 
-	CHECK(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2,\n"
-	            " \"pools\": {\"p\": {}},\n"
-	            " \"groups\": [\n"
-	            "  {\"name\": \"G1\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x1\"]},\n"
-	            "   {\"frames\": [\"a!0x2\"]}]},\n"
-	            "  {\"name\": \"G2\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x3\"]},\n"
-	            "   {\"frames\": [\"a!0x4\"]}, {\"frames\": [\"b!0x5\"]}]}]}") == 0);
+	CHECK_OP(
+	    parse("{\"format\": \"hmpt-plan\", \"format_version\": 2,\n"
+	          " \"pools\": {\"p\": {}},\n"
+	          " \"groups\": [\n"
+	          "  {\"name\": \"G1\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x1\"]},\n"
+	          "   {\"frames\": [\"a!0x2\"]}]},\n"
+	          "  {\"name\": \"G2\", \"pool\": \"p\", \"sites\": [{\"frames\": [\"a!0x3\"]},\n"
+	          "   {\"frames\": [\"a!0x4\"]}, {\"frames\": [\"b!0x5\"]}]}]}"),
+	    ==, 0);
 	memset(relevant, 1, sizeof(relevant));
 #define LINE(want)                                                                                 \
 	do {                                                                                       \
 		hmpt_fmt_init(fp, buf, sizeof(buf), -1);                                           \
 		hmpt_stale_describe(fp, &plan, matched, relevant);                                 \
-		CHECK(!strcmp(hmpt_fmt_cstr(fp), want));                                           \
+		CHECK_STREQ(hmpt_fmt_cstr(fp), want);                                              \
 		if (strcmp(buf, want))                                                             \
 			fprintf(stderr, "got: %s\n", buf);                                         \
 	} while (0)
@@ -332,20 +348,20 @@ static void test_stale_line(void)
 	     "allocation: was the program rebuilt or its libraries updated?");
 	matched[1] = matched[3] = 1;
 	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
-	CHECK(hmpt_stale_describe(fp, &plan, matched, relevant) == 0 && f.len == 0);
+	CHECK_OP(hmpt_stale_describe(fp, &plan, matched, relevant), ==, 0);
+	CHECK_OP(f.len, ==, 0);
 	/* no site relevant: the modules not loaded, once each */
 	uint64_t loaded[1] = {hmpt_hash_module("a", 1)};
 	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
-	CHECK(hmpt_stale_describe_unloaded(fp, &plan, loaded, 0) == 2);
-	CHECK(!strcmp(hmpt_fmt_cstr(fp),
-	              "t.json placed nothing: its sites name a and b, which this "
-	              "program did not load: was it renamed, or is this another "
-	              "program?"));
+	CHECK_OP(hmpt_stale_describe_unloaded(fp, &plan, loaded, 0), ==, 2);
+	CHECK_STREQ(hmpt_fmt_cstr(fp), "t.json placed nothing: its sites name a and b, which this "
+	                               "program did not load: was it renamed, or is this another "
+	                               "program?");
 	hmpt_fmt_init(fp, buf, sizeof(buf), -1);
-	CHECK(hmpt_stale_describe_unloaded(fp, &plan, loaded, 1) == 1);
-	CHECK(!strcmp(hmpt_fmt_cstr(fp), "t.json placed nothing: its sites name b, which this "
-	                                 "program did not load: was it renamed, or is this another "
-	                                 "program?"));
+	CHECK_OP(hmpt_stale_describe_unloaded(fp, &plan, loaded, 1), ==, 1);
+	CHECK_STREQ(hmpt_fmt_cstr(fp), "t.json placed nothing: its sites name b, which this "
+	                               "program did not load: was it renamed, or is this another "
+	                               "program?");
 	hmpt_plan_free(&plan);
 
 	char text[4096];
@@ -361,7 +377,7 @@ static void test_stale_line(void)
 		hmpt_fmt_str(fp, "\"]}]}");
 	}
 	hmpt_fmt_str(fp, "]}");
-	CHECK(parse(hmpt_fmt_cstr(fp)) == 0);
+	CHECK_OP(parse(hmpt_fmt_cstr(fp)), ==, 0);
 	memset(matched, 0, sizeof(matched));
 	memset(relevant, 1, sizeof(relevant));
 	matched[0] = 1;

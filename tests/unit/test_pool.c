@@ -56,8 +56,8 @@ static int setup(void)
 	node(r, 1, "64-127", 1024, "21 10 23 13", 102400, 1);
 	node(r, 2, "", 256, "13 23 10 23", 409600, 0);
 	node(r, 3, "", 256, "23 13 23 10", 409600, 1);
-	CHECK(hmpt_topo_read(&topo, r) == 0);
-	CHECK(hmpt_topo_classify(&topo, &h, err, sizeof(err)) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
+	CHECK_OP(hmpt_topo_classify(&topo, &h, err, sizeof(err)), ==, 0);
 	if (hmpt_plan_parse(plan_text, strlen(plan_text), "p.json", &plan, err, sizeof(err)) != 0) {
 		fprintf(stderr, "plan: %s\n", err);
 		return -1;
@@ -113,35 +113,42 @@ static void test_capacity(void)
 	hmpt_pool_stats_t st;
 
 	hmpt_pools_stats(pools, hbm, &st);
-	CHECK(st.budget == 100 * MiB && strcmp(st.budget_from, "capacity") == 0);
+	CHECK_OP(st.budget, ==, 100 * MiB);
+	CHECK_STREQ(st.budget_from, "capacity");
 	hmpt_pools_choose(pools, hbm, 60 * MiB, 1, &a);
 	CHECK(a.pool == hbm && a.tag != 0 && !a.hugetlb && a.bytes == 60 * MiB && nodes_of(&a, 2));
 	said_begin();
 	hmpt_pools_choose(pools, hbm, 60 * MiB, 2, &b); /* 120 > 100: the whole block to ddr */
 	said_end(msg, sizeof(msg));
-	CHECK(b.pool == ddr && b.bytes == 60 * MiB);
+	CHECK_OP(b.pool, ==, ddr);
+	CHECK_OP(b.bytes, ==, 60 * MiB);
 	/* node 2 is short too (52 MiB left), but the capacity is what the plan said */
-	CHECK(strcmp(msg, "hmpt: pool hbm cannot take 60.0 MiB for site 0000000000000002 (budget "
-	                  "100.0 MiB from capacity, 60.0 MiB in use): it and any like it go to "
-	                  "ddr; the profile counts them\n") == 0);
+	CHECK_STREQ(msg, "hmpt: pool hbm cannot take 60.0 MiB for site 0000000000000002 (budget "
+	                 "100.0 MiB from capacity, 60.0 MiB in use): it and any like it go to "
+	                 "ddr; the profile counts them\n");
 	hmpt_pools_stats(pools, hbm, &st);
-	CHECK(st.used == 60 * MiB && st.refused == 1 && st.refused_bytes == 60 * MiB);
-	CHECK(st.allocations == 1 && st.peak == 60 * MiB);
+	CHECK_OP(st.used, ==, 60 * MiB);
+	CHECK_OP(st.refused, ==, 1);
+	CHECK_OP(st.refused_bytes, ==, 60 * MiB);
+	CHECK_OP(st.allocations, ==, 1);
+	CHECK_OP(st.peak, ==, 60 * MiB);
 	/* growing in place: to 90 fits, to 120 does not and changes nothing */
 	CHECK(hmpt_pools_regrow(pools, a.tag, 60 * MiB, 90 * MiB));
 	CHECK(!hmpt_pools_regrow(pools, a.tag, 90 * MiB, 120 * MiB));
 	hmpt_pools_stats(pools, hbm, &st);
-	CHECK(st.used == 90 * MiB && st.peak == 90 * MiB);
+	CHECK_OP(st.used, ==, 90 * MiB);
+	CHECK_OP(st.peak, ==, 90 * MiB);
 	CHECK(hmpt_pools_regrow(pools, a.tag, 90 * MiB, 10 * MiB)); /* shrinking always fits */
 	hmpt_pools_choose(pools, hbm, 60 * MiB, 3, &c);
-	CHECK(c.pool == hbm);
+	CHECK_OP(c.pool, ==, hbm);
 	hmpt_pools_release(pools, a.tag, 10 * MiB);
 	hmpt_pools_release(pools, c.tag, 60 * MiB);
 	hmpt_pools_release(pools, b.tag, 60 * MiB);
 	hmpt_pools_stats(pools, hbm, &st);
-	CHECK(st.used == 0);
+	CHECK_OP(st.used, ==, 0);
 	hmpt_pools_stats(pools, ddr, &st);
-	CHECK(st.used == 0 && st.allocations == 1);
+	CHECK_OP(st.used, ==, 0);
+	CHECK_OP(st.allocations, ==, 1);
 }
 
 /* no capacity: node 2's room is its free memory (128 MiB) less the reserve
@@ -154,13 +161,15 @@ static void test_node_room(void)
 	hmpt_pool_stats_t st;
 
 	hmpt_pools_stats(pools, wide, &st);
-	CHECK(st.budget == 224 * MiB && strcmp(st.budget_from, "free memory") == 0);
+	CHECK_OP(st.budget, ==, 224 * MiB);
+	CHECK_STREQ(st.budget_from, "free memory");
 	said_begin();
 	hmpt_pools_choose(pools, wide, 120 * MiB, 4, &a);
 	said_end(msg, sizeof(msg));
-	CHECK(a.pool == ddr);
-	CHECK(strstr(msg, "(only 112.0 MiB left on node 2: its free memory at start less a "
-	                  "reserve)") != NULL);
+	CHECK_OP(a.pool, ==, ddr);
+	CHECK_OP(strstr(msg, "(only 112.0 MiB left on node 2: its free memory at start less a "
+	                     "reserve)"),
+	         !=, NULL);
 	hmpt_pools_choose(pools, wide, 112 * MiB, 5, &b);
 	CHECK(b.pool == wide && nodes_of(&b, 2));
 	hmpt_pools_release(pools, a.tag, a.bytes);
@@ -176,7 +185,8 @@ static void test_hugetlb(void)
 	hmpt_pool_stats_t st;
 
 	hmpt_pools_stats(pools, huge, &st);
-	CHECK(st.budget == 12 * MiB && strcmp(st.budget_from, "free huge pages") == 0);
+	CHECK_OP(st.budget, ==, 12 * MiB);
+	CHECK_STREQ(st.budget_from, "free huge pages");
 	hmpt_pools_choose(pools, huge, 9 * MiB + 1, 6, &a);
 	CHECK(a.pool == huge && a.hugetlb && a.bytes == 10 * MiB);
 	CHECK(hmpt_pools_round(pools, a.tag, 1) == 2 * MiB && hmpt_pools_tag_hugetlb(pools, a.tag));
@@ -184,7 +194,7 @@ static void test_hugetlb(void)
 	hmpt_pools_choose(pools, huge, 4 * MiB, 7, &b);
 	said_end(msg, sizeof(msg));
 	CHECK(b.pool == ddr && !b.hugetlb);
-	CHECK(strstr(msg, "(only 2.00 MiB of free 2 MiB pages left on node 0)") != NULL);
+	CHECK_OP(strstr(msg, "(only 2.00 MiB of free 2 MiB pages left on node 0)"), !=, NULL);
 	hmpt_pools_release(pools, a.tag, a.bytes);
 	hmpt_pools_release(pools, b.tag, b.bytes);
 }
@@ -195,8 +205,10 @@ static void test_system(void)
 	hmpt_choice_t c;
 
 	hmpt_pools_choose(pools, HMPT_POOL_SYSTEM, 3 * MiB, 8, &c);
-	CHECK(c.pool == HMPT_POOL_SYSTEM && c.tag == 0 && c.backend == HMPT_BACKEND_NUMA);
-	CHECK(hmpt_pools_tag_pool(pools, 0) == HMPT_POOL_SYSTEM);
+	CHECK_OP(c.pool, ==, HMPT_POOL_SYSTEM);
+	CHECK_OP(c.tag, ==, 0);
+	CHECK_OP(c.backend, ==, HMPT_BACKEND_NUMA);
+	CHECK_OP(hmpt_pools_tag_pool(pools, 0), ==, HMPT_POOL_SYSTEM);
 	CHECK(!hmpt_pools_refuse(pools, &c, 3 * MiB, 8, ENOMEM));
 }
 

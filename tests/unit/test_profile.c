@@ -96,12 +96,12 @@ __attribute__((noinline)) static void symbolize_self(void)
 	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
 	const char *file = n >= 1 && fr[0].file ? fr[0].file : "";
 	size_t len = strlen(file);
-	CHECK(n == 1);
-	CHECK(!strcmp(fr[0].function, "symbolize_self"));
+	CHECK_OP(n, ==, 1);
+	CHECK_STREQ(fr[0].function, "symbolize_self");
 	/* the compile unit names the file as the compiler saw it: only its end is sure */
 	CHECK(len >= 14 && !strcmp(file + len - 14, "test_profile.c") &&
 	      (len == 14 || file[len - 15] == '/'));
-	CHECK(fr[0].line == line);
+	CHECK_OP(fr[0].line, ==, line);
 	if (n < 1 || strcmp(fr[0].function, "symbolize_self") || fr[0].line != line)
 		fprintf(stderr, "symbolized %#lx as %s at %s:%d, want symbolize_self at %d\n",
 		        (unsigned long)(ra - bias), n >= 1 ? fr[0].function : "-", file,
@@ -129,10 +129,15 @@ __attribute__((noinline)) static void symbolize_inline(void)
 	hmpt_sym_t *sym = hmpt_sym_new();
 	hmpt_sym_frame_t fr[8];
 	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
-	CHECK(n == 2);
-	CHECK(n >= 1 && !strcmp(fr[0].function, "inlined_ra") && fr[0].line == inline_call_line);
-	CHECK(n >= 1 && fr[0].column > 0); /* the line table's column: gcc writes them */
-	CHECK(n == 2 && !strcmp(fr[1].function, "symbolize_inline") && fr[1].line == line);
+	CHECK_OP(n, ==, 2);
+	CHECK_OP(n, >=, 1);
+	CHECK_STREQ(fr[0].function, "inlined_ra");
+	CHECK_OP(fr[0].line, ==, inline_call_line);
+	CHECK_OP(n, >=, 1);
+	CHECK_OP(fr[0].column, >, 0); /* the line table's column: gcc writes them */
+	CHECK_OP(n, ==, 2);
+	CHECK_STREQ(fr[1].function, "symbolize_inline");
+	CHECK_OP(fr[1].line, ==, line);
 	if (n != 2 || strcmp(fr[n - 1].function, "symbolize_inline"))
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "inline chain %d: %s at %d:%d\n", i, fr[i].function,
@@ -175,14 +180,15 @@ int main(void)
 		char *ver = strstr(v1, "\"format_version\": 2");
 		ver[18] = '1';
 		json_t *p = hmpt_prof_load(write_file("v1.json", v1), err, sizeof(err));
-		CHECK(p != NULL);
+		CHECK_OP(p, !=, NULL);
 		json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
 		json_t *shifted = json_pack("[s,s]", "x!0x1234", "libc.so.6!0x2728a");
 		json_t *alone = json_pack("[s]", "x!0x1234");
 		char id1[17], id2[17];
-		CHECK(hmpt_prof_site_id(shifted, id1) == 0 && hmpt_prof_site_id(alone, id2) == 0);
+		CHECK_OP(hmpt_prof_site_id(shifted, id1), ==, 0);
+		CHECK_OP(hmpt_prof_site_id(alone, id2), ==, 0);
 		CHECK(s0 && !strcmp(hmpt_prof_str(s0, "id"), id1) && !strcmp(id1, id2));
-		CHECK(hmpt_prof_u64(p, "format_version") == 2);
+		CHECK_OP(hmpt_prof_u64(p, "format_version"), ==, 2);
 		json_decref(shifted);
 		json_decref(alone);
 		json_decref(p);
@@ -202,7 +208,7 @@ int main(void)
 		      hmpt_prof_u64(a, "allocations") == 4 && hmpt_prof_u64(a, "bytes") == 400 &&
 		      hmpt_prof_u64(a, "max_size") == 200);
 		CHECK(!json_object_get(p, "processes"));
-		CHECK(hmpt_prof_u64(json_object_get(p, "totals"), "tracked_bytes") == 450);
+		CHECK_OP(hmpt_prof_u64(json_object_get(p, "totals"), "tracked_bytes"), ==, 450);
 		json_decref(p);
 	}
 
@@ -222,9 +228,9 @@ int main(void)
 		for (int depth = 2; depth <= 3; depth++) {
 			snprintf(v1, sizeof(v1), with, depth);
 			json_t *p = hmpt_prof_load(write_file("v1cut.json", v1), err, sizeof(err));
-			CHECK(p != NULL);
+			CHECK_OP(p, !=, NULL);
 			json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
-			CHECK(json_is_true(json_object_get(s0, "cut")) == (depth == 2));
+			CHECK_OP(json_is_true(json_object_get(s0, "cut")), ==, (depth == 2));
 			hmpt_sym_t *sym = hmpt_sym_new();
 			json_t *e = hmpt_plan_site_entry(p, s0, 0, sym);
 			const char *m = hmpt_prof_str(e, "match");
@@ -251,26 +257,27 @@ int main(void)
 		const char *files[2] = {"profile.1.json", "profile.2.json"};
 		json_t *m = hmpt_prof_merge(in, files, 2, 22);
 		json_t *sites = json_object_get(m, "sites");
-		CHECK(json_array_size(sites) == 2);
+		CHECK_OP(json_array_size(sites), ==, 2);
 		json_t *a = json_array_get(sites, 0); /* sorted by bytes */
-		CHECK(!strcmp(hmpt_prof_str(a, "id"), "aaaa"));
-		CHECK(hmpt_prof_u64(a, "allocations") == 4 && hmpt_prof_u64(a, "bytes") == 400);
-		CHECK(hmpt_prof_u64(a, "max_size") == 200);
-		CHECK(json_real_value(json_object_get(a, "first_s")) == 0.2);
-		CHECK(json_real_value(json_object_get(a, "last_s")) == 1.5);
+		CHECK_STREQ(hmpt_prof_str(a, "id"), "aaaa");
+		CHECK_OP(hmpt_prof_u64(a, "allocations"), ==, 4);
+		CHECK_OP(hmpt_prof_u64(a, "bytes"), ==, 400);
+		CHECK_OP(hmpt_prof_u64(a, "max_size"), ==, 200);
+		CHECK_OP(json_real_value(json_object_get(a, "first_s")), ==, 0.2);
+		CHECK_OP(json_real_value(json_object_get(a, "last_s")), ==, 1.5);
 		json_t *t = json_object_get(m, "totals");
-		CHECK(hmpt_prof_u64(t, "tracked_bytes") == 450);
-		CHECK(hmpt_prof_u64(t, "peak_rss_bytes") == 3000); /* max, not sum */
-		CHECK(hmpt_prof_u64(json_object_get(m, "process"), "pid") == 22);
-		CHECK(json_array_size(json_object_get(m, "processes")) == 2);
+		CHECK_OP(hmpt_prof_u64(t, "tracked_bytes"), ==, 450);
+		CHECK_OP(hmpt_prof_u64(t, "peak_rss_bytes"), ==, 3000); /* max, not sum */
+		CHECK_OP(hmpt_prof_u64(json_object_get(m, "process"), "pid"), ==, 22);
+		CHECK_OP(json_array_size(json_object_get(m, "processes")), ==, 2);
 		CHECK(hmpt_prof_module_path(m, "x") &&
 		      !strcmp(hmpt_prof_module_path(m, "x"), "/bin/x"));
 		/* what is written reads back */
 		char out[256];
 		snprintf(out, sizeof(out), "%s/profile.json", dir);
-		CHECK(hmpt_prof_write(m, out) == 0);
+		CHECK_OP(hmpt_prof_write(m, out), ==, 0);
 		json_t *back = hmpt_prof_load(out, err, sizeof(err));
-		CHECK(back != NULL);
+		CHECK_OP(back, !=, NULL);
 		json_decref(back);
 		json_decref(m);
 	}
@@ -280,29 +287,34 @@ int main(void)
 	/* frames */
 	char mod[64];
 	uint64_t off = 0;
-	CHECK(hmpt_prof_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off) == 0 &&
-	      !strcmp(mod, "libc.so.6") && off == 0x2724a);
-	CHECK(hmpt_prof_parse_frame("x!0x", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame("x!0x12zz", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame("nobang", mod, sizeof(mod), &off) != 0);
+	CHECK_OP(hmpt_prof_parse_frame("libc.so.6!0x2724a", mod, sizeof(mod), &off), ==, 0);
+	CHECK_STREQ(mod, "libc.so.6");
+	CHECK_OP(off, ==, 0x2724a);
+	CHECK_OP(hmpt_prof_parse_frame("x!0x", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame("x!0x12zz", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame("nobang", mod, sizeof(mod), &off), !=, 0);
 	/* the shim's rule: the last '!', 0x or 0X, a module and digits */
-	CHECK(hmpt_prof_parse_frame("a!b.so!0X1F", mod, sizeof(mod), &off) == 0 &&
-	      !strcmp(mod, "a!b.so") && off == 0x1f);
-	CHECK(hmpt_prof_parse_frame("!0x12", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame("x!0x12!", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame("x!12", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame("x!0x10000000000000000", mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame(NULL, mod, sizeof(mod), &off) != 0);
-	CHECK(hmpt_prof_parse_frame(
-	          "a-module-name-longer-than-the-buffer-of-sixty-four-characters-for-sure!0x1", mod,
-	          sizeof(mod), &off) != 0);
+	CHECK_OP(hmpt_prof_parse_frame("a!b.so!0X1F", mod, sizeof(mod), &off), ==, 0);
+	CHECK_STREQ(mod, "a!b.so");
+	CHECK_OP(off, ==, 0x1f);
+	CHECK_OP(hmpt_prof_parse_frame("!0x12", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame("x!0x12!", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame("x!12", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame("x!0x10000000000000000", mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame(NULL, mod, sizeof(mod), &off), !=, 0);
+	CHECK_OP(hmpt_prof_parse_frame(
+	             "a-module-name-longer-than-the-buffer-of-sixty-four-characters-for-sure!0x1",
+	             mod, sizeof(mod), &off),
+	         !=, 0);
 
 	/* the symbolizer: a missing module gives "??"; this program's own
 	 * frame gives its function, file and line */
 	hmpt_sym_t *sym = hmpt_sym_new();
 	hmpt_sym_frame_t fr[8];
 	int n = hmpt_sym_resolve(sym, "/nonexistent/module.so", 0x1234, fr, 8);
-	CHECK(n == 1 && !strcmp(fr[0].function, "??") && fr[0].file == NULL);
+	CHECK_OP(n, ==, 1);
+	CHECK_STREQ(fr[0].function, "??");
+	CHECK_OP(fr[0].file, ==, NULL);
 	hmpt_sym_free(sym);
 	symbolize_self();
 	symbolize_inline();

@@ -111,29 +111,29 @@ static void compare(void)
 	json_t *other_fn = site(0x99, "alloc2", 10, 2, 3, "v", 20, NULL);
 
 	/* the same lines at other offsets: mapped, nothing said */
-	CHECK(hmpt_rebase_compare(old, same, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, same, &sc, how, sizeof(how)), ==, 0);
 	CHECK(sc.exact && sc.lines == 0 && sc.positions == 0 && !*how);
 	/* a column or a discriminator alone changes nothing */
 	json_object_set_new(json_array_get(json_object_get(same, "symbolic"), 0), "column",
 	                    json_integer(7));
 	CHECK(hmpt_rebase_compare(old, same, &sc, how, sizeof(how)) == 0 && sc.exact);
 	/* lines moved: approximately, each move said */
-	CHECK(hmpt_rebase_compare(old, moved, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, moved, &sc, how, sizeof(how)), ==, 0);
 	CHECK(!sc.exact && sc.lines == 6 && sc.positions == 0);
 	CHECK(strstr(how, "a.c: alloc line 10 -> 13") && strstr(how, "a.c: main line 20 -> 23"));
 	/* another call of the statement (another variable): approximately */
-	CHECK(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)), ==, 0);
 	CHECK(!sc.exact && sc.positions == 1 && sc.variables == 1 &&
 	      strstr(how, "v: 2nd of 3 -> u: 1st of 3"));
 	/* another number of calls of the statement tracked: the same rank is
 	 * at best approximate, and said so */
 	json_t *fewer = site(0x99, "alloc", 10, 2, 2, NULL, 20, NULL);
-	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)), ==, 0);
 	CHECK(!sc.exact && sc.shapes == 1 && strstr(how, "alloc: 2 of 3 calls seen, now 2 of 2"));
 	/* the same id (the same build): exact whatever the symbols say */
 	json_object_set_new(old, "id", json_string("0123456789abcdef"));
 	json_object_set_new(fewer, "id", json_string("0123456789abcdef"));
-	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)), ==, 0);
 	CHECK(sc.exact && sc.same_id && !*how);
 	json_object_set_new(fewer, "id", json_string("0123456789abcdee"));
 	CHECK(hmpt_rebase_compare(old, fewer, &sc, how, sizeof(how)) == 0 && !sc.exact &&
@@ -141,37 +141,37 @@ static void compare(void)
 	json_object_del(old, "id");
 	json_decref(fewer);
 	/* another function: no match */
-	CHECK(hmpt_rebase_compare(old, other_fn, &sc, how, sizeof(how)) == -1);
+	CHECK_OP(hmpt_rebase_compare(old, other_fn, &sc, how, sizeof(how)), ==, -1);
 	/* another file: no match */
 	json_object_set_new(json_array_get(json_object_get(moved, "symbolic"), 1), "file",
 	                    json_string("b.c"));
-	CHECK(hmpt_rebase_compare(old, moved, &sc, how, sizeof(how)) == -1);
+	CHECK_OP(hmpt_rebase_compare(old, moved, &sc, how, sizeof(how)), ==, -1);
 	/* no line on one side: by function, approximately */
 	json_object_del(json_array_get(json_object_get(same, "symbolic"), 0), "line");
-	CHECK(hmpt_rebase_compare(old, same, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, same, &sc, how, sizeof(how)), ==, 0);
 	CHECK(!sc.exact && sc.function_only == 1 && strstr(how, "no line in the new build"));
 	/* a frame nothing is known of matches only itself */
 	json_array_set_new(json_object_get(old, "symbolic"), 3, json_null());
-	CHECK(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)), ==, 0);
 	json_array_set_new(json_object_get(other_pos, "frames"), 3, json_string("x!0x1182"));
-	CHECK(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)) == -1);
+	CHECK_OP(hmpt_rebase_compare(old, other_pos, &sc, how, sizeof(how)), ==, -1);
 	/* a stack needs as many identity frames; a prefix at least as many */
 	json_t *deeper = site(0x99, "alloc", 10, 2, 3, "v", 20, NULL);
 	json_array_append_new(json_object_get(deeper, "frames"), json_string("y!0x5"));
 	json_array_append_new(json_object_get(deeper, "symbolic"),
 	                      json_pack("{s:s}", "function", "z"));
 	json_t *old2 = site(0x10, "alloc", 10, 2, 3, "v", 20, NULL);
-	CHECK(hmpt_rebase_compare(old2, deeper, &sc, how, sizeof(how)) == -1);
+	CHECK_OP(hmpt_rebase_compare(old2, deeper, &sc, how, sizeof(how)), ==, -1);
 	json_t *prefix =
 	    json_pack("{s:[s,s],s:[{s:s,s:s,s:i},{s:s,s:s,s:i}],s:s}", "frames", "x!0x10",
 	              "x!0x2000", "symbolic", "function", "alloc", "file", "a.c", "line", 10,
 	              "function", "main", "file", "a.c", "line", 20, "match", "prefix");
-	CHECK(hmpt_rebase_compare(prefix, deeper, &sc, how, sizeof(how)) == 0);
+	CHECK_OP(hmpt_rebase_compare(prefix, deeper, &sc, how, sizeof(how)), ==, 0);
 	/* runtime frames are no part of the identity: a prefix of 2 keeps them */
-	CHECK(hmpt_rebase_identity(deeper) == 4);
-	CHECK(hmpt_rebase_cut(json_object_get(deeper, "frames"), 2) == 2);
-	CHECK(hmpt_rebase_cut(json_object_get(deeper, "frames"), 3) == 4);
-	CHECK(hmpt_rebase_cut(json_object_get(deeper, "frames"), 0) == 5);
+	CHECK_OP(hmpt_rebase_identity(deeper), ==, 4);
+	CHECK_OP(hmpt_rebase_cut(json_object_get(deeper, "frames"), 2), ==, 2);
+	CHECK_OP(hmpt_rebase_cut(json_object_get(deeper, "frames"), 3), ==, 4);
+	CHECK_OP(hmpt_rebase_cut(json_object_get(deeper, "frames"), 0), ==, 5);
 	/* static data: by its symbol */
 	json_t *st =
 	    json_pack("{s:[s],s:[{s:s}]}", "frames", "x!0x4000", "symbolic", "variable", "grid_");
@@ -180,8 +180,8 @@ static void compare(void)
 	json_t *st3 =
 	    json_pack("{s:[s],s:[{s:s}]}", "frames", "x!0x4000", "symbolic", "variable", "other_");
 	CHECK(hmpt_rebase_compare(st, st2, &sc, how, sizeof(how)) == 0 && sc.exact);
-	CHECK(hmpt_rebase_compare(st, st3, &sc, how, sizeof(how)) == -1);
-	CHECK(hmpt_rebase_compare(st, same, &sc, how, sizeof(how)) == -1);
+	CHECK_OP(hmpt_rebase_compare(st, st3, &sc, how, sizeof(how)), ==, -1);
+	CHECK_OP(hmpt_rebase_compare(st, same, &sc, how, sizeof(how)), ==, -1);
 	json_t *all[] = {old, same, moved, other_pos, other_fn, deeper, old2, prefix, st, st2, st3};
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		json_decref(all[i]);
@@ -203,11 +203,16 @@ static void assign(void)
 	long match[5];
 
 	hmpt_rebase_assign((const json_t *const *)olds, 5, (const json_t *const *)cands, 4, match);
-	CHECK(match[0] == 2 && match[1] == 3 && match[2] == 1 && match[3] == 0 && match[4] == -1);
+	CHECK_OP(match[0], ==, 2);
+	CHECK_OP(match[1], ==, 3);
+	CHECK_OP(match[2], ==, 1);
+	CHECK_OP(match[3], ==, 0);
+	CHECK_OP(match[4], ==, -1);
 	/* two plan sites, one new site: the better takes it, the other is not found */
 	long m2[2];
 	hmpt_rebase_assign((const json_t *const *)olds, 2, (const json_t *const *)cands + 1, 1, m2);
-	CHECK(m2[0] == -1 && m2[1] == 0);
+	CHECK_OP(m2[0], ==, -1);
+	CHECK_OP(m2[1], ==, 0);
 	/* the same build, v's call untracked (u, r seen as 1 and 2 of 2): r's
 	 * id finds r; v's rank 2 would have taken it "exactly" */
 	json_t *u = site(0x10, "alloc", 10, 1, 3, "u", 20, NULL);
@@ -222,7 +227,9 @@ static void assign(void)
 	const json_t *vo[] = {u, v, r}, *vc[] = {nu, nr};
 	long m3[3];
 	hmpt_rebase_assign(vo, 3, vc, 2, m3);
-	CHECK(m3[0] == 0 && m3[1] == -1 && m3[2] == 1);
+	CHECK_OP(m3[0], ==, 0);
+	CHECK_OP(m3[1], ==, -1);
+	CHECK_OP(m3[2], ==, 1);
 	json_decref(u);
 	json_decref(v);
 	json_decref(r);
@@ -239,7 +246,8 @@ static void assign(void)
 	json_array_set_new(json_object_get(c2, "frames"), 3, json_string("x!0x1190"));
 	const json_t *po[] = {p1, p2}, *pc[] = {c1, c2};
 	hmpt_rebase_assign(po, 2, pc, 2, m2);
-	CHECK(m2[0] == 0 && m2[1] == -1);
+	CHECK_OP(m2[0], ==, 0);
+	CHECK_OP(m2[1], ==, -1);
 	for (size_t i = 0; i < 5; i++)
 		json_decref(olds[i]);
 	for (size_t i = 0; i < 4; i++)

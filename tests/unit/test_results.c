@@ -161,19 +161,18 @@ static void check_json(void)
 	char path[256];
 	snprintf(path, sizeof(path), "%s/results.json", dir);
 	json_t *r = json_load_file(path, 0, NULL);
-	CHECK(r != NULL);
+	CHECK_OP(r, !=, NULL);
 	json_t *configs = json_object_get(r, "configs");
-	CHECK(json_array_size(configs) == NCONF);
+	CHECK_OP(json_array_size(configs), ==, NCONF);
 	for (size_t i = 0; i < json_array_size(configs) && i < NCONF; i++) {
 		json_t *c = json_array_get(configs, i);
 		json_t *m = json_object_get(c, "measured"), *p = json_object_get(c, "predicted");
-		CHECK(!strcmp(json_string_value(json_object_get(c, "label")), spec[i].label));
+		CHECK_STREQ(json_string_value(json_object_get(c, "label")), spec[i].label);
 		if (spec[i].predicted) {
 			CHECK(json_is_false(m));
 			CHECK(json_is_real(p) && json_real_value(p) == spec[i].predicted);
 			CHECK(json_is_null(json_object_get(c, "speedup")));
-			CHECK(
-			    !strcmp(json_string_value(json_object_get(c, "verdict")), "predicted"));
+			CHECK_STREQ(json_string_value(json_object_get(c, "verdict")), "predicted");
 		} else {
 			CHECK(json_is_true(m) && json_is_null(p));
 			CHECK(json_is_real(json_object_get(c, "speedup")));
@@ -182,20 +181,20 @@ static void check_json(void)
 	const char *want[NCONF] = {"reference", "faster",    "same",   "faster",
 	                           "failed",    "predicted", "slower", "predicted"};
 	for (int i = 0; i < NCONF; i++)
-		CHECK(!strcmp(json_string_value(
-		                  json_object_get(json_array_get(configs, (size_t)i), "verdict")),
-		              want[i]));
+		CHECK_STREQ(json_string_value(
+		                json_object_get(json_array_get(configs, (size_t)i), "verdict")),
+		            want[i]);
 	json_decref(r);
 }
 
 static void check_csv(void)
 {
 	char *csv = slurp("results.csv");
-	CHECK(csv != NULL);
+	CHECK_OP(csv, !=, NULL);
 	if (!csv)
 		return;
 	/* a row per run (4 + 5 x 3) and per prediction (2), and the header */
-	CHECK(count(csv, "\n") == 1 + 4 + 5 * 3 + 2);
+	CHECK_OP(count(csv, "\n"), ==, 1 + 4 + 5 * 3 + 2);
 	CHECK(!strncmp(csv,
 	               "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
 	               "access_fraction,config_speedup,config_verdict,phase,measured,"
@@ -203,12 +202,13 @@ static void check_csv(void)
 	               strlen("config,label,rep,status,why,wall_s,value,fast_bytes,"
 	                      "fast_fraction,access_fraction,config_speedup,config_verdict,"
 	                      "phase,measured,predicted\n")));
-	CHECK(count(csv, ",true,\n") == 4 + 5 * 3);
-	CHECK(count(csv, ",false,") == 2);
+	CHECK_OP(count(csv, ",true,\n"), ==, 4 + 5 * 3);
+	CHECK_OP(count(csv, ",false,"), ==, 2);
 	/* the prediction: no run fields, no measured speedup */
-	CHECK(strstr(csv, "00000000c0ffee07,\"fast\",,,,,,33554432,1.000000,1.000000,,predicted,"
-	                  "combinations,false,1.900000\n") != NULL);
-	CHECK(strstr(csv, ",134,\"killed by signal 6 (SIGABRT)\",") != NULL);
+	CHECK_OP(strstr(csv, "00000000c0ffee07,\"fast\",,,,,,33554432,1.000000,1.000000,,predicted,"
+	                     "combinations,false,1.900000\n"),
+	         !=, NULL);
+	CHECK_OP(strstr(csv, ",134,\"killed by signal 6 (SIGABRT)\","), !=, NULL);
 	free(csv);
 }
 
@@ -216,20 +216,20 @@ static void check_html(void)
 {
 	char *html = slurp("report.html");
 	char cell[64];
-	CHECK(html != NULL);
+	CHECK_OP(html, !=, NULL);
 	if (!html)
 		return;
 	/* the groups, coloured by their gain alone: G1 the most, G2 nothing */
-	CHECK(strstr(html, "<tr style=\"background:#66bd63\"><td class=l>G1</td>") != NULL);
-	CHECK(strstr(html, "<tr style=\"background:#ffffff\"><td class=l>G2</td>") != NULL);
-	CHECK(strstr(html, "display:flex") != NULL);
-	CHECK(strstr(html, "alloc_c (a.c:30)<br>s0 (static, .bss)") != NULL);
+	CHECK_OP(strstr(html, "<tr style=\"background:#66bd63\"><td class=l>G1</td>"), !=, NULL);
+	CHECK_OP(strstr(html, "<tr style=\"background:#ffffff\"><td class=l>G2</td>"), !=, NULL);
+	CHECK_OP(strstr(html, "display:flex"), !=, NULL);
+	CHECK_OP(strstr(html, "alloc_c (a.c:30)<br>s0 (static, .bss)"), !=, NULL);
 	for (int i = 0; i < NCONF; i++) {
 		snprintf(cell, sizeof(cell), "<td class=l>%s</td>", spec[i].label);
-		CHECK(strstr(html, cell) != NULL);
+		CHECK_OP(strstr(html, cell), !=, NULL);
 	}
-	CHECK(strstr(html, "<tr class=p><td class=l>fast</td>") != NULL);
-	CHECK(strstr(html, "<td>~1.900</td>") != NULL);
+	CHECK_OP(strstr(html, "<tr class=p><td class=l>fast</td>"), !=, NULL);
+	CHECK_OP(strstr(html, "<td>~1.900</td>"), !=, NULL);
 	/* offline: nothing fetched from elsewhere */
 	CHECK(!strstr(html, "http://") && !strstr(html, "https://"));
 	free(html);
@@ -243,22 +243,23 @@ static void check_svg(void)
 		return;
 	}
 	char *svg = slurp("summary.svg");
-	CHECK(svg != NULL);
+	CHECK_OP(svg, !=, NULL);
 	if (!svg)
 		return;
 	for (int i = 0; i < NCONF; i++) {
 		snprintf(hover, sizeof(hover), "showHypertext(evt,'%s\\n", spec[i].label);
-		CHECK(count(svg, hover) == 1);
+		CHECK_OP(count(svg, hover), ==, 1);
 	}
-	CHECK(strstr(svg, "G1+G2\\n1.335x (interval ") != NULL); /* its speedup, then interval */
-	CHECK(strstr(svg, "fast\\n~1.900x predicted by the search model") != NULL);
-	CHECK(strstr(svg, "rest\\nfailed: 1 of 3 runs") != NULL);
-	CHECK(strstr(svg, "\\nplan-best.json: best plan") != NULL);
+	CHECK_OP(strstr(svg, "G1+G2\\n1.335x (interval "), !=,
+	         NULL); /* its speedup, then interval */
+	CHECK_OP(strstr(svg, "fast\\n~1.900x predicted by the search model"), !=, NULL);
+	CHECK_OP(strstr(svg, "rest\\nfailed: 1 of 3 runs"), !=, NULL);
+	CHECK_OP(strstr(svg, "\\nplan-best.json: best plan"), !=, NULL);
 	/* named on the plot itself: the front, the plans, the prediction above
 	 * the front; not the one below it */
-	CHECK(strstr(svg, ">G1+G2 1.335x (best, capacity)<") != NULL);
-	CHECK(strstr(svg, ">G1 1.249x (90 %)<") != NULL);
-	CHECK(strstr(svg, ">fast ~1.900x<") != NULL);
+	CHECK_OP(strstr(svg, ">G1+G2 1.335x (best, capacity)<"), !=, NULL);
+	CHECK_OP(strstr(svg, ">G1 1.249x (90 %)<"), !=, NULL);
+	CHECK_OP(strstr(svg, ">fast ~1.900x<"), !=, NULL);
 	CHECK(!strstr(svg, ">G1+rest ") && !strstr(svg, ">G2 "));
 	CHECK(strstr(svg, "<script") != NULL && !strstr(svg, "src=\"http"));
 	free(svg);
@@ -277,7 +278,7 @@ static void check_summary(const hmpt_tune_t *t)
 	CHECK(g2rest && fast && g2rest < fast);
 	CHECK(fast && strstr(fast, "~1.900x") && strstr(fast, "predicted\n"));
 	CHECK(!strstr(text, "\nG1+rest "));
-	CHECK(strstr(text, "1 of 2 predicted shown") != NULL);
+	CHECK_OP(strstr(text, "1 of 2 predicted shown"), !=, NULL);
 	CHECK(strstr(text, "rest") && strstr(text, "failed: killed by signal 6 (SIGABRT)"));
 	if (failures || getenv("TEST_RESULTS_KEEP"))
 		fputs(text, stderr);
@@ -298,7 +299,7 @@ int main(void)
 	if (!mkdtemp(dir))
 		return 77;
 	build(&t, configs);
-	CHECK(hmpt_tune_write_results(&t) == 0);
+	CHECK_OP(hmpt_tune_write_results(&t), ==, 0);
 	check_json();
 	check_csv();
 	check_html();

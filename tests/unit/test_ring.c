@@ -62,13 +62,22 @@ static void test_simple_and_wrap(void)
 	put_sample(8, 12, 1001, 0x7f0000002000, 40, 3, 0);
 	put_sample(9, 13, 1002, 0x7f0000003000, 900, 0, 0);
 	tail = hmpt_ring_read(data, SIZE, tail, wpos, ST_PEBS, collect, &g, &c);
-	CHECK(tail == wpos);
-	CHECK(g.n == 3 && c.samples == 3 && c.malformed == 0);
-	CHECK(g.s[0].id == 7 && g.s[0].tid == 11 && g.s[0].pid == 100);
-	CHECK(g.s[0].time == 1000 && g.s[0].addr == 0x7f0000001000);
-	CHECK(g.s[0].weight == 250 && g.s[0].ins_lat == 12 && g.s[0].data_src == 0x200100142);
-	CHECK(g.s[1].addr == 0x7f0000002000 && g.s[1].weight == 40);
-	CHECK(g.s[2].id == 9 && g.s[2].weight == 900);
+	CHECK_OP(tail, ==, wpos);
+	CHECK_OP(g.n, ==, 3);
+	CHECK_OP(c.samples, ==, 3);
+	CHECK_OP(c.malformed, ==, 0);
+	CHECK_OP(g.s[0].id, ==, 7);
+	CHECK_OP(g.s[0].tid, ==, 11);
+	CHECK_OP(g.s[0].pid, ==, 100);
+	CHECK_OP(g.s[0].time, ==, 1000);
+	CHECK_OP(g.s[0].addr, ==, 0x7f0000001000);
+	CHECK_OP(g.s[0].weight, ==, 250);
+	CHECK_OP(g.s[0].ins_lat, ==, 12);
+	CHECK_OP(g.s[0].data_src, ==, 0x200100142);
+	CHECK_OP(g.s[1].addr, ==, 0x7f0000002000);
+	CHECK_OP(g.s[1].weight, ==, 40);
+	CHECK_OP(g.s[2].id, ==, 9);
+	CHECK_OP(g.s[2].weight, ==, 900);
 }
 
 static void test_partial(void)
@@ -82,11 +91,16 @@ static void test_partial(void)
 	uint64_t full = wpos;
 	/* the kernel has published only part of the record */
 	uint64_t t = hmpt_ring_read(data, SIZE, tail, tail + 20, ST_PEBS, collect, &g, &c);
-	CHECK(t == tail && g.n == 0 && c.malformed == 0);
+	CHECK_OP(t, ==, tail);
+	CHECK_OP(g.n, ==, 0);
+	CHECK_OP(c.malformed, ==, 0);
 	t = hmpt_ring_read(data, SIZE, tail, tail + 4, ST_PEBS, collect, &g, &c);
-	CHECK(t == tail && g.n == 0);
+	CHECK_OP(t, ==, tail);
+	CHECK_OP(g.n, ==, 0);
 	t = hmpt_ring_read(data, SIZE, t, full, ST_PEBS, collect, &g, &c);
-	CHECK(t == full && g.n == 1 && g.s[0].addr == 0x1000);
+	CHECK_OP(t, ==, full);
+	CHECK_OP(g.n, ==, 1);
+	CHECK_OP(g.s[0].addr, ==, 0x1000);
 }
 
 static void test_other_records(void)
@@ -108,11 +122,15 @@ static void test_other_records(void)
 	put_record(99, mmap_body, 2);               /* a type no kernel writes yet */
 	put_sample(3, 3, 3, 0x3000, 3, 0, 0);
 	tail = hmpt_ring_read(data, SIZE, tail, wpos, ST_PEBS, collect, &g, &c);
-	CHECK(tail == wpos);
-	CHECK(c.lost == 17 && c.lost_samples == 4);
-	CHECK(c.throttled == 1 && c.unthrottled == 1);
-	CHECK(c.unknown == 2 && c.malformed == 0);
-	CHECK(g.n == 1 && g.s[0].addr == 0x3000);
+	CHECK_OP(tail, ==, wpos);
+	CHECK_OP(c.lost, ==, 17);
+	CHECK_OP(c.lost_samples, ==, 4);
+	CHECK_OP(c.throttled, ==, 1);
+	CHECK_OP(c.unthrottled, ==, 1);
+	CHECK_OP(c.unknown, ==, 2);
+	CHECK_OP(c.malformed, ==, 0);
+	CHECK_OP(g.n, ==, 1);
+	CHECK_OP(g.s[0].addr, ==, 0x3000);
 }
 
 static void test_truncated(void)
@@ -126,7 +144,10 @@ static void test_truncated(void)
 	put_record(PERF_RECORD_SAMPLE, short_body, 3);
 	put_sample(4, 4, 4, 0x4000, 4, 0, 0);
 	uint64_t t = hmpt_ring_read(data, SIZE, 0, wpos, ST_PEBS, collect, &g, &c);
-	CHECK(t == wpos && c.malformed == 1 && g.n == 1 && g.s[0].addr == 0x4000);
+	CHECK_OP(t, ==, wpos);
+	CHECK_OP(c.malformed, ==, 1);
+	CHECK_OP(g.n, ==, 1);
+	CHECK_OP(g.s[0].addr, ==, 0x4000);
 
 	/* a header of size 0 (or not a multiple of 8): nothing after it can be
 	 * trusted; the batch is skipped, not looped on */
@@ -137,16 +158,20 @@ static void test_truncated(void)
 	put_bytes(&bad, sizeof(bad));
 	put_sample(5, 5, 5, 0x5000, 5, 0, 0);
 	t = hmpt_ring_read(data, SIZE, 64, wpos, ST_PEBS, collect, &g, &c);
-	CHECK(t == wpos && c.malformed == 1 && g.n == 0);
+	CHECK_OP(t, ==, wpos);
+	CHECK_OP(c.malformed, ==, 1);
+	CHECK_OP(g.n, ==, 0);
 	wpos = 64;
 	bad.size = 12;
 	put_bytes(&bad, sizeof(bad));
 	t = hmpt_ring_read(data, SIZE, 64, wpos + 32, ST_PEBS, collect, &g, &c);
-	CHECK(t == wpos + 32 && c.malformed == 2);
+	CHECK_OP(t, ==, wpos + 32);
+	CHECK_OP(c.malformed, ==, 2);
 
 	/* positions further apart than the ring: skipped */
 	t = hmpt_ring_read(data, SIZE, 0, SIZE + 8, ST_PEBS, collect, &g, &c);
-	CHECK(t == SIZE + 8 && c.malformed == 3);
+	CHECK_OP(t, ==, SIZE + 8);
+	CHECK_OP(c.malformed, ==, 3);
 	/* a record bigger than the reader's buffer is skipped whole */
 	memset(&c, 0, sizeof(c));
 	uint64_t big[40] = {0};
@@ -155,7 +180,10 @@ static void test_truncated(void)
 	put_sample(6, 6, 6, 0x6000, 6, 0, 0);
 	g.n = 0;
 	t = hmpt_ring_read(data, SIZE, 0, wpos, ST_PEBS, collect, &g, &c);
-	CHECK(t == wpos && c.malformed == 1 && g.n == 1 && g.s[0].addr == 0x6000);
+	CHECK_OP(t, ==, wpos);
+	CHECK_OP(c.malformed, ==, 1);
+	CHECK_OP(g.n, ==, 1);
+	CHECK_OP(g.s[0].addr, ==, 0x6000);
 }
 
 static void test_sample_types(void)
@@ -169,23 +197,35 @@ static void test_sample_types(void)
 	/* the page-fault setup: identifier, tid, time, addr, data page size */
 	uint64_t st = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 	              PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE;
-	CHECK(hmpt_ring_parse_sample((uint8_t *)body, 40, st, &s) == 0);
-	CHECK(s.id == 0xaa && s.pid == 4 && s.tid == 5 && s.time == 77 && s.addr == 0xdead000 &&
-	      s.page_size == 4096);
-	CHECK(hmpt_ring_parse_sample((uint8_t *)body, 32, st, &s) == -EINVAL);
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)body, 40, st, &s), ==, 0);
+	CHECK_OP(s.id, ==, 0xaa);
+	CHECK_OP(s.pid, ==, 4);
+	CHECK_OP(s.tid, ==, 5);
+	CHECK_OP(s.time, ==, 77);
+	CHECK_OP(s.addr, ==, 0xdead000);
+	CHECK_OP(s.page_size, ==, 4096);
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)body, 32, st, &s), ==, -EINVAL);
 	/* the old u64 weight */
 	uint64_t w[2] = {123, 0x200100142};
-	CHECK(hmpt_ring_parse_sample((uint8_t *)w, 16, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC,
-	                             &s) == 0);
-	CHECK(s.weight == 123 && s.ins_lat == 0 && s.data_src == 0x200100142);
+	CHECK_OP(
+	    hmpt_ring_parse_sample((uint8_t *)w, 16, PERF_SAMPLE_WEIGHT | PERF_SAMPLE_DATA_SRC, &s),
+	    ==, 0);
+	CHECK_OP(s.weight, ==, 123);
+	CHECK_OP(s.ins_lat, ==, 0);
+	CHECK_OP(s.data_src, ==, 0x200100142);
 	/* cpu, period and the fields between */
 	uint64_t all[6] = {1, 2, 3, 0x0000000700000003ull, 4001, 9};
-	CHECK(hmpt_ring_parse_sample((uint8_t *)all, 48,
-	                             PERF_SAMPLE_IP | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
-	                                 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
-	                                 PERF_SAMPLE_PHYS_ADDR,
-	                             &s) == 0);
-	CHECK(s.ip == 1 && s.id == 2 && s.cpu == 3 && s.period == 4001 && s.phys_addr == 9);
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)all, 48,
+	                                PERF_SAMPLE_IP | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+	                                    PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD |
+	                                    PERF_SAMPLE_PHYS_ADDR,
+	                                &s),
+	         ==, 0);
+	CHECK_OP(s.ip, ==, 1);
+	CHECK_OP(s.id, ==, 2);
+	CHECK_OP(s.cpu, ==, 3);
+	CHECK_OP(s.period, ==, 4001);
+	CHECK_OP(s.phys_addr, ==, 9);
 }
 
 /* the kernel's protocol on a mapped ring: head published, tail written */
@@ -206,9 +246,12 @@ static void test_drain(void)
 	pc->data_head = wpos;
 	pc->data_tail = 0;
 	hmpt_ring_drain(pc, SIZE, ST_PEBS, collect, &g, &c);
-	CHECK(pc->data_tail == wpos && g.n == 1 && g.s[0].addr == 0x9000);
+	CHECK_OP(pc->data_tail, ==, wpos);
+	CHECK_OP(g.n, ==, 1);
+	CHECK_OP(g.s[0].addr, ==, 0x9000);
 	hmpt_ring_drain(pc, SIZE, ST_PEBS, collect, &g, &c); /* nothing new */
-	CHECK(pc->data_tail == wpos && g.n == 1);
+	CHECK_OP(pc->data_tail, ==, wpos);
+	CHECK_OP(g.n, ==, 1);
 	free(saved);
 }
 
@@ -340,17 +383,17 @@ static void test_datasrc(void)
 			fprintf(stderr, "data source %s (0x%llx): got %s, want %s\n", t[i].what,
 			        (unsigned long long)t[i].ds, hmpt_datasrc_level_name(got),
 			        hmpt_datasrc_level_name(t[i].want));
-		CHECK(got == t[i].want);
+		CHECK_OP(got, ==, t[i].want);
 	}
 	/* the literal is what the kernel's macros build */
-	CHECK(t[0].ds == t[1].ds);
-	CHECK(t[n - 1].ds == (t[n - 2].ds | PERF_MEM_S(LVLNUM, NA)));
+	CHECK_OP(t[0].ds, ==, t[1].ds);
+	CHECK_OP(t[n - 1].ds, ==, (t[n - 2].ds | PERF_MEM_S(LVLNUM, NA)));
 	CHECK(hmpt_datasrc_is_store(PERF_MEM_S(OP, STORE) | PERF_MEM_S(LVL, L1)));
 	CHECK(!hmpt_datasrc_is_store(t[0].ds));
-	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_DRAM), "dram"));
-	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_FAR), "far"));
-	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_COUNT - 1), "other"));
-	CHECK(!strcmp(hmpt_datasrc_level_name(HMPT_LEVEL_NONE), "none"));
+	CHECK_STREQ(hmpt_datasrc_level_name(HMPT_LEVEL_DRAM), "dram");
+	CHECK_STREQ(hmpt_datasrc_level_name(HMPT_LEVEL_FAR), "far");
+	CHECK_STREQ(hmpt_datasrc_level_name(HMPT_LEVEL_COUNT - 1), "other");
+	CHECK_STREQ(hmpt_datasrc_level_name(HMPT_LEVEL_NONE), "none");
 }
 
 int main(void)

@@ -572,13 +572,13 @@ int main(int argc, char **argv)
 	tally_print("synthetic, noise 1-4 %", &bynoise[0]);
 	tally_print("synthetic, noise 4-7 %", &bynoise[1]);
 	tally_print("synthetic, noise 7-10 %", &bynoise[2]);
-	CHECK(all.over_budget == 0);
-	CHECK(all.best_ok >= 0.95 * all.n);
+	CHECK_OP(all.over_budget, ==, 0);
+	CHECK_OP(all.best_ok, >=, 0.95 * all.n);
 	/* the 90 % plan: exhaustive search itself misses the true one more often
 	 * as the noise grows (printed above): demand agreement where the
 	 * noise allows it */
-	CHECK(all.f90_ok >= 0.8 * all.n);
-	CHECK(bynoise[0].f90_ok >= 0.95 * bynoise[0].n);
+	CHECK_OP(all.f90_ok, >=, 0.8 * all.n);
+	CHECK_OP(bynoise[0].f90_ok, >=, 0.95 * bynoise[0].n);
 	for (int a = 0; a < 7; a++)
 		tally_free(&app[a]);
 	for (int a = 0; a < 3; a++)
@@ -614,11 +614,11 @@ int main(int argc, char **argv)
 		char what[80];
 		snprintf(what, sizeof(what), "recorded %.50s (K=%d)", l.name, l.k);
 		tally_print(what, &one);
-		CHECK(one.over_budget == 0);
+		CHECK_OP(one.over_budget, ==, 0);
 		/* a recorded landscape's truth is its measured means, whose noise
 		 * favours exhaustive search (it replays the very runs that made a
 		 * configuration look best): 95 % of its best's speedup here */
-		CHECK(one.best95_ok >= 0.95 * one.n);
+		CHECK_OP(one.best95_ok, >=, 0.95 * one.n);
 		land_free(&l);
 		tally_free(&one);
 		nrec++;

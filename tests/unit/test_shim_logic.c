@@ -77,22 +77,22 @@ static void test_options_load(void)
 	char *empty[] = {"HMPT_PROFILE=", NULL};
 
 	hmpt_options_load(good, v, collect, &r);
-	CHECK(r.n == 0);
+	CHECK_OP(r.n, ==, 0);
 	CHECK(v[HMPT_OPT_MIN_SIZE].num == 65536 && v[HMPT_OPT_MIN_SIZE].set);
-	CHECK(v[HMPT_OPT_STACK_DEPTH].num == 8);
+	CHECK_OP(v[HMPT_OPT_STACK_DEPTH].num, ==, 8);
 	CHECK(v[HMPT_OPT_PROFILE].str && strcmp(v[HMPT_OPT_PROFILE].str, "/tmp/p.%p.json") == 0);
 	CHECK(v[HMPT_OPT_VERBOSE].num == 0 && !v[HMPT_OPT_VERBOSE].set);
 
 	r.n = 0;
 	hmpt_options_load(bad_size, v, collect, &r);
-	CHECK(r.n == 1);
+	CHECK_OP(r.n, ==, 1);
 	CHECK(strstr(r.last, "HMPT_MIN_SIZE='abc'") && strstr(r.last, "default 1M"));
 	CHECK(v[HMPT_OPT_MIN_SIZE].num == 1 << 20 && !v[HMPT_OPT_MIN_SIZE].set);
 
 	r.n = 0;
 	hmpt_options_load(bad_range, v, collect, &r);
 	CHECK(r.n == 1 && strstr(r.last, "HMPT_STACK_DEPTH") && strstr(r.last, "1 to 64"));
-	CHECK(v[HMPT_OPT_STACK_DEPTH].num == 16);
+	CHECK_OP(v[HMPT_OPT_STACK_DEPTH].num, ==, 16);
 
 	r.n = 0;
 	hmpt_options_load(unknown, v, collect, &r);
@@ -100,7 +100,8 @@ static void test_options_load(void)
 
 	r.n = 0;
 	hmpt_options_load(empty, v, collect, &r);
-	CHECK(r.n == 1 && v[HMPT_OPT_PROFILE].str == NULL);
+	CHECK_OP(r.n, ==, 1);
+	CHECK_OP(v[HMPT_OPT_PROFILE].str, ==, NULL);
 
 	/* every option is documented */
 	for (int i = 0; i < HMPT_OPT_COUNT; i++)
@@ -121,11 +122,11 @@ static void test_fmt(void)
 	hmpt_fmt_hex(&f, 0xbeef, 8);
 	hmpt_fmt_char(&f, ' ');
 	hmpt_fmt_fixed(&f, 1.5, 3);
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "0 -42 0000beef 1.500") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "0 -42 0000beef 1.500");
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_json_str(&f, "a\"b\\c\n");
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "\"a\\\"b\\\\c\\u000a\"") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "\"a\\\"b\\\\c\\u000a\"");
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
 	hmpt_fmt_size(&f, 512);
@@ -133,7 +134,7 @@ static void test_fmt(void)
 	hmpt_fmt_size(&f, 1536);
 	hmpt_fmt_char(&f, '|');
 	hmpt_fmt_size(&f, 64ull << 20);
-	CHECK(strcmp(hmpt_fmt_cstr(&f), "512 B|1.50 KiB|64.0 MiB") == 0);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "512 B|1.50 KiB|64.0 MiB");
 
 	/* truncation never overruns */
 	char small[8];
@@ -148,38 +149,44 @@ static void test_extents(void)
 	hmpt_extents_t e;
 
 	hmpt_extents_init(&e, store, 8, 100);
-	CHECK(hmpt_extents_take(&e, 10, 1) == 0);
-	CHECK(hmpt_extents_take(&e, 5, 1) == 10);
-	CHECK(hmpt_extents_take(&e, 4, 8) == 16); /* aligned start */
-	CHECK(e.n == 2 && hmpt_extents_free_total(&e) == 81);
-	CHECK(hmpt_extents_give(&e, 10, 5) == 0); /* merges with the [15,16) gap */
-	CHECK(e.n == 2 && e.v[0].start == 10 && e.v[0].len == 6);
-	CHECK(hmpt_extents_take(&e, 7, 1) == 20); /* hole too small: first fit after */
-	CHECK(hmpt_extents_take(&e, 6, 1) == 10); /* exact fit of the hole */
-	CHECK(hmpt_extents_give(&e, 0, 10) == 0);
-	CHECK(hmpt_extents_give(&e, 0, 1) == -EINVAL); /* already free */
-	CHECK(hmpt_extents_give(&e, 10, 6) == 0);      /* merges with [0,10) */
-	CHECK(e.v[0].start == 0 && e.v[0].len == 16);
-	CHECK(hmpt_extents_take_at(&e, 16, 1) == -ENOMEM); /* in use */
-	CHECK(hmpt_extents_give(&e, 16, 4) == 0);
-	CHECK(hmpt_extents_give(&e, 20, 7) == 0); /* everything merges back */
-	CHECK(e.n == 1 && e.v[0].start == 0 && e.v[0].len == 100);
-	CHECK(hmpt_extents_take_at(&e, 50, 10) == 0);
-	CHECK(hmpt_extents_take_at(&e, 55, 1) == -ENOMEM);
-	CHECK(hmpt_extents_take(&e, 60, 1) == -ENOMEM);
-	CHECK(hmpt_extents_take(&e, 50, 1) == 0);
-	CHECK(hmpt_extents_take(&e, 0, 1) == -EINVAL);
-	CHECK(hmpt_extents_take(&e, 1, 3) == -EINVAL); /* alignment not a power of two */
-	CHECK(hmpt_extents_free_total(&e) == 40);
+	CHECK_OP(hmpt_extents_take(&e, 10, 1), ==, 0);
+	CHECK_OP(hmpt_extents_take(&e, 5, 1), ==, 10);
+	CHECK_OP(hmpt_extents_take(&e, 4, 8), ==, 16); /* aligned start */
+	CHECK_OP(e.n, ==, 2);
+	CHECK_OP(hmpt_extents_free_total(&e), ==, 81);
+	CHECK_OP(hmpt_extents_give(&e, 10, 5), ==, 0); /* merges with the [15,16) gap */
+	CHECK_OP(e.n, ==, 2);
+	CHECK_OP(e.v[0].start, ==, 10);
+	CHECK_OP(e.v[0].len, ==, 6);
+	CHECK_OP(hmpt_extents_take(&e, 7, 1), ==, 20); /* hole too small: first fit after */
+	CHECK_OP(hmpt_extents_take(&e, 6, 1), ==, 10); /* exact fit of the hole */
+	CHECK_OP(hmpt_extents_give(&e, 0, 10), ==, 0);
+	CHECK_OP(hmpt_extents_give(&e, 0, 1), ==, -EINVAL); /* already free */
+	CHECK_OP(hmpt_extents_give(&e, 10, 6), ==, 0);      /* merges with [0,10) */
+	CHECK_OP(e.v[0].start, ==, 0);
+	CHECK_OP(e.v[0].len, ==, 16);
+	CHECK_OP(hmpt_extents_take_at(&e, 16, 1), ==, -ENOMEM); /* in use */
+	CHECK_OP(hmpt_extents_give(&e, 16, 4), ==, 0);
+	CHECK_OP(hmpt_extents_give(&e, 20, 7), ==, 0); /* everything merges back */
+	CHECK_OP(e.n, ==, 1);
+	CHECK_OP(e.v[0].start, ==, 0);
+	CHECK_OP(e.v[0].len, ==, 100);
+	CHECK_OP(hmpt_extents_take_at(&e, 50, 10), ==, 0);
+	CHECK_OP(hmpt_extents_take_at(&e, 55, 1), ==, -ENOMEM);
+	CHECK_OP(hmpt_extents_take(&e, 60, 1), ==, -ENOMEM);
+	CHECK_OP(hmpt_extents_take(&e, 50, 1), ==, 0);
+	CHECK_OP(hmpt_extents_take(&e, 0, 1), ==, -EINVAL);
+	CHECK_OP(hmpt_extents_take(&e, 1, 3), ==, -EINVAL); /* alignment not a power of two */
+	CHECK_OP(hmpt_extents_free_total(&e), ==, 40);
 
 	/* a full table refuses to split, and nothing is lost */
 	hmpt_extent_t tiny[2];
 	hmpt_extents_init(&e, tiny, 2, 10);
-	CHECK(hmpt_extents_take(&e, 10, 1) == 0);
-	CHECK(hmpt_extents_give(&e, 1, 1) == 0);
-	CHECK(hmpt_extents_give(&e, 5, 1) == 0);
-	CHECK(hmpt_extents_give(&e, 8, 1) == -ENOSPC);
-	CHECK(hmpt_extents_free_total(&e) == 2);
+	CHECK_OP(hmpt_extents_take(&e, 10, 1), ==, 0);
+	CHECK_OP(hmpt_extents_give(&e, 1, 1), ==, 0);
+	CHECK_OP(hmpt_extents_give(&e, 5, 1), ==, 0);
+	CHECK_OP(hmpt_extents_give(&e, 8, 1), ==, -ENOSPC);
+	CHECK_OP(hmpt_extents_free_total(&e), ==, 2);
 }
 
 static void test_profile_path(void)
@@ -187,27 +194,28 @@ static void test_profile_path(void)
 	char buf[256], want[256];
 	char host[256];
 
-	CHECK(hmpt_profile_path("/tmp/x.%p.json", false, buf, sizeof(buf)) == 0);
+	CHECK_OP(hmpt_profile_path("/tmp/x.%p.json", false, buf, sizeof(buf)), ==, 0);
 	snprintf(want, sizeof(want), "/tmp/x.%d.json", (int)getpid());
-	CHECK(strcmp(buf, want) == 0);
-	CHECK(hmpt_profile_path("/tmp/x.json", true, buf, sizeof(buf)) == 0);
+	CHECK_STREQ(buf, want);
+	CHECK_OP(hmpt_profile_path("/tmp/x.json", true, buf, sizeof(buf)), ==, 0);
 	snprintf(want, sizeof(want), "/tmp/x.json.%d", (int)getpid());
-	CHECK(strcmp(buf, want) == 0);
-	CHECK(hmpt_profile_path("a%%b%e", false, buf, sizeof(buf)) == 0);
-	CHECK(strcmp(buf, "a%btest_shim_logic") == 0);
+	CHECK_STREQ(buf, want);
+	CHECK_OP(hmpt_profile_path("a%%b%e", false, buf, sizeof(buf)), ==, 0);
+	CHECK_STREQ(buf, "a%btest_shim_logic");
 	gethostname(host, sizeof(host));
 	host[strcspn(host, ".")] = '\0';
-	CHECK(hmpt_profile_path("%h", false, buf, sizeof(buf)) == 0 && strcmp(buf, host) == 0);
-	CHECK(hmpt_profile_path("", false, buf, sizeof(buf)) == -EINVAL);
-	CHECK(hmpt_profile_path("0123456789abcdef", false, buf, 8) == -ENAMETOOLONG);
+	CHECK_OP(hmpt_profile_path("%h", false, buf, sizeof(buf)), ==, 0);
+	CHECK_STREQ(buf, host);
+	CHECK_OP(hmpt_profile_path("", false, buf, sizeof(buf)), ==, -EINVAL);
+	CHECK_OP(hmpt_profile_path("0123456789abcdef", false, buf, 8), ==, -ENAMETOOLONG);
 }
 
 static void test_hash(void)
 {
 	/* FNV-1a 64 test vectors: ids must never change between versions */
-	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "", 0) == 0xcbf29ce484222325ull);
-	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "a", 1) == 0xaf63dc4c8601ec8cull);
-	CHECK(hmpt_hash_bytes(HMPT_HASH_SEED, "foobar", 6) == 0x85944171f73967e8ull);
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "", 0), ==, 0xcbf29ce484222325ull);
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "a", 1), ==, 0xaf63dc4c8601ec8cull);
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "foobar", 6), ==, 0x85944171f73967e8ull);
 }
 
 int main(void)

@@ -75,11 +75,15 @@ static void test_whole(const uint8_t *img, size_t len)
 	found_t f = {0};
 	int n = hmpt_elf_data_objects(img, len, MIN, note, &f);
 
-	CHECK(n == f.n);
-	CHECK(f.bss == 1 && f.data == 1 && f.small == 0);
+	CHECK_OP(n, ==, f.n);
+	CHECK_OP(f.bss, ==, 1);
+	CHECK_OP(f.data, ==, 1);
+	CHECK_OP(f.small, ==, 0);
 	/* sanitizers may pad globals: at least the declared size */
-	CHECK(f.bss_size >= sizeof(unit_bss_big) && f.bss_size < sizeof(unit_bss_big) + 65536);
-	CHECK(f.data_size >= sizeof(unit_data_big) && f.data_size < sizeof(unit_data_big) + 65536);
+	CHECK_OP(f.bss_size, >=, sizeof(unit_bss_big));
+	CHECK_OP(f.bss_size, <, sizeof(unit_bss_big) + 65536);
+	CHECK_OP(f.data_size, >=, sizeof(unit_data_big));
+	CHECK_OP(f.data_size, <, sizeof(unit_data_big) + 65536);
 	(void)unit_bss_small[0];
 }
 
@@ -96,8 +100,9 @@ static void test_stripped(const uint8_t *img, size_t len)
 			sh[i].sh_type = SHT_PROGBITS;
 	found_t f = {0};
 	int n = hmpt_elf_data_objects(copy, len, MIN, note, &f);
-	CHECK(n >= 1);
-	CHECK(f.bss == 0 && f.data == 0);
+	CHECK_OP(n, >=, 1);
+	CHECK_OP(f.bss, ==, 0);
+	CHECK_OP(f.data, ==, 0);
 	bool bss = false;
 	for (int i = 0; i < f.n && i < 8; i++)
 		bss |= strcmp(f.names[i], ".bss") == 0;
@@ -111,9 +116,9 @@ static void test_damaged(const uint8_t *img, size_t len)
 	uint8_t *copy = malloc(len);
 	int n = 0;
 
-	CHECK(hmpt_elf_data_objects("not an ELF file at all, just text...", 36, MIN, count, &n) ==
-	      -EINVAL);
-	CHECK(hmpt_elf_data_objects(img, 10, MIN, count, &n) == -EINVAL);
+	CHECK_OP(hmpt_elf_data_objects("not an ELF file at all, just text...", 36, MIN, count, &n),
+	         ==, -EINVAL);
+	CHECK_OP(hmpt_elf_data_objects(img, 10, MIN, count, &n), ==, -EINVAL);
 	for (size_t cut = 0; cut < len; cut += cut < 4096 ? 1 : 4093) {
 		memcpy(copy, img, cut);
 		int rc = hmpt_elf_data_objects(copy, cut, MIN, count, &n);
@@ -136,16 +141,17 @@ static void test_damaged(const uint8_t *img, size_t len)
 static void test_scan(void)
 {
 	uint32_t n = hmpt_statics_scan(MIN, NULL);
-	CHECK(n >= 2 && n == hmpt_statics_count());
+	CHECK_OP(n, >=, 2);
+	CHECK_OP(n, ==, hmpt_statics_count());
 	const hmpt_static_t *o = hmpt_statics_at((uintptr_t)&unit_bss_big[299999]);
 	CHECK(o && strcmp(o->name, "unit_bss_big") == 0 && o->addr == (uintptr_t)unit_bss_big &&
 	      !o->file_backed);
 	o = hmpt_statics_at((uintptr_t)unit_data_big);
 	CHECK(o && strcmp(o->name, "unit_data_big") == 0 && o->file_backed);
-	CHECK(hmpt_statics_at((uintptr_t)unit_bss_small) == NULL);
+	CHECK_OP(hmpt_statics_at((uintptr_t)unit_bss_small), ==, NULL);
 	for (uint32_t i = 1; i < n; i++) /* sorted, no overlaps */
-		CHECK(hmpt_statics_get(i - 1)->addr + hmpt_statics_get(i - 1)->size <=
-		      hmpt_statics_get(i)->addr);
+		CHECK_OP(hmpt_statics_get(i - 1)->addr + hmpt_statics_get(i - 1)->size, <=,
+		         hmpt_statics_get(i)->addr);
 }
 
 static void pages(uintptr_t addr, uint64_t size, uintptr_t lo, uintptr_t hi)
@@ -153,7 +159,8 @@ static void pages(uintptr_t addr, uint64_t size, uintptr_t lo, uintptr_t hi)
 	hmpt_static_t o = {.addr = addr, .size = size};
 	uintptr_t a, b;
 	hmpt_statics_pages(&o, 4096, &a, &b);
-	CHECK(a == lo && b == hi);
+	CHECK_OP(a, ==, lo);
+	CHECK_OP(b, ==, hi);
 	if (a != lo || b != hi)
 		fprintf(stderr, "  %#lx+%#lx: got %#lx-%#lx\n", (unsigned long)addr,
 		        (unsigned long)size, (unsigned long)a, (unsigned long)b);
@@ -177,9 +184,11 @@ static void test_page_rule(void)
 		uintptr_t alo, ahi, blo, bhi;
 		hmpt_statics_pages(&a, 4096, &alo, &ahi);
 		hmpt_statics_pages(&b, 4096, &blo, &bhi);
-		CHECK(ahi == blo && alo == 0x10000 && bhi == 0x30000);
+		CHECK_OP(ahi, ==, blo);
+		CHECK_OP(alo, ==, 0x10000);
+		CHECK_OP(bhi, ==, 0x30000);
 		uintptr_t held_by_a = meet - 0x20000;
-		CHECK((ahi == 0x21000) == (held_by_a >= 0x800));
+		CHECK_OP((ahi == 0x21000), ==, (held_by_a >= 0x800));
 	}
 }
 

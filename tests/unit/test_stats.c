@@ -21,10 +21,11 @@ static void test_quantiles(void)
 	CHECK(near(hmpt_stats_t_quantile(0.995, 10), 3.169, 1e-3));
 	CHECK(near(hmpt_stats_t_quantile(0.975, 1e6), 1.960, 1e-3));
 	CHECK(near(hmpt_stats_t_quantile(0.025, 4), -2.776, 1e-3));
-	CHECK(hmpt_stats_t_quantile(0.5, 3) == 0);
+	CHECK_OP(hmpt_stats_t_quantile(0.5, 3), ==, 0);
 	/* fractional df (Welch) lies between its neighbours */
 	double q = hmpt_stats_t_quantile(0.975, 4.5);
-	CHECK(q < 2.776 && q > 2.571);
+	CHECK_OP(q, <, 2.776);
+	CHECK_OP(q, >, 2.571);
 }
 
 static void test_summary(void)
@@ -35,9 +36,11 @@ static void test_summary(void)
 	CHECK(s.n == 4 && near(s.mean, 4, 1e-12) && s.min == 1 && s.max == 10);
 	CHECK(near(s.median, 2.5, 1e-12));
 	CHECK(near(s.sd, sqrt(((1.0 + 9 + 4 + 36)) / 3), 1e-12));
-	CHECK(x[0] == 3); /* the input is left as it was */
+	CHECK_OP(x[0], ==, 3); /* the input is left as it was */
 	hmpt_stats_summary(x, 1, &s);
-	CHECK(s.n == 1 && s.sd == 0 && s.median == 3);
+	CHECK_OP(s.n, ==, 1);
+	CHECK_OP(s.sd, ==, 0);
+	CHECK_OP(s.median, ==, 3);
 }
 
 static void test_speedup(void)
@@ -61,7 +64,8 @@ static void test_speedup(void)
 	hmpt_speedup_t strict;
 	hmpt_stats_speedup(&ref, &fast, NULL, 0.05 / 256, 0.01, false, &strict);
 	hmpt_stats_speedup(&ref, &fast, NULL, 0.05, 0.01, false, &sp);
-	CHECK(strict.lo < sp.lo && strict.hi > sp.hi);
+	CHECK_OP(strict.lo, <, sp.lo);
+	CHECK_OP(strict.hi, >, sp.hi);
 	/* identical values: no spread, and a gain below min_gain is not a speedup */
 	double a[] = {1.000, 1.000}, b[] = {0.995, 0.995};
 	hmpt_summary_t sa, sb;
@@ -124,10 +128,11 @@ static void test_pooled(void)
 	hmpt_stats_summary(zero, 2, &s0);
 	hmpt_stats_pool(&none, &s1);
 	hmpt_stats_pool(&none, &s0);
-	CHECK(none.df == 0);
+	CHECK_OP(none.df, ==, 0);
 	/* an empty pool falls back to Welch */
 	hmpt_stats_speedup(&ref, &fast, &none, 0.05 / 15, 0.01, false, &pooled);
-	CHECK(pooled.lo == welch.lo && pooled.hi == welch.hi);
+	CHECK_OP(pooled.lo, ==, welch.lo);
+	CHECK_OP(pooled.hi, ==, welch.hi);
 }
 
 int main(void)

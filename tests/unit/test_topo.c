@@ -51,11 +51,11 @@ static void test_nodemask(void)
 	CHECK(hmpt_nodemask_parse("", &m, err, sizeof(err)) == 0 && hmpt_nodemask_empty(&m));
 	CHECK(hmpt_nodemask_parse("0-63,64,127", &m, err, sizeof(err)) == 0 &&
 	      mask_is(&m, "0-64,127") && hmpt_nodemask_weight(&m) == 66);
-	CHECK(hmpt_nodemask_parse("0-", &m, err, sizeof(err)) == -EINVAL);
-	CHECK(hmpt_nodemask_parse("3-1", &m, err, sizeof(err)) == -EINVAL);
+	CHECK_OP(hmpt_nodemask_parse("0-", &m, err, sizeof(err)), ==, -EINVAL);
+	CHECK_OP(hmpt_nodemask_parse("3-1", &m, err, sizeof(err)), ==, -EINVAL);
 	CHECK(hmpt_nodemask_parse("x", &m, err, sizeof(err)) == -EINVAL && *err);
-	CHECK(hmpt_nodemask_parse("200", &m, err, sizeof(err)) == -ERANGE);
-	CHECK(hmpt_nodemask_parse("1,,2", &m, err, sizeof(err)) == -EINVAL);
+	CHECK_OP(hmpt_nodemask_parse("200", &m, err, sizeof(err)), ==, -ERANGE);
+	CHECK_OP(hmpt_nodemask_parse("1,,2", &m, err, sizeof(err)), ==, -EINVAL);
 }
 
 static void test_one_node(void)
@@ -65,22 +65,27 @@ static void test_one_node(void)
 	char err[256], d[512];
 
 	node(r, 0, "0-1", 24 * 1024, "10", 0, -1);
-	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
 	CHECK(mask_is(&topo.online, "0") && topo.ncpus == 2 && topo.cpu_node[1] == 0);
-	CHECK(topo.node[0].mem_total == 24ull << 30 && topo.node[0].mem_free == 12ull << 30);
-	CHECK(strcmp(topo.thp, "madvise") == 0);
-	CHECK(topo.huge_total == 8 && topo.huge_free_total == 6 && topo.node[0].huge_free == 6);
-	CHECK(classify(&h, err) == 0);
+	CHECK_OP(topo.node[0].mem_total, ==, 24ull << 30);
+	CHECK_OP(topo.node[0].mem_free, ==, 12ull << 30);
+	CHECK_STREQ(topo.thp, "madvise");
+	CHECK_OP(topo.huge_total, ==, 8);
+	CHECK_OP(topo.huge_free_total, ==, 6);
+	CHECK_OP(topo.node[0].huge_free, ==, 6);
+	CHECK_OP(classify(&h, err), ==, 0);
 	CHECK(hmpt_nodemask_empty(&topo.hbm) && topo.hbm_src == HMPT_TOPO_SRC_NONE);
 	CHECK(mask_is(&topo.ddr, "0") && topo.ddr_src == HMPT_TOPO_SRC_CPUS);
 	describe(d, sizeof(d));
-	CHECK(strstr(d, "no HBM nodes found") != NULL);
+	CHECK_OP(strstr(d, "no HBM nodes found"), !=, NULL);
 	/* an explicit list naming a node that is not there */
 	h.hbm_env = "1";
-	CHECK(classify(&h, err) == -EINVAL);
-	CHECK(strstr(err, "HMPT_HBM_NODES=1: node 1 is not an online node with memory") != NULL);
+	CHECK_OP(classify(&h, err), ==, -EINVAL);
+	CHECK_OP(strstr(err, "HMPT_HBM_NODES=1: node 1 is not an online node with memory"), !=,
+	         NULL);
 	h.hbm_env = "x";
-	CHECK(classify(&h, err) == -EINVAL && strncmp(err, "HMPT_HBM_NODES=x: expected", 26) == 0);
+	CHECK_OP(classify(&h, err), ==, -EINVAL);
+	CHECK_OP(strncmp(err, "HMPT_HBM_NODES=x: expected", 26), ==, 0);
 }
 
 /* two sockets, DDR 0-1, HBM 2-3 local to 0 and 1 (SLIT of a Xeon Max 9480) */
@@ -94,23 +99,30 @@ static void test_xeonmax_flat(void)
 	node(r, 1, "56-111,168-223", 128 * 1024, "21 10 23 13", 262144, 1);
 	node(r, 2, "", 64 * 1024, "13 23 10 23", 1048576, 0);
 	node(r, 3, "", 64 * 1024, "23 13 23 10", 1048576, 1);
-	CHECK(hmpt_topo_read(&topo, r) == 0);
-	CHECK(topo.max_node == 3 && topo.ncpus == 224);
-	CHECK(topo.cpu_node[60] == 1 && topo.cpu_node[112] == 0 && topo.cpu_node[223] == 1);
-	CHECK(topo.distance[0][2] == 13 && topo.distance[1][2] == 23);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
+	CHECK_OP(topo.max_node, ==, 3);
+	CHECK_OP(topo.ncpus, ==, 224);
+	CHECK_OP(topo.cpu_node[60], ==, 1);
+	CHECK_OP(topo.cpu_node[112], ==, 0);
+	CHECK_OP(topo.cpu_node[223], ==, 1);
+	CHECK_OP(topo.distance[0][2], ==, 13);
+	CHECK_OP(topo.distance[1][2], ==, 23);
 	CHECK(topo.node[2].read_bw == 1048576 && hmpt_nodemask_has(&topo.node[2].initiators, 0));
-	CHECK(topo.node[2].read_lat == 100 && hmpt_nodemask_weight(&topo.node[2].initiators) == 1);
-	CHECK(topo.node[0].huge_total == 8 && topo.node[0].huge_free == 6);
-	CHECK(topo.node[1].huge_total == 0 && topo.node[3].huge_free == 0);
-	CHECK(topo.node[2].mem_total == 64ull << 30);
-	CHECK(classify(&h, err) == 0);
+	CHECK_OP(topo.node[2].read_lat, ==, 100);
+	CHECK_OP(hmpt_nodemask_weight(&topo.node[2].initiators), ==, 1);
+	CHECK_OP(topo.node[0].huge_total, ==, 8);
+	CHECK_OP(topo.node[0].huge_free, ==, 6);
+	CHECK_OP(topo.node[1].huge_total, ==, 0);
+	CHECK_OP(topo.node[3].huge_free, ==, 0);
+	CHECK_OP(topo.node[2].mem_total, ==, 64ull << 30);
+	CHECK_OP(classify(&h, err), ==, 0);
 	CHECK(mask_is(&topo.hbm, "2-3") && topo.hbm_src == HMPT_TOPO_SRC_HMAT);
 	CHECK(mask_is(&topo.ddr, "0-1"));
 	CHECK(mask_is(&topo.local_hbm[0], "2") && mask_is(&topo.local_hbm[1], "3"));
 	CHECK(mask_is(&topo.local_ddr[0], "0") && mask_is(&topo.local_ddr[1], "1"));
 	describe(d, sizeof(d));
-	CHECK(strstr(d, "HBM nodes 2-3 (HMAT") != NULL);
-	CHECK(strstr(d, "local HBM: 0->2 1->3") != NULL);
+	CHECK_OP(strstr(d, "HBM nodes 2-3 (HMAT"), !=, NULL);
+	CHECK_OP(strstr(d, "local HBM: 0->2 1->3"), !=, NULL);
 	/* the plan's list wins over HMAT, the environment over the plan */
 	hmpt_nodemask_t plan = {{0}};
 	hmpt_nodemask_set(&plan, 3);
@@ -147,7 +159,7 @@ static void snc4(const char *name, int hmat)
 		node(r, n, cpus, n < 8 ? 32 * 1024 : 16 * 1024, slit,
 		     hmat ? (n < 8 ? 65536 : 262144) : 0, n < 8 ? n : n - 8);
 	}
-	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
 }
 
 static void test_xeonmax_snc4(void)
@@ -156,13 +168,13 @@ static void test_xeonmax_snc4(void)
 	char err[256], want[8];
 
 	snc4("snc4", 1);
-	CHECK(classify(&h, err) == 0);
+	CHECK_OP(classify(&h, err), ==, 0);
 	CHECK(mask_is(&topo.hbm, "8-15") && mask_is(&topo.ddr, "0-7"));
 	for (int k = 0; k < 8; k++) {
 		snprintf(want, sizeof(want), "%d", k + 8);
 		CHECK(mask_is(&topo.local_hbm[k], want));
 	}
-	CHECK(topo.cpu_node[5 * 14 + 3] == 5);
+	CHECK_OP(topo.cpu_node[5 * 14 + 3], ==, 5);
 	/* without HMAT, named by hand: the nearest by SLIT is the same node */
 	snc4("snc4-nohmat", 0);
 	h.hbm_env = "8-15";
@@ -197,7 +209,7 @@ static void test_knl_probe(void)
 
 	node(r, 0, "0-255", 96 * 1024, "10 31", 0, -1);
 	node(r, 1, "", 16 * 1024, "31 10", 0, -1);
-	CHECK(hmpt_topo_read(&topo, r) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
 	CHECK(classify(&h, err) == 0 && hmpt_nodemask_empty(&topo.hbm));
 	h.probe = probe_bogus;
 	CHECK(classify(&h, err) == 0 && hmpt_nodemask_empty(&topo.hbm));
@@ -206,14 +218,17 @@ static void test_knl_probe(void)
 	CHECK(topo.hbm_src == HMPT_TOPO_SRC_PROBE && mask_is(&topo.local_hbm[0], "1"));
 	CHECK(mask_is(&topo.ddr, "0"));
 	describe(d, sizeof(d));
-	CHECK(strstr(d, "HBM nodes 1 (memkind") != NULL);
+	CHECK_OP(strstr(d, "HBM nodes 1 (memkind"), !=, NULL);
 	/* an explicit list: the probe is not asked */
 	h.hbm_env = "1";
-	CHECK(classify(&h, err) == 0 && probe_calls == 1 && topo.hbm_src == HMPT_TOPO_SRC_ENV);
+	CHECK_OP(classify(&h, err), ==, 0);
+	CHECK_OP(probe_calls, ==, 1);
+	CHECK_OP(topo.hbm_src, ==, HMPT_TOPO_SRC_ENV);
 	CHECK(mask_is(&topo.hbm, "1") && mask_is(&topo.local_hbm[0], "1"));
 	/* a node that is not there */
 	h.hbm_env = "7";
-	CHECK(classify(&h, err) == -EINVAL && strncmp(err, "HMPT_HBM_NODES=7: node 7", 24) == 0);
+	CHECK_OP(classify(&h, err), ==, -EINVAL);
+	CHECK_OP(strncmp(err, "HMPT_HBM_NODES=7: node 7", 24), ==, 0);
 }
 
 /* HMAT for CPU initiators (access1) wins over any initiator (access0) */
@@ -228,8 +243,9 @@ static void test_access1(void)
 	put(r, NODE "/node1/access1/initiators/read_bandwidth", "400000\n");
 	put(r, NODE "/node1/access1/initiators/read_latency", "90\n");
 	put(r, NODE "/node1/access1/initiators/node0", "");
-	CHECK(hmpt_topo_read(&topo, r) == 0);
-	CHECK(topo.node[1].read_bw == 400000 && topo.node[1].read_lat == 90);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
+	CHECK_OP(topo.node[1].read_bw, ==, 400000);
+	CHECK_OP(topo.node[1].read_lat, ==, 90);
 	CHECK(classify(&h, err) == 0 && mask_is(&topo.hbm, "1") &&
 	      topo.hbm_src == HMPT_TOPO_SRC_HMAT && mask_is(&topo.local_hbm[0], "1"));
 }
@@ -252,7 +268,7 @@ static void test_blank_env(void)
 
 	h.hbm_env = " ";
 	dirty_stack();
-	CHECK(classify(&h, err) == -EINVAL);
+	CHECK_OP(classify(&h, err), ==, -EINVAL);
 	for (const char *c = err; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
 			clean = 0;
@@ -270,8 +286,8 @@ static void test_cxl(void)
 
 	node(r, 0, "0-31", 256 * 1024, "10 20", 204800, 0);
 	node(r, 1, "", 128 * 1024, "20 10", 40960, 0);
-	CHECK(hmpt_topo_read(&topo, r) == 0);
-	CHECK(classify(&h, err) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, r), ==, 0);
+	CHECK_OP(classify(&h, err), ==, 0);
 	CHECK(hmpt_nodemask_empty(&topo.hbm) && mask_is(&topo.ddr, "0"));
 }
 
@@ -286,15 +302,17 @@ static void test_no_numa(void)
 	mkdir(root, 0755);
 	put(root, "proc/meminfo", "MemTotal:        4194304 kB\nMemFree:         1048576 kB\n");
 	put(root, "sys/devices/system/cpu/online", "0-3\n");
-	CHECK(hmpt_topo_read(&topo, root) == 0);
+	CHECK_OP(hmpt_topo_read(&topo, root), ==, 0);
 	CHECK(mask_is(&topo.online, "0") && mask_is(&topo.memory, "0") && mask_is(&topo.cpu, "0"));
-	CHECK(topo.node[0].mem_total == 4ull << 30 && topo.node[0].mem_free == 1ull << 30);
-	CHECK(topo.ncpus == 4 && topo.cpu_node[3] == 0);
+	CHECK_OP(topo.node[0].mem_total, ==, 4ull << 30);
+	CHECK_OP(topo.node[0].mem_free, ==, 1ull << 30);
+	CHECK_OP(topo.ncpus, ==, 4);
+	CHECK_OP(topo.cpu_node[3], ==, 0);
 	CHECK(classify(&h, err) == 0 && mask_is(&topo.ddr, "0"));
 	/* nothing at all */
 	snprintf(root, sizeof(root), "%s/nothing", base);
 	mkdir(root, 0755);
-	CHECK(hmpt_topo_read(&topo, root) < 0);
+	CHECK_OP(hmpt_topo_read(&topo, root), <, 0);
 }
 
 /* this machine, for what it is worth: it reads, and has node 0 */
@@ -303,7 +321,7 @@ static void test_this_machine(void)
 	hmpt_topo_hints_t h = {0};
 	char err[256];
 
-	CHECK(hmpt_topo_read(&topo, "") == 0);
+	CHECK_OP(hmpt_topo_read(&topo, ""), ==, 0);
 	CHECK(hmpt_nodemask_has(&topo.online, 0) && topo.ncpus >= 1);
 	CHECK(classify(&h, err) == 0 && !hmpt_nodemask_empty(&topo.ddr));
 }
