@@ -1,8 +1,7 @@
 . "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/place_common.sh"
 # Capacity: a pool's budget is respected; what does not fit goes whole to
 # the fallback pool, is counted per site, and hmpt says so once per pool.
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
-	skip "transparent huge pages are disabled here"
+need_thp
 M=8
 learn_arrays "$work/prof" $M
 

@@ -1,8 +1,7 @@
 . "$(dirname "$0")/lib.sh"; . "$(dirname "$0")/place_common.sh"
 # realloc across pools keeps the data: a block made at site a (planned huge)
 # grows at site grow_b (planned small), at grow_c (huge), shrinks at grow_b.
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
-	skip "transparent huge pages are disabled here"
+need_thp
 M=8
 learn_sites "$work/prof" realloc $M
 A=$(site_id "$work/prof" alloc_a) GB=$(site_id "$work/prof" grow_b) GC=$(site_id "$work/prof" grow_c)

@@ -5,9 +5,7 @@
 # arrays of one statement (u, v, r) kept apart by their positions.  Checked
 # where it counts, in the page advice smaps reports (hg: the plan's thp
 # pool, nh: its 4k pool).
-[ -e /sys/kernel/mm/transparent_hugepage/enabled ] || skip "no transparent huge pages in this kernel"
-grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
-	skip "transparent huge pages are disabled here (enabled = never)"
+need_thp
 M=8
 rebuild_build "$work/b1" 1
 rebuild_build "$work/b2" 2
