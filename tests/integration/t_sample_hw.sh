@@ -9,7 +9,7 @@ ev=/sys/bus/event_source/devices
 if [ -e $ev/ibs_op/type ]; then mode=ibs
 elif [ -e $ev/cpu/events/mem-loads ] || [ -e $ev/cpu_core/events/mem-loads ]; then mode=pebs
 elif [ -e $ev/cpu/type ]; then skip "the CPU PMU here has no load-latency sampling (no $ev/cpu/events/mem-loads) and no IBS"
-else skip "no hardware PMU here ($ev has no cpu or ibs_op: a virtual machine without PMU passthrough; what is proven without one: README.md, 'Sampling without a PMU')"
+else skip "no hardware PMU here ($ev has no cpu or ibs_op: a virtual machine without PMU passthrough; what is proven without one: docs/evidence.md, 'Sampling without a PMU')"
 fi
 [ "$(cat /proc/sys/kernel/perf_event_paranoid)" -le 2 ] || [ "$(id -u)" = 0 ] ||
 	skip "perf_event_paranoid > 2 and not root"

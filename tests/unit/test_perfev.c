@@ -8,7 +8,8 @@
  * comes from the kernel or the program (the thread, the addresses touched,
  * the clock around the touches), never from ring.c's own idea of the layout.
  * What only hardware settles (the erratum workaround, interrupt rates,
- * E-cores, PEBS in VMs) is listed in README.md, "Sampling without a PMU". */
+ * E-cores, PEBS in VMs) is listed in docs/evidence.md, "Sampling without a
+ * PMU". */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -20,7 +20,8 @@
  * choose by the same rules (hmpt_method_choose).  Targets: at most 2K+4
  * configurations; the model's best reaches >= 98 % of the exhaustive best's
  * true speedup in >= 95 % of cases; its 90 % plan is within one group of the
- * exhaustive one's footprint.  Prints the distribution (the README's table).
+ * exhaustive one's footprint.  Prints the distribution (the table in
+ * docs/evidence.md).
  * Usage: test_search [N-SYNTHETIC [SEED]] (default 1000, 1).
  */
 #include <dirent.h>
