@@ -1,7 +1,6 @@
-/* test_profile.c — the tuner's profile loader (field-level errors), merger
- * and frame parser, on small files written here; the environment of the
- * runs it starts. */
-#include <link.h>
+/* test_profiles.c — the tuner's profile loader (field-level errors), merger
+ * and frame parser (profiles.c), on small files written here; and the plan
+ * entry that plancmd.c makes of a cut version-1 site. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +11,6 @@
 
 #include "plancmd.h"
 #include "profiles.h"
-#include "profrun.h"
 #include "symbolize.h"
 
 static char dir[] = "/tmp/hmpt-test-profile.XXXXXX";
@@ -65,79 +63,6 @@ static void expect_error(const char *text, const char *needle)
 		failures++;
 	}
 	json_decref(p);
-}
-
-/* the load bias of the executable (the first object dl_iterate_phdr
- * reports): the shim's module!offset frames are addresses less it */
-static int first_bias(struct dl_phdr_info *info, size_t size, void *out)
-{
-	(void)size;
-	*(uintptr_t *)out = info->dlpi_addr;
-	return 1;
-}
-
-/* the return address into the caller, as the shim records a frame */
-__attribute__((noinline)) static uintptr_t return_address(void)
-{
-	return (uintptr_t)__builtin_extract_return_addr(__builtin_return_address(0));
-}
-
-/* symbolizes a frame of this very program: must name this function, this
- * file and the line of the call (the call, not the instruction after it) */
-__attribute__((noinline)) static void symbolize_self(void)
-{
-	uintptr_t bias = 0;
-	dl_iterate_phdr(first_bias, &bias);
-	const int line = __LINE__ + 1;
-	uintptr_t ra = return_address();
-
-	hmpt_sym_t *sym = hmpt_sym_new();
-	hmpt_sym_frame_t fr[8];
-	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
-	const char *file = n >= 1 && fr[0].file ? fr[0].file : "";
-	size_t len = strlen(file);
-	CHECK(n == 1);
-	CHECK(!strcmp(fr[0].function, "symbolize_self"));
-	/* the compile unit names the file as the compiler saw it: only its end is sure */
-	CHECK(len >= 14 && !strcmp(file + len - 14, "test_profile.c") &&
-	      (len == 14 || file[len - 15] == '/'));
-	CHECK(fr[0].line == line);
-	if (n < 1 || strcmp(fr[0].function, "symbolize_self") || fr[0].line != line)
-		fprintf(stderr, "symbolized %#lx as %s at %s:%d, want symbolize_self at %d\n",
-		        (unsigned long)(ra - bias), n >= 1 ? fr[0].function : "-", file,
-		        n >= 1 ? fr[0].line : 0, line);
-	hmpt_sym_free(sym);
-}
-
-/* a call made in code inlined into symbolize_inline: the chain is the
- * inlined function at the call, then the function it was inlined into at
- * the inlined call (not the scopes around the inlined function's abstract
- * definition, where dwarf_getscopes goes on) */
-static const int inline_call_line = __LINE__ + 3;
-static inline __attribute__((always_inline)) uintptr_t inlined_ra(void)
-{
-	return return_address();
-}
-
-__attribute__((noinline)) static void symbolize_inline(void)
-{
-	uintptr_t bias = 0;
-	dl_iterate_phdr(first_bias, &bias);
-	const int line = __LINE__ + 1;
-	uintptr_t ra = inlined_ra();
-
-	hmpt_sym_t *sym = hmpt_sym_new();
-	hmpt_sym_frame_t fr[8];
-	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
-	CHECK(n == 2);
-	CHECK(n >= 1 && !strcmp(fr[0].function, "inlined_ra") && fr[0].line == inline_call_line);
-	CHECK(n >= 1 && fr[0].column > 0); /* the line table's column: gcc writes them */
-	CHECK(n == 2 && !strcmp(fr[1].function, "symbolize_inline") && fr[1].line == line);
-	if (n != 2 || strcmp(fr[n - 1].function, "symbolize_inline"))
-		for (int i = 0; i < n; i++)
-			fprintf(stderr, "inline chain %d: %s at %d:%d\n", i, fr[i].function,
-			        fr[i].line, fr[i].column);
-	hmpt_sym_free(sym);
 }
 
 int main(void)
@@ -296,34 +221,6 @@ int main(void)
 	CHECK(hmpt_prof_parse_frame(
 	          "a-module-name-longer-than-the-buffer-of-sixty-four-characters-for-sure!0x1", mod,
 	          sizeof(mod), &off) != 0);
-
-	/* the symbolizer: a missing module gives "??"; this program's own
-	 * frame gives its function, file and line */
-	hmpt_sym_t *sym = hmpt_sym_new();
-	hmpt_sym_frame_t fr[8];
-	int n = hmpt_sym_resolve(sym, "/nonexistent/module.so", 0x1234, fr, 8);
-	CHECK(n == 1 && !strcmp(fr[0].function, "??") && fr[0].file == NULL);
-	hmpt_sym_free(sym);
-	symbolize_self();
-	symbolize_inline();
-
-	/* a measured run's environment: NAME=value replaces, a bare NAME removes */
-	setenv("HMPT_PROFILE", "/tmp/p.json", 1);
-	setenv("HMPT_SAMPLE", "faults", 1);
-	setenv("HMPT_PROFILE_X", "kept", 1);
-	char *set[] = {"HMPT_SAMPLE=off", "HMPT_PROFILE", NULL};
-	size_t added;
-	char **env = hmpt_child_env("/x/libhmpt.so", set, &added);
-	int profile_vars = 0, sample_vars = 0, kept = 0, preload = 0;
-	for (char **e = env; e && *e; e++) {
-		profile_vars += !strncmp(*e, "HMPT_PROFILE=", 13) || !strcmp(*e, "HMPT_PROFILE");
-		sample_vars += !strncmp(*e, "HMPT_SAMPLE=", 12);
-		CHECK(strncmp(*e, "HMPT_SAMPLE=", 12) || !strcmp(*e, "HMPT_SAMPLE=off"));
-		kept += !strcmp(*e, "HMPT_PROFILE_X=kept");
-		preload += !strncmp(*e, "LD_PRELOAD=/x/libhmpt.so", 24);
-	}
-	CHECK(env && profile_vars == 0 && sample_vars == 1 && kept == 1 && preload == 1);
-	hmpt_child_env_free(env, added);
 
 	char cmd[300];
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
