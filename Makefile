@@ -104,11 +104,15 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
-# hmpt-bench's kernels (OpenMP) under the same sanitizers
-$(B)/asan/unit/test_bench: tests/unit/test_bench.c tests/unit/check.h tests/unit/sysfs_fixture.h \
-		bench/hb_kern.c bench/hb_cache.c bench/hb.h | $(B)/asan/unit
+# hmpt-bench's kernels (OpenMP) and its cache size under the same sanitizers
+$(B)/asan/unit/test_hb_kern: tests/unit/test_hb_kern.c tests/unit/check.h \
+		bench/hb_kern.c bench/hb.h | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
-		tests/unit/test_bench.c bench/hb_kern.c bench/hb_cache.c -lm
+		tests/unit/test_hb_kern.c bench/hb_kern.c -lm
+$(B)/asan/unit/test_hb_cache: tests/unit/test_hb_cache.c tests/unit/check.h \
+		tests/unit/sysfs_fixture.h bench/hb_cache.c bench/hb.h | $(B)/asan/unit
+	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+		tests/unit/test_hb_cache.c bench/hb_cache.c
 
 $(B)/shim $(B)/common $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/common $(B)/asan/tuner \
 		$(B)/asan/unit $(B)/bench $(B)/ubsan/shim $(B)/ubsan/common:

@@ -19,7 +19,8 @@
 int main(int argc, char **argv)
 {
 	size_t huge = 2u << 20, len = (size_t)(argc > 1 ? atoi(argv[1]) : 8) << 20;
-	char *map = mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *map =
+	    mmap(NULL, len + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (len == 0 || map == MAP_FAILED) {
 		perror("thp_probe: mmap");

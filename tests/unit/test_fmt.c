@@ -1,5 +1,6 @@
 /* test_fmt.c — hmpt_fmt_printf against the C library's snprintf: a table of
- * formats and values, each at full size and cut at small capacities. */
+ * formats and values, each at full size and cut at small capacities; the
+ * helpers it is built on (numbers, JSON strings, sizes). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,6 +178,42 @@ static void test_size_macro(void)
 	CHECK_STREQ(hmpt_fmt_cstr(&f), "8.00 MiB and 512 B");
 }
 
+/* the helpers under hmpt_fmt_printf: numbers, JSON strings, sizes, and a
+ * cut that never overruns */
+static void test_helpers(void)
+{
+	char buf[64];
+	hmpt_fmt_t f;
+
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_u64(&f, 0);
+	hmpt_fmt_char(&f, ' ');
+	hmpt_fmt_i64(&f, -42);
+	hmpt_fmt_char(&f, ' ');
+	hmpt_fmt_hex(&f, 0xbeef, 8);
+	hmpt_fmt_char(&f, ' ');
+	hmpt_fmt_fixed(&f, 1.5, 3);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "0 -42 0000beef 1.500");
+
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_json_str(&f, "a\"b\\c\n");
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "\"a\\\"b\\\\c\\u000a\"");
+
+	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
+	hmpt_fmt_size(&f, 512);
+	hmpt_fmt_char(&f, '|');
+	hmpt_fmt_size(&f, 1536);
+	hmpt_fmt_char(&f, '|');
+	hmpt_fmt_size(&f, 64ull << 20);
+	CHECK_STREQ(hmpt_fmt_cstr(&f), "512 B|1.50 KiB|64.0 MiB");
+
+	/* truncation never overruns */
+	char small[8];
+	hmpt_fmt_init(&f, small, sizeof(small), -1);
+	hmpt_fmt_str(&f, "0123456789");
+	CHECK(f.truncated && strcmp(hmpt_fmt_cstr(&f), "0123456") == 0);
+}
+
 int main(void)
 {
 	test_strings();
@@ -185,6 +222,7 @@ int main(void)
 	test_unsupported();
 	test_flush();
 	test_size_macro();
+	test_helpers();
 	if (failures)
 		fprintf(stderr, "test_fmt: %d failure(s)\n", failures);
 	return failures != 0;

@@ -1,7 +1,8 @@
 /* test_plan.c — the plan loader: every malformed plan of tests/plans/bad.tsv
  * gives its one expected message; the examples load with the right
- * meaning; matching picks the most specific site.  Run from the repository
- * root. */
+ * meaning; matching picks the most specific site; site ids (hash.h, FNV-1a
+ * test vectors) leave runtime frames out; stale.c's lines.  Run from the
+ * repository root. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +203,14 @@ static void test_match(void)
 	hmpt_plan_free(&plan);
 }
 
+static void test_hash(void)
+{
+	/* FNV-1a 64 test vectors: ids must never change between versions */
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "", 0), ==, 0xcbf29ce484222325ull);
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "a", 1), ==, 0xaf63dc4c8601ec8cull);
+	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "foobar", 6), ==, 0x85944171f73967e8ull);
+}
+
 /* siteid.h: runtime frames are no part of a site's identity */
 static void test_identity(void)
 {
@@ -398,6 +407,7 @@ int main(void)
 	test_missing_file();
 	test_examples();
 	test_match();
+	test_hash();
 	test_identity();
 	test_fallback_defaults();
 	test_stale_line();
