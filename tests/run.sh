@@ -3,6 +3,11 @@
 # tests (real programs under the real libhmpt.so).  Exit 0 = pass, 77 = skip
 # (the last line of output says why), anything else = fail.
 # Usage: tests/run.sh [NAME-GLOB...]   (run from anywhere)
+#
+# Time limits: 300 s a test, unless the test's script says otherwise in a
+# line "# hmpt-test: timeout=SECONDS" (the long ones: the QEMU guest, the
+# tuner's statistics); HMPT_TEST_TIMEOUT_SCALE multiplies every limit (say 3
+# on a slow or busy machine), HMPT_TEST_TIMEOUT replaces them all.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 2
@@ -10,7 +15,21 @@ export HMPT_TEST_TOP=$top
 export HMPT_TEST_PREFIX=${HMPT_TEST_PREFIX:-}
 logs=$top/build/test-logs
 mkdir -p "$logs"
-limit=${HMPT_TEST_TIMEOUT:-300}
+scale=${HMPT_TEST_TIMEOUT_SCALE:-1}
+[[ $scale =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+	{ echo "run.sh: HMPT_TEST_TIMEOUT_SCALE=$scale: expected a positive number" >&2; exit 2; }
+# limit_of TEST: its time limit in seconds
+limit_of() {
+	local own=300
+	if [ -n "${HMPT_TEST_TIMEOUT:-}" ]; then
+		echo "$HMPT_TEST_TIMEOUT"
+		return
+	fi
+	case $1 in
+	*.sh) own=$(sed -n 's/^# hmpt-test: timeout=\([0-9][0-9]*\).*/\1/p' "$1" | head -n 1) ;;
+	esac
+	awk -v s="${own:-300}" -v k="$scale" 'BEGIN { printf "%d", s * k + 0.5 }'
+}
 
 tests=()
 for t in build/asan/unit/test_*; do [ -x "$t" ] && tests+=("$t"); done
@@ -32,6 +51,7 @@ for t in "${tests[@]}"; do
 	selected "$name" "$@" || continue
 	log=$logs/$name.log
 	env_file=${t%.sh}.env
+	limit=$(limit_of "$t")
 	start=$(date +%s.%N)
 	(
 		[ -f "$env_file" ] && set -a && . "$env_file" && set +a

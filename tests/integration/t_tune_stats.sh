@@ -1,5 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
+# hmpt-test: timeout=900  (many tunings: 62 s on a quiet 2-core VM, 166 s under load)
 # The tuner's statistics on the modelled workload, over many tunings with
 # seeded noise (the same tunings, and so the same counts, on every run of
 # this test, loaded machine or not):

@@ -53,6 +53,38 @@ void report_range(const char *name, const void *p, size_t len)
 	if (move_pages(0, n, pages, NULL, status, 0) != 0)
 		for (size_t i = 0; i < n; i++)
 			status[i] = -errno;
+	/* A page that automatic NUMA balancing has marked PROT_NONE (to sample
+	 * its next access) has no node for move_pages until it is touched: -EFAULT
+	 * as for a page never touched.  Touch each such page (a read: it maps the
+	 * zero page where nothing is, which still has no node) and ask again, a
+	 * few rounds, so that the report says where pages are, not when the
+	 * kernel last scanned them.  The arrays are the program's own. */
+	for (int round = 0; round < 4; round++) {
+		size_t k = 0;
+		for (size_t i = 0; i < n; i++)
+			if (status[i] == -EFAULT) {
+				(void)*(volatile const char *)pages[i];
+				pages[k++] = pages[i];
+			}
+		if (k == 0)
+			break;
+		int *again = calloc(k, sizeof(*again));
+		if (move_pages(0, k, pages, NULL, again, 0) != 0)
+			for (size_t j = 0; j < k; j++)
+				again[j] = -errno;
+		/* put the answers back in order: pages[0..k) are the -EFAULT ones */
+		size_t found = 0;
+		for (size_t i = 0, j = 0; i < n && j < k; i++)
+			if (status[i] == -EFAULT) {
+				found += again[j] != -EFAULT;
+				status[i] = again[j++];
+			}
+		free(again);
+		for (size_t i = 0; i < n; i++)
+			pages[i] = (void *)((const char *)p + i * (size_t)ps);
+		if (found == 0) /* untouched pages: the zero page, no node to find */
+			break;
+	}
 	for (size_t i = 0; i < n; i++)
 		count[status[i] >= 0 && status[i] < 128 ? status[i] : 128]++;
 	printf("%s bytes=%zu flags=%s thp_kb=%lu hugetlb_kb=%lu pagesize_kb=%lu nodes=", name, len,
