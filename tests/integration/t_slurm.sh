@@ -10,7 +10,7 @@ need_thp
 cluster=$top/tests/slurm/cluster.sh
 env=$("$cluster" start 2>"$work/slurm.err")
 rc=$?
-[ $rc = 0 ] || { [ $rc = 77 ] && prereq_missing slurmctld slurmd slurm-client munge -- "$(tail -n 1 "$work/slurm.err")"; fail "the local Slurm failed: $(cat "$work/slurm.err")"; }
+[ $rc = 0 ] || { [ $rc = 77 ] && prereq_missing slurm munge -- "$(tail -n 1 "$work/slurm.err")"; fail "the local Slurm failed: $(cat "$work/slurm.err")"; }
 eval "$env"
 trap '"$cluster" stop; rm -rf "$work"' EXIT
 note "local Slurm up: $SLURM_CONF"

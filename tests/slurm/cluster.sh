@@ -36,7 +36,7 @@ node_line() {
 start() {
 	local d port=16917 st="" i
 	for c in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol; do
-		command -v $c >/dev/null || die_skip "Slurm is not installed ($c missing: apt-get install slurmctld slurmd slurm-client munge)"
+		command -v $c >/dev/null || die_skip "Slurm is not installed ($c missing)"
 	done
 	while ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null | grep -q .; do
 		port=$((port + 2))
