@@ -46,7 +46,7 @@ for p in "${problems[@]}"; do say "$p"; done
 # ---------------------------------------------------------------- which system
 osr=${HMPT_OS_RELEASE:-/etc/os-release}
 [ -r "$osr" ] || osr=/usr/lib/os-release
-os=$( (. "$osr" 2>/dev/null && echo "${ID:-} ${ID_LIKE:-}") || true)
+os=$( (. "$osr" 2>/dev/null && echo ${ID:-} ${ID_LIKE:-}) || true)
 family=unknown
 for id in $os; do
 	case $id in
