@@ -127,7 +127,7 @@ fi
 	-o DPkg::Lock::Timeout=600 $debs >/dev/null
 # what was installed must now be found, or the probe or the table is wrong
 still=()
-for row in "${missing[@]}"; do hmpt_deps_probe "$row" >/dev/null || still+=("$(hmpt_deps_probe "$row")"); done
+for row in "${missing[@]}"; do why=$(hmpt_deps_probe "$row") || still+=("$why"); done
 [ ${#still[@]} = 0 ] || {
 	for s in "${still[@]}"; do say "still missing after apt-get install: $s"; done
 	exit 1
