@@ -27,7 +27,7 @@ tune() { # NAME TUNE-OPTIONS...
 tune slurm --slurm --parallel 2 --time 10
 cat "$work/slurm.out"
 tune serial
-command -v mpirun.openmpi >/dev/null || fail "no mpirun.openmpi (scripts/install-deps.sh installs openmpi-bin)"
+command -v mpirun.openmpi >/dev/null || prereq_missing openmpi -- "no mpirun.openmpi for the --launcher run"
 tune mpi --launcher "mpirun.openmpi --allow-run-as-root --oversubscribe -np 2"
 ways=(slurm serial mpi)
 
