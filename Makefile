@@ -1,7 +1,9 @@
 # hmpt — heterogeneous memory pool tuner.  See README.md.
 #
 #   make            build build/libhmpt.so, build/hmpt-tune and build/hmpt-bench
-#   make check      install missing Debian packages, build, run every test
+#   make check      find what is needed (install it on Debian/Ubuntu if
+#                   missing: scripts/install-deps.sh, docs/install.md), build,
+#                   run every test.  Plain `make` never installs anything.
 #   make demo       tune the bundled demo;  make demo-apply  apply its plan
 #   make bench      build and run the benchmarks
 #   make install    PREFIX=/usr/local DESTDIR=

@@ -1,14 +1,19 @@
-# prereq_missing PKG... -- REASON, for a test that found it cannot run: a
-# skip (the caller's `skip`) while one of the Debian packages is missing; with
-# all of them installed it must run here, so it is a failure (the caller's
-# `prereq_fail`).  Sourced by tests/integration/lib.sh and tests/vm/guest.sh.
+# prereq_missing KEY... -- REASON, for a test that found it cannot run: a
+# skip (the caller's `skip`) while one of these requirements of
+# scripts/deps.sh is missing, found by the same probe as
+# scripts/install-deps.sh's (a command on PATH, a header that compiles, a
+# library that links: no package manager asked); with all of them there it
+# must run here, so it is a failure (the caller's `prereq_fail`).  Sourced
+# by tests/integration/lib.sh and tests/vm/guest.sh.
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/deps.sh"
 prereq_missing() {
-	local pkgs=() missing="" p
-	while [ $# -gt 0 ] && [ "$1" != -- ]; do pkgs+=("$1"); shift; done
+	local keys=() why="" k rows row
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do keys+=("$1"); shift; done
 	[ $# -gt 0 ] && shift
-	for p in "${pkgs[@]}"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
-	done
-	[ -z "$missing" ] || skip "$* (not installed:$missing)"
-	prereq_fail "$*, but ${pkgs[*]} $([ ${#pkgs[@]} = 1 ] && echo is || echo are) installed: this must run here"
+	rows=$(hmpt_deps_rows "${keys[@]}") || prereq_fail "$*, and prereq_missing was given an unknown requirement: ${keys[*]}"
+	while IFS= read -r row; do
+		k=$(hmpt_deps_probe "$row") || why="$why; ${k//$'\n'/; }"
+	done <<<"$rows"
+	[ -z "$why" ] || skip "$* (missing ${why#; }; scripts/install-deps.sh, docs/install.md)"
+	prereq_fail "$*, but ${keys[*]} $([ ${#keys[@]} = 1 ] && echo is || echo are) there: this must run here"
 }

@@ -13,11 +13,13 @@ trap 'rm -rf "$work"' EXIT
 # two kinds only:
 # - skip REASON: a fact of this machine that no package changes (no hardware
 #   PMU, transparent huge pages "never", not root, memory too fragmented);
-# - prereq_missing PKG... -- REASON: what Debian packages provide (QEMU,
-#   busybox, Slurm, MPI, clang's libFuzzer; scripts/install-deps.sh installs
-#   them all).  It skips while a package is missing; with all of them
-#   installed the test must run here, so that a broken prerequisite check
-#   or build fails `make check` instead of passing as a skip.
+# - prereq_missing KEY... -- REASON: what packages provide (QEMU, busybox,
+#   Slurm, MPI, clang's libFuzzer: the requirements of scripts/deps.sh,
+#   which scripts/install-deps.sh installs on Debian and names elsewhere).
+#   It skips while one is missing, as the same probe finds it (commands,
+#   headers, libraries; no package manager asked); with all of them there
+#   the test must run here, so that a broken prerequisite check or build
+#   fails `make check` instead of passing as a skip.
 # Call either only after the test found it cannot run; neither returns.
 skip() { echo "skip: $*"; exit 77; }
 . "$top/tests/pkgs.sh"

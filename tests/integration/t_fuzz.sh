@@ -7,7 +7,7 @@
 # clang, a target not built is a failure: `make check` builds them all.
 secs=${HMPT_TEST_FUZZ_SECONDS:-3}
 command -v clang >/dev/null ||
-	prereq_missing clang libclang-rt-14-dev -- "no clang: the fuzz targets need clang with libFuzzer (scripts/install-deps.sh)"
+	prereq_missing fuzzer -- "no clang: the fuzz targets need clang with libFuzzer"
 missing=()
 for src in "$top"/tests/fuzz/fuzz_*.c; do
 	f=$B/fuzz/$(basename "$src" .c)

@@ -11,7 +11,7 @@ command -v mpirun.openmpi >/dev/null && [ -x "$P/mpi_ranks_ompi" ] && have_ompi=
 command -v mpiexec.mpich >/dev/null && [ -x "$P/mpi_ranks_mpich" ] && have_mpich=1
 # both flavours: a test that quietly ran only one would hide the other's failures
 [ $have_ompi = 1 ] && [ $have_mpich = 1 ] ||
-	prereq_missing openmpi-bin libopenmpi-dev mpich libmpich-dev -- \
+	prereq_missing openmpi mpich -- \
 		"needs both Open MPI and MPICH, each with its launcher and mpi_ranks_* built by make progs (found: ompi=$have_ompi mpich=$have_mpich)"
 ompi=(mpirun.openmpi --allow-run-as-root --oversubscribe)
 mpich=(mpiexec.mpich)

@@ -10,7 +10,7 @@ need_thp
 cluster=$top/tests/slurm/cluster.sh
 env=$("$cluster" start 2>"$work/slurm.err")
 rc=$?
-[ $rc = 0 ] || { [ $rc = 77 ] && prereq_missing slurmctld slurmd slurm-client munge -- "$(tail -n 1 "$work/slurm.err")"; fail "the local Slurm failed: $(cat "$work/slurm.err")"; }
+[ $rc = 0 ] || { [ $rc = 77 ] && prereq_missing slurm munge -- "$(tail -n 1 "$work/slurm.err")"; fail "the local Slurm failed: $(cat "$work/slurm.err")"; }
 eval "$env"
 trap '"$cluster" stop; rm -rf "$work"' EXIT
 note "local Slurm up: $SLURM_CONF"
@@ -27,7 +27,7 @@ tune() { # NAME TUNE-OPTIONS...
 tune slurm --slurm --parallel 2 --time 10
 cat "$work/slurm.out"
 tune serial
-command -v mpirun.openmpi >/dev/null || fail "no mpirun.openmpi (scripts/install-deps.sh installs openmpi-bin)"
+command -v mpirun.openmpi >/dev/null || prereq_missing openmpi -- "no mpirun.openmpi for the --launcher run"
 tune mpi --launcher "mpirun.openmpi --allow-run-as-root --oversubscribe -np 2"
 ways=(slurm serial mpi)
 

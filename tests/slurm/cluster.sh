@@ -1,7 +1,8 @@
 #!/bin/bash
 # A throwaway one-node Slurm cluster on this machine, for the tests: munged,
 # slurmctld and slurmd from Debian's packages, run from a temporary directory
-# with no systemd and no files outside it.
+# with no systemd and no files outside it, as the calling user (SlurmUser and
+# SlurmdUser: root only when run as root; the jobs are that user's own).
 #
 #   eval "$(tests/slurm/cluster.sh start)"   # exports SLURM_CONF, HMPT_SLURM_DIR
 #   ... srun / sbatch / hmpt-tune --slurm ...
@@ -36,7 +37,7 @@ node_line() {
 start() {
 	local d port=16917 st="" i
 	for c in munged mungekey slurmctld slurmd sbatch squeue sinfo scontrol; do
-		command -v $c >/dev/null || die_skip "Slurm is not installed ($c missing: apt-get install slurmctld slurmd slurm-client munge)"
+		command -v $c >/dev/null || die_skip "Slurm is not installed ($c missing)"
 	done
 	while ss -Hltn "( sport = :$port or sport = :$((port + 1)) )" 2>/dev/null | grep -q .; do
 		port=$((port + 2))
@@ -48,8 +49,8 @@ ClusterName=hmpttest
 SlurmctldHost=$node(127.0.0.1)
 SlurmctldPort=$port
 SlurmdPort=$((port + 1))
-SlurmUser=root
-SlurmdUser=root
+SlurmUser=$(id -un)
+SlurmdUser=$(id -un)
 AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$d/munge.sock

@@ -60,9 +60,9 @@ t0=$(date +%s.%N)
 
 say() { printf 'guest %5.1fs: %s\n' "$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { print b - a }')" "$*" >&2; }
 skip() { echo "skip: $*"; exit 77; }
-# prereq_missing PKG... -- REASON: as in tests/integration/lib.sh, a skip
-# only while a Debian package is missing; with them installed the guest
-# must run here, so it is an error (125), not a skip
+# prereq_missing KEY... -- REASON: as in tests/integration/lib.sh, a skip
+# only while a requirement (scripts/deps.sh) is missing; with them there the
+# guest must run here, so it is an error (125), not a skip
 . "$top/tests/pkgs.sh"
 prereq_fail() { echo "FAIL: $*"; exit 125; }
 die() { echo "guest: $*" >&2; exit 125; }
@@ -82,13 +82,12 @@ case "$PWD" in *[[:space:]]*) die "the current directory must not contain white 
 case "$PWD/" in /proc/* | /sys/* | /dev/* | /run/*) die "run it from a directory outside /proc, /sys, /dev and /run (the guest has its own)" ;; esac
 
 # ---------------------------------------------------------------- tools
-for t in qemu-system-x86_64:qemu-system-x86 cpio:cpio gzip:gzip; do
-	command -v "${t%%:*}" >/dev/null ||
-		prereq_missing "${t#*:}" -- "no ${t%%:*} (scripts/install-deps.sh installs it)"
+for t in qemu-system-x86_64 cpio gzip; do
+	command -v "$t" >/dev/null || prereq_missing qemu -- "no $t"
 done
 busybox=/bin/busybox # the initramfs has no libraries: it must be static
 [ -x $busybox ] && { LC_ALL=C ldd $busybox 2>&1 || true; } | grep -q 'not a dynamic' ||
-	prereq_missing busybox-static -- "no statically linked busybox at $busybox"
+	prereq_missing busybox -- "no statically linked busybox at $busybox"
 mkdir -p "$cache"
 
 # ---------------------------------------------------------------- kernel
@@ -97,7 +96,10 @@ mods="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci
 drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci fs/netfs/netfs fs/fscache/fscache
 net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay"
 fetch_kernel() {
-	local pkg=${HMPT_VM_KERNEL_PKG:-}
+	local pkg=${HMPT_VM_KERNEL_PKG:-} t
+	for t in apt-cache apt-get dpkg-deb; do
+		command -v $t >/dev/null || skip "no $t: the guest boots Debian's kernel package, fetched with apt (a Debian or Ubuntu host)"
+	done
 	resolve() { apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'; }
 	[ -n "$pkg" ] || pkg=$(resolve)
 	if [ -z "$pkg" ] && [ "$(id -u)" = 0 ]; then
@@ -297,7 +299,7 @@ for try in 1 2; do
 	if [ $try = 2 ]; then
 		tail -n 20 "$ctl/console" "$ctl/qemu.log" >&2 2>/dev/null || true
 		grep -q 'Could not\|could not\|failed' "$ctl/qemu.log" 2>/dev/null &&
-			prereq_missing qemu-system-x86 -- "QEMU cannot run here: $(grep -m1 'Could not\|could not\|failed' "$ctl/qemu.log")"
+			prereq_missing qemu -- "QEMU cannot run here: $(grep -m1 'Could not\|could not\|failed' "$ctl/qemu.log")"
 		die "the guest did not start the command in two boots"
 	fi
 done
