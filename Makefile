@@ -58,6 +58,11 @@ UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 
 SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
 
+# keep every object: the sanitized shim objects reach the unit tests through
+# a pattern rule only, and make would delete them as intermediate after each
+# test it links (and build them again for the next)
+.SECONDARY:
+
 .PHONY: all check deps bench bench-build install uninstall \
         format format-check clean demo demo-apply progs
 all: $(B)/libhmpt.so $(B)/hmpt-tune $(B)/hmpt-bench

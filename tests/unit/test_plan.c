@@ -209,6 +209,25 @@ static void test_hash(void)
 	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "", 0), ==, 0xcbf29ce484222325ull);
 	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "a", 1), ==, 0xaf63dc4c8601ec8cull);
 	CHECK_OP(hmpt_hash_bytes(HMPT_HASH_SEED, "foobar", 6), ==, 0x85944171f73967e8ull);
+
+	/* literal site ids of saved plans (golden/README): the version-1 file's
+	 * id (708bdf35a3c58dce) hashes every frame, libc's included, and loads
+	 * only while that hash holds; loaded, both name the site by today's id,
+	 * the program's own frames only */
+	static const struct {
+		const char *file;
+		uint64_t id;
+	} golden[] = {{"golden/alloc_c-v1.json", 0xe2368e6d3bbbee2aull},
+	              {"golden/alloc_c-v2.json", 0xe2368e6d3bbbee2aull}};
+	for (unsigned i = 0; i < sizeof(golden) / sizeof(golden[0]); i++) {
+		hmpt_plan_t plan;
+		char err[512];
+		CHECK_OP(hmpt_plan_load(golden[i].file, &plan, err, sizeof(err)), ==, 0);
+		CHECK_OP(plan.nsites, >=, 1u);
+		if (plan.nsites >= 1)
+			CHECK_OP(plan.sites[0].id, ==, golden[i].id);
+		hmpt_plan_free(&plan);
+	}
 }
 
 /* siteid.h: runtime frames are no part of a site's identity */
