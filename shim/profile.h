@@ -30,5 +30,8 @@ typedef struct {
  * %p.  Returns 0 or -ENAMETOOLONG / -EINVAL. */
 int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap);
 int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path_out, unsigned cap);
+/* Keep the command line now, before main(), for the profile: a program that
+ * sets its process title overwrites what /proc/self/cmdline shows. */
+void hmpt_profile_keep_cmdline(void);
 
 #endif
