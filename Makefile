@@ -87,7 +87,7 @@ $(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -ldl -lpthread -lm
 
 $(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/tuner
-	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 $(B)/hmpt-tune: $(TUNER_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
 
@@ -97,7 +97,7 @@ $(B)/asan/shim/%.o: shim/%.c $(HDRS) | $(B)/asan/shim
 $(B)/asan/common/%.o: common/%.c $(HDRS) | $(B)/asan/common
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/asan/tuner
-	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(COMMON_OBJ:$(B)/%=$(B)/asan/%)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
 $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$(B)/asan/%) \

@@ -669,7 +669,7 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 		return -errno;
 
 	hmpt_fmt_init(&f, out_buf_g, sizeof(out_buf_g), fd);
-	hmpt_fmt_str(&f, "{\n  \"format\": \"hmpt-profile\",\n  \"format_version\": ");
+	hmpt_fmt_str(&f, "{\n  \"format\": \"" HMPT_PROFILE_FORMAT "\",\n  \"format_version\": ");
 	hmpt_fmt_u64(&f, HMPT_PROFILE_VERSION);
 	hmpt_fmt_str(&f, ",\n  ");
 	key(&f, "hmpt_version");

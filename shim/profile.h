@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* 2: site ids leave out runtime frames and the depth counts the frames
- * that remain (siteid.h); hmpt-tune reads version 1 too */
-#define HMPT_PROFILE_VERSION 2
+#include "profile_format.h"
 
 typedef enum { HMPT_END_EXIT, HMPT_END__EXIT, HMPT_END_REQUEST } hmpt_end_t;
 
