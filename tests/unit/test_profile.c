@@ -10,7 +10,7 @@
 
 #include "check.h"
 
-#include "plancmd.h"
+#include "planout.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "symbolize.h"
