@@ -50,6 +50,12 @@ SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o) $(COMMON_OBJ)
 SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o,$(SHIM_OBJ))
 HDRS      := $(wildcard shim/*.h common/*.h include/*.h)
 
+# tools/: what hmpt-tune and hmpt-bench share that the shim must not link
+# (it uses jansson, malloc and stdio): pools named on a command line
+TOOLS_SRC := $(wildcard tools/*.c)
+TOOLS_OBJ := $(TOOLS_SRC:tools/%.c=$(B)/tools/%.o)
+TOOLS_HDRS := $(wildcard tools/*.h)
+
 TUNER_SRC := $(wildcard tuner/*.c)
 TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
 TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
@@ -88,14 +94,16 @@ $(B)/ubsan/libhmpt.so: $(UBSAN_OBJ) shim/libhmpt.map
 # hmpt-bench: OpenMP kernels over arrays placed by the shim's own pool code
 BENCH_SRC := $(wildcard bench/hb_*.c) bench/hmpt_bench.c
 BENCH_OBJ := $(BENCH_SRC:bench/%.c=$(B)/hb/%.o)
-$(B)/hb/%.o: bench/%.c bench/hb.h $(wildcard tuner/*.h) $(HDRS) | $(B)/hb
-	$(CC) $(CPPFLAGS) -Ituner $(CFLAGS) -fopenmp -c -o $@ $<
-$(B)/hmpt-bench: $(BENCH_OBJ) $(B)/tuner/poolspec.o $(COMMON_OBJ)
+$(B)/hb/%.o: bench/%.c bench/hb.h $(TOOLS_HDRS) $(HDRS) | $(B)/hb
+	$(CC) $(CPPFLAGS) -Itools $(CFLAGS) -fopenmp -c -o $@ $<
+$(B)/hmpt-bench: $(BENCH_OBJ) $(TOOLS_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -fopenmp -o $@ $^ -ljansson -lnuma -ldl -lpthread -lm
 
-$(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/tuner
-	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) -c -o $@ $<
-$(B)/hmpt-tune: $(TUNER_OBJ) $(COMMON_OBJ)
+$(B)/tools/%.o: tools/%.c $(TOOLS_HDRS) $(HDRS) | $(B)/tools
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+$(B)/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(TOOLS_HDRS) $(HDRS) | $(B)/tuner
+	$(CC) $(CPPFLAGS) -Itools $(CFLAGS) -c -o $@ $<
+$(B)/hmpt-tune: $(TUNER_OBJ) $(TOOLS_OBJ) $(COMMON_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ $(TUNER_LIBS)
 
 # ASan/UBSan builds of the tuner and the unit tests
@@ -103,26 +111,30 @@ $(B)/asan/shim/%.o: shim/%.c $(HDRS) | $(B)/asan/shim
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 $(B)/asan/common/%.o: common/%.c $(HDRS) | $(B)/asan/common
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
-$(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(HDRS) | $(B)/asan/tuner
-	$(CC) $(CPPFLAGS) -Ishim $(CFLAGS) $(SAN) -c -o $@ $<
-$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(COMMON_OBJ:$(B)/%=$(B)/asan/%)
+$(B)/asan/tools/%.o: tools/%.c $(TOOLS_HDRS) $(HDRS) | $(B)/asan/tools
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/tuner/%.o: tuner/%.c $(wildcard tuner/*.h) $(TOOLS_HDRS) $(HDRS) | $(B)/asan/tuner
+	$(CC) $(CPPFLAGS) -Itools $(CFLAGS) $(SAN) -c -o $@ $<
+$(B)/asan/hmpt-tune: $(TUNER_OBJ:$(B)/%=$(B)/asan/%) $(TOOLS_OBJ:$(B)/%=$(B)/asan/%) \
+		$(COMMON_OBJ:$(B)/%=$(B)/asan/%)
 	$(CC) $(CFLAGS) $(SAN) -o $@ $^ $(TUNER_LIBS)
 $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$(B)/asan/%) \
-		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) | $(B)/asan/unit
-	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
+		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) \
+		$(TOOLS_OBJ:$(B)/%=$(B)/asan/%) | $(B)/asan/unit
+	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itools -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
 # hmpt-bench's kernels (OpenMP) and its cache size under the same sanitizers
 $(B)/asan/unit/test_hb_kern: tests/unit/test_hb_kern.c tests/unit/check.h \
 		bench/hb_kern.c bench/hb.h | $(B)/asan/unit
-	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
+	$(CC) $(CPPFLAGS) -Ibench -Itests/unit $(CFLAGS) $(SAN) -fopenmp -o $@ \
 		tests/unit/test_hb_kern.c bench/hb_kern.c -lm
 $(B)/asan/unit/test_hb_cache: tests/unit/test_hb_cache.c tests/unit/check.h \
 		tests/unit/sysfs_fixture.h bench/hb_cache.c bench/hb.h | $(B)/asan/unit
-	$(CC) $(CPPFLAGS) -Ishim -Ituner -Ibench -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	$(CC) $(CPPFLAGS) -Ibench -Itests/unit $(CFLAGS) $(SAN) -o $@ \
 		tests/unit/test_hb_cache.c bench/hb_cache.c
 
-$(B)/shim $(B)/common $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/common $(B)/asan/tuner \
-		$(B)/asan/unit $(B)/bench $(B)/ubsan/shim $(B)/ubsan/common:
+$(B)/shim $(B)/common $(B)/tools $(B)/tuner $(B)/hb $(B)/asan/shim $(B)/asan/common \
+		$(B)/asan/tools $(B)/asan/tuner $(B)/asan/unit $(B)/bench $(B)/ubsan/shim $(B)/ubsan/common:
 	mkdir -p $@
 
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
@@ -131,7 +143,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
 # UBSan halts on the first error, so a fuzzer reports it as a crash.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
-FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -Itools -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c common/options.c common/fmt.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
@@ -148,7 +160,7 @@ $(B)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c shim/ring.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
-$(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tuner/poolspec.c common/plan.c common/json.c \
+$(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tools/poolspec.c common/plan.c common/json.c \
 		common/topo.c common/options.c common/fmt.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(FUZZ_BIN): tests/fuzz/fuzz_check.h
@@ -213,7 +225,7 @@ uninstall:
 	cd docs/man && for m in *.1; do rm -f $(DESTDIR)$(MANDIR)/man1/$$m; done
 	cd docs/man && for m in *.7; do rm -f $(DESTDIR)$(MANDIR)/man7/$$m; done
 
-FMT_SRC = $(wildcard shim/*.[ch] common/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] \
+FMT_SRC = $(wildcard shim/*.[ch] common/*.[ch] tools/*.[ch] tuner/*.[ch] include/*.h bench/*.c tests/unit/*.[ch] tests/fuzz/*.[ch] \
             tests/progs/*.c tests/progs/*.cpp)
 format:
 	clang-format -i $(FMT_SRC)

@@ -155,17 +155,31 @@ static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *c
 }
 
 static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_t *v,
-                      hmpt_opt_report_fn report, void *ctx)
+                      char text[HMPT_OPT_TEXT_MAX], hmpt_opt_report_fn report, void *ctx)
 {
 	uint64_t num;
 	int rc;
 
 	if (o->type == HMPT_OPT_TYPE_STRING) {
-		if (!*value) {
+		size_t n = strlen(value);
+		char buf[512];
+		if (!n) {
 			report_bad(o, value, "expected a non-empty value", report, ctx);
 			return;
 		}
-		v->str = value;
+		if (n >= HMPT_OPT_TEXT_MAX) {
+			/* the value itself would fill the message: its start only */
+			if (report)
+				report(hmpt_fmt_text(
+				           buf, sizeof(buf),
+				           "%s='%.40s...': %zu bytes, longer than the %d hmpt "
+				           "keeps; using the default %s",
+				           o->name, value, n, HMPT_OPT_TEXT_MAX - 1, o->def_text),
+				       ctx);
+			return;
+		}
+		memcpy(text, value, n + 1);
+		v->str = text;
 		v->set = true;
 		return;
 	}
@@ -186,7 +200,8 @@ static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_
 }
 
 void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
-                       hmpt_opt_report_fn report, void *ctx)
+                       char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX], hmpt_opt_report_fn report,
+                       void *ctx)
 {
 	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
 		values[i].num = hmpt_options_g[i].def;
@@ -204,7 +219,8 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
 			size_t n = strlen(hmpt_options_g[i].name);
 			if (strncmp(e, hmpt_options_g[i].name, n) == 0 && e[n] == '=') {
 				known = true;
-				parse_one(&hmpt_options_g[i], e + n + 1, &values[i], report, ctx);
+				parse_one(&hmpt_options_g[i], e + n + 1, &values[i], text[i],
+				          report, ctx);
 				break;
 			}
 		}

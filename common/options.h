@@ -5,7 +5,10 @@
  * reports each bad or unknown variable once through `report` (a message with
  * no trailing newline, naming the variable, the value and what was
  * expected).  A bad value leaves the default in place.  No allocation: the
- * string values point into the environment itself.
+ * string values are copied into the caller's `text` (static storage in the
+ * shim), not left pointing into the environment, whose strings a program
+ * may overwrite (setproctitle zeroes them and writes its title there).  A
+ * value longer than HMPT_OPT_TEXT_MAX - 1 bytes is reported as bad.
  *
  * The table is the single source of truth for names, defaults and meanings:
  * `hmpt-tune env` prints it, and a test checks README.md against it.
@@ -52,16 +55,20 @@ typedef struct {
 
 typedef struct {
 	uint64_t num;    /* numeric value (default when unset or bad) */
-	const char *str; /* string value, or NULL */
+	const char *str; /* string value (in the caller's text), or NULL */
 	bool set;        /* the variable was given with a valid value */
 } hmpt_opt_value_t;
 
 extern const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT];
 
+/* one string value's room, with its NUL: a path as long as PATH_MAX */
+#define HMPT_OPT_TEXT_MAX 4096
+
 typedef void (*hmpt_opt_report_fn)(const char *msg, void *ctx);
 
 void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
-                       hmpt_opt_report_fn report, void *ctx);
+                       char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX], hmpt_opt_report_fn report,
+                       void *ctx);
 
 /* Parse a size ("4096", "64K", "1M", "2G", "1T"; binary multiples).
  * Returns 0, -EINVAL (not a size) or -ERANGE (overflows 64 bits). */

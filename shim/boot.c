@@ -34,6 +34,9 @@ static pid_t init_tid_g;
 size_t hmpt_min_size_g = 0;
 bool hmpt_tracking_g;
 hmpt_opt_value_t hmpt_opt_g[HMPT_OPT_COUNT];
+/* the string options' values: a program may overwrite the environment's
+ * own strings (setproctitle) long before the profile is written */
+static char opt_text_g[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX];
 pid_t hmpt_owner_pid_g;
 double hmpt_start_unix_g;
 size_t hmpt_page_g = 4096;
@@ -154,7 +157,7 @@ static void setup(void)
 	/* setuid/setgid programs: hmpt does nothing at all */
 	if (getauxval(AT_SECURE))
 		return;
-	hmpt_options_load(environ, hmpt_opt_g, report_option, NULL);
+	hmpt_options_load(environ, hmpt_opt_g, opt_text_g, report_option, NULL);
 	hmpt_log_level_g = (int)hmpt_opt_g[HMPT_OPT_VERBOSE].num;
 	/* preloaded into mpirun or srun for the sake of the ranks it starts */
 	char exe[4096];

@@ -208,6 +208,7 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 		hmpt_guard_leave();
 		return;
 	}
+	hmpt_profile_keep_cmdline();
 	/* static data is placed now, before main: a plan that may name it is
 	 * read here (and before the sites, whose depth it may set) */
 	bool statics =

@@ -23,6 +23,8 @@ static char out_buf_g[1 << 16];
 static char cmdline_g[1 << 16];
 static uint32_t order_g[1 << 16]; /* site indices, sorted by bytes */
 
+static ssize_t cmdline_len_g = -1; /* -1: not kept, read when written */
+
 static const char *exe_base(char *buf, unsigned cap)
 {
 	if (hmpt_sys_readlink("/proc/self/exe", buf, cap) < 0)
@@ -130,9 +132,16 @@ static void kv_sec(hmpt_fmt_t *f, const char *k, uint64_t ns, const char *sep)
 	hmpt_fmt_str(f, sep);
 }
 
+void hmpt_profile_keep_cmdline(void)
+{
+	cmdline_len_g = hmpt_sys_read_file("/proc/self/cmdline", cmdline_g, sizeof(cmdline_g));
+}
+
 static void write_cmdline(hmpt_fmt_t *f)
 {
-	ssize_t n = hmpt_sys_read_file("/proc/self/cmdline", cmdline_g, sizeof(cmdline_g));
+	ssize_t n = cmdline_len_g >= 0
+	                ? cmdline_len_g
+	                : hmpt_sys_read_file("/proc/self/cmdline", cmdline_g, sizeof(cmdline_g));
 	bool first = true;
 
 	hmpt_fmt_char(f, '[');
@@ -660,7 +669,7 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 		return -errno;
 
 	hmpt_fmt_init(&f, out_buf_g, sizeof(out_buf_g), fd);
-	hmpt_fmt_str(&f, "{\n  \"format\": \"hmpt-profile\",\n  \"format_version\": ");
+	hmpt_fmt_str(&f, "{\n  \"format\": \"" HMPT_PROFILE_FORMAT "\",\n  \"format_version\": ");
 	hmpt_fmt_u64(&f, HMPT_PROFILE_VERSION);
 	hmpt_fmt_str(&f, ",\n  ");
 	key(&f, "hmpt_version");

@@ -11,9 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* 2: site ids leave out runtime frames and the depth counts the frames
- * that remain (siteid.h); hmpt-tune reads version 1 too */
-#define HMPT_PROFILE_VERSION 2
+#include "profile_format.h"
 
 typedef enum { HMPT_END_EXIT, HMPT_END__EXIT, HMPT_END_REQUEST } hmpt_end_t;
 
@@ -30,5 +28,8 @@ typedef struct {
  * %p.  Returns 0 or -ENAMETOOLONG / -EINVAL. */
 int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap);
 int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path_out, unsigned cap);
+/* Keep the command line now, before main(), for the profile: a program that
+ * sets its process title overwrites what /proc/self/cmdline shows. */
+void hmpt_profile_keep_cmdline(void);
 
 #endif

@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "plan.h"
-#include "tune.h"
 
 const char hmpt_compare_usage[] =
     "Usage: hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND [ARGS...]\n"

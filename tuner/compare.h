@@ -15,6 +15,7 @@
 #include "measure.h"
 #include "tuning.h"
 
+extern const char hmpt_compare_usage[];
 /* plans[0] is BASE, plans[1] PLAN; t has the command and the options. */
 int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans);
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "plan.h"
-#include "plancmd.h"
+#include "planout.h"
 #include "profiles.h"
 #include "report.h"
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "options.h"
 #include "pmu.h"
 #include "plancmd.h"

@@ -11,7 +11,7 @@
 
 #include "config.h"
 #include "method.h"
-#include "plancmd.h"
+#include "planout.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "report.h"

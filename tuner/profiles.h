@@ -14,9 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h" /* HMPT_PROFILE_VERSION */
-
-#define HMPT_PROFILE_FORMAT "hmpt-profile"
+#include "profile_format.h"
 
 /* Version-1 profiles are read too: their site ids are recomputed as
  * version 2 defines them (siteid.h); a site of theirs whose stack was cut

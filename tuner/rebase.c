@@ -12,7 +12,7 @@
 
 #include "cli.h"
 #include "plan.h"
-#include "plancmd.h"
+#include "planout.h"
 #include "profiles.h"
 #include "profrun.h"
 #include "runner.h"
@@ -463,7 +463,7 @@ static json_t *load_plan(const char *path)
 
 static const char usage_rebase[] = "rebase: expected PLAN and PROFILE|DIR, or PLAN -- COMMAND";
 
-int hmpt_rebase_cmd(int argc, char **argv)
+int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
 	                                      {"profile-dir", required_argument, 0, 'P'},
@@ -483,7 +483,7 @@ int hmpt_rebase_cmd(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'P': pdir = optarg; break;
 		case 'L': lib_opt = optarg; break;
-		case 'h': fputs(hmpt_plan_usage, stdout); return 0;
+		case 'h': fputs(usage, stdout); return 0;
 		default: hmpt_cli_usage_error("plan", "unknown option", NULL);
 		}
 	}

@@ -62,7 +62,8 @@ void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *co
                         size_t ncand, long *match);
 
 /* hmpt-tune plan rebase ARGS (argv[0] is "rebase"): exit status 0 when every
- * site mapped, 3 when some were not found, 1 on errors. */
-int hmpt_rebase_cmd(int argc, char **argv);
+ * site mapped, 3 when some were not found, 1 on errors.  `usage` is the plan
+ * command's, printed for -h (plancmd.c calls this, not the other way). */
+int hmpt_rebase_cmd(int argc, char **argv, const char *usage);
 
 #endif

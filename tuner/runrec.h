@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "slurm.h"
+#include "slurmjob.h"
 #include "tuning.h"
 
 typedef enum {

@@ -14,35 +14,7 @@
 #ifndef HMPT_TUNER_SLURM_H
 #define HMPT_TUNER_SLURM_H
 
-#include <limits.h>
-#include <stdbool.h>
-#include <stddef.h>
-
-typedef struct {
-	bool on;
-	const char *partition, *time_limit, *extra; /* --partition, --time, --sbatch-args */
-	int nodes, parallel;                        /* per run; runs at a time */
-	char self[PATH_MAX];                        /* this hmpt-tune, run on the nodes */
-	char exclude[1024];                         /* nodes that failed a run: "a,b" */
-} hmpt_slurm_t;
-
-typedef struct {
-	/* what to run */
-	char *const *cmd;
-	char *const *set; /* "NAME=value" for the command's environment */
-	const char *lib;  /* preloaded into the command */
-	char log[PATH_MAX], result[PATH_MAX + 16], script[PATH_MAX + 16];
-	double timeout;
-	const char *avoid; /* a node not to run on (a retry), or NULL */
-	/* while it runs */
-	long job;
-	double polled, gone;
-	char nodes[256]; /* as squeue last showed them */
-	/* the outcome */
-	int status;
-	double wall;
-	char why[200], host[256];
-} hmpt_sjob_t;
+#include "slurmjob.h"
 
 /* Write the script and sbatch it: 0, or -1 with why in j->why. */
 int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j);

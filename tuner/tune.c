@@ -38,6 +38,7 @@
 #include "plan.h"
 #include "pmu.h"
 #include "plancmd.h"
+#include "planout.h"
 #include "poolspec.h"
 #include "profrun.h"
 #include "results.h"

@@ -10,7 +10,6 @@
 
 extern const char hmpt_tune_usage[];
 int hmpt_cmd_tune(int argc, char **argv);
-extern const char hmpt_compare_usage[];
 int hmpt_cmd_compare(int argc, char **argv);
 
 #endif

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "slurm.h"
+#include "slurmjob.h"
 #include "stats.h"
 #include "symbolize.h"
 

@@ -20,6 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *env[65];
 	size_t n = 0;
 	hmpt_opt_value_t v[HMPT_OPT_COUNT];
+	static char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX];
 
 	if (!buf)
 		return 0;
@@ -28,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (char *p = buf; p < buf + size && n < 64; p += strlen(p) + 1)
 		env[n++] = p;
 	env[n] = NULL;
-	hmpt_options_load(env, v, ignore, NULL);
+	hmpt_options_load(env, v, text, ignore, NULL);
 	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
 		const hmpt_option_t *o = &hmpt_options_g[i];
 		if (o->type != HMPT_OPT_TYPE_STRING && (v[i].num < o->min || v[i].num > o->max))

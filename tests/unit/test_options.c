@@ -65,6 +65,7 @@ static void collect(const char *msg, void *ctx)
 static void test_options_load(void)
 {
 	hmpt_opt_value_t v[HMPT_OPT_COUNT];
+	static char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX];
 	struct reports r = {0};
 	char *good[] = {"PATH=/bin", "HMPT_MIN_SIZE=64K", "HMPT_STACK_DEPTH=8",
 	                "HMPT_PROFILE=/tmp/p.%p.json", NULL};
@@ -73,7 +74,7 @@ static void test_options_load(void)
 	char *unknown[] = {"HMPT_FOO=1", NULL};
 	char *empty[] = {"HMPT_PROFILE=", NULL};
 
-	hmpt_options_load(good, v, collect, &r);
+	hmpt_options_load(good, v, text, collect, &r);
 	CHECK_OP(r.n, ==, 0);
 	CHECK(v[HMPT_OPT_MIN_SIZE].num == 65536 && v[HMPT_OPT_MIN_SIZE].set);
 	CHECK_OP(v[HMPT_OPT_STACK_DEPTH].num, ==, 8);
@@ -81,24 +82,47 @@ static void test_options_load(void)
 	CHECK(v[HMPT_OPT_VERBOSE].num == 0 && !v[HMPT_OPT_VERBOSE].set);
 
 	r.n = 0;
-	hmpt_options_load(bad_size, v, collect, &r);
+	hmpt_options_load(bad_size, v, text, collect, &r);
 	CHECK_OP(r.n, ==, 1);
 	CHECK(strstr(r.last, "HMPT_MIN_SIZE='abc'") && strstr(r.last, "default 1M"));
 	CHECK(v[HMPT_OPT_MIN_SIZE].num == 1 << 20 && !v[HMPT_OPT_MIN_SIZE].set);
 
 	r.n = 0;
-	hmpt_options_load(bad_range, v, collect, &r);
+	hmpt_options_load(bad_range, v, text, collect, &r);
 	CHECK(r.n == 1 && strstr(r.last, "HMPT_STACK_DEPTH") && strstr(r.last, "1 to 64"));
 	CHECK_OP(v[HMPT_OPT_STACK_DEPTH].num, ==, 16);
 
 	r.n = 0;
-	hmpt_options_load(unknown, v, collect, &r);
+	hmpt_options_load(unknown, v, text, collect, &r);
 	CHECK(r.n == 1 && strstr(r.last, "unknown variable HMPT_FOO"));
 
 	r.n = 0;
-	hmpt_options_load(empty, v, collect, &r);
+	hmpt_options_load(empty, v, text, collect, &r);
 	CHECK_OP(r.n, ==, 1);
 	CHECK_OP(v[HMPT_OPT_PROFILE].str, ==, NULL);
+
+	/* the values are copies: a program may overwrite its environment's
+	 * strings (setproctitle) */
+	char prof[] = "HMPT_PROFILE=/tmp/q.json";
+	char *moved[] = {prof, NULL};
+	r.n = 0;
+	hmpt_options_load(moved, v, text, collect, &r);
+	memset(prof, 0, sizeof(prof));
+	CHECK(r.n == 0 && v[HMPT_OPT_PROFILE].str &&
+	      strcmp(v[HMPT_OPT_PROFILE].str, "/tmp/q.json") == 0);
+
+	/* the longest value kept, and one byte more: said, naming the variable */
+	static char plan[10 + HMPT_OPT_TEXT_MAX + 1] = "HMPT_PLAN=";
+	char *longest[] = {plan, NULL};
+	memset(plan + 10, 'x', HMPT_OPT_TEXT_MAX - 1);
+	r.n = 0;
+	hmpt_options_load(longest, v, text, collect, &r);
+	CHECK(r.n == 0 && v[HMPT_OPT_PLAN].str && strlen(v[HMPT_OPT_PLAN].str) == 4095);
+	plan[10 + HMPT_OPT_TEXT_MAX - 1] = 'x';
+	hmpt_options_load(longest, v, text, collect, &r);
+	CHECK(r.n == 1 && strstr(r.last, "HMPT_PLAN='xxx") &&
+	      strstr(r.last, "4096 bytes, longer than the 4095 hmpt keeps; using the default"));
+	CHECK_OP(v[HMPT_OPT_PLAN].str, ==, NULL);
 
 	/* every option is documented */
 	for (int i = 0; i < HMPT_OPT_COUNT; i++)

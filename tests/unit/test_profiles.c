@@ -9,7 +9,7 @@
 
 #include "check.h"
 
-#include "plancmd.h"
+#include "planout.h"
 #include "profiles.h"
 #include "symbolize.h"
 

@@ -7,8 +7,8 @@
  * check their pools with the shim's own loader and resolution, so a pool
  * means here what it means in libhmpt.so.
  */
-#ifndef HMPT_TUNER_POOLSPEC_H
-#define HMPT_TUNER_POOLSPEC_H
+#ifndef HMPT_TOOLS_POOLSPEC_H
+#define HMPT_TOOLS_POOLSPEC_H
 
 #include <jansson.h>
 
