@@ -1,5 +1,5 @@
 . "$(dirname "$0")/lib.sh"
-# hmpt-test: timeout=1200  (five guest boots under TCG; 150 s on a quiet 2-core VM)
+# hmpt-test: timeout=1800  (five guest boots under TCG: 150-180 s on a 2-core VM)
 # Placement on real NUMA nodes: tests/vm/placement.sh inside a QEMU guest
 # with 2 CPU+DDR nodes and 2 memory-only HBM-like nodes (tests/vm/guest.sh
 # boots it; the first run downloads Debian's kernel package into build/vm),
