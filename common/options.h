@@ -11,7 +11,7 @@
  * value longer than HMPT_OPT_TEXT_MAX - 1 bytes is reported as bad.
  *
  * The table is the single source of truth for names, defaults and meanings:
- * `hmpt-tune env` prints it, and a test checks README.md against it.
+ * `hmpt-tune env` prints it, and a test checks docs/guide.md against it.
  */
 #ifndef HMPT_OPTIONS_H
 #define HMPT_OPTIONS_H

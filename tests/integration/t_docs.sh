@@ -1,8 +1,9 @@
 . "$(dirname "$0")/lib.sh"
 # every HMPT_* variable of the options table is documented, the same way
+# (docs/guide.md's Environment table, hmpt.7)
 $TUNE env --markdown >"$work/env.md" || fail "hmpt-tune env --markdown failed"
 while IFS= read -r row; do
-	grep -qF -- "$row" "$top/README.md" || fail "README.md lacks: $row (regenerate with hmpt-tune env --markdown)"
+	grep -qF -- "$row" "$top/docs/guide.md" || fail "docs/guide.md lacks: $row (regenerate with hmpt-tune env --markdown)"
 done < <(grep '^| `HMPT_' "$work/env.md")
 for v in $(grep -o '`HMPT_[A-Z_]*`' "$work/env.md" | tr -d '`'); do
 	grep -q "^\.B $v\$" "$top/docs/man/hmpt.7" || fail "hmpt.7 does not document $v"
