@@ -192,12 +192,21 @@ int main(void)
 		CHECK_OP(json_array_size(json_object_get(m, "processes")), ==, 2);
 		CHECK(hmpt_prof_module_path(m, "x") &&
 		      !strcmp(hmpt_prof_module_path(m, "x"), "/bin/x"));
-		/* what is written reads back */
+		/* what is written reads back, every field of it: the merged sites,
+		 * totals, processes and modules, not only something that loads */
 		char out[256];
 		snprintf(out, sizeof(out), "%s/profile.json", dir);
 		CHECK_OP(hmpt_prof_write(m, out), ==, 0);
 		json_t *back = hmpt_prof_load(out, err, sizeof(err));
 		CHECK_OP(back, !=, NULL);
+		CHECK(back && json_equal(back, m));
+		if (back && !json_equal(back, m)) {
+			char *w = json_dumps(m, JSON_SORT_KEYS | JSON_COMPACT);
+			char *r = json_dumps(back, JSON_SORT_KEYS | JSON_COMPACT);
+			fprintf(stderr, "written: %s\nread back: %s\n", w, r);
+			free(w);
+			free(r);
+		}
 		json_decref(back);
 		json_decref(m);
 	}
