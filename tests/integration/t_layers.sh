@@ -28,15 +28,24 @@ def sources(d):
 def includes(d, f):
     with open(os.path.join(top, d, f)) as src:
         for n, line in enumerate(src, 1):
-            m = re.match(r'\s*#\s*include\s*"([^"]+)"', line)
+            m = re.match(r'\s*#\s*include\s*([<"])([^">]+)[">]', line)
             if m:
-                yield n, m.group(1)
+                yield n, m.group(1) == "<", m.group(2)
 
 for d, allowed in may.items():
     deps = {}
     for f in sources(d):
         mod = os.path.splitext(f)[0]
-        for n, h in includes(d, f):
+        for n, angle, h in includes(d, f):
+            # "../shim/x.h" would be found from any directory: no climbing out
+            if ".." in h.split("/") or h.startswith("/"):
+                bad.append("%s/%s:%d includes %s: a path out of the layers (%s/ may include "
+                           "from %s only, by name)" %
+                           (d, f, n, h, d, ", ".join(a + "/" for a in allowed + [d])))
+                continue
+            # <x.h>: a system header unless a layer has it (through some -I)
+            if angle and not any(os.path.exists(os.path.join(top, l, h)) for l in layers):
+                continue
             if os.path.exists(os.path.join(top, d, h)):
                 if os.path.splitext(h)[0] != mod:
                     deps.setdefault(mod, set()).add(os.path.splitext(h)[0])
@@ -73,13 +82,20 @@ first() { (cd "$top/$1" && ls ./*.c | head -n 1 | sed 's|^\./||; s|\.c$||'); }
 compiles() { # TARGET...: the compiler lines make would run
 	make -s -n -B -C "$top" "$@" 2>&1 | grep -e ' -c ' || fail "make -n $* printed no compile line"
 }
+# sees LINE DIR: LINE puts DIR on the include path (-IDIR, -I DIR, -I./DIR/,
+# -iquote DIR, an absolute path ending in /DIR)
+sees() {
+	grep -Eq -- "(^|[[:space:]])-(I|iquote|isystem|idirafter)[[:space:]]*([^[:space:]]*/)?$2/?([[:space:]]|\$)" <<<"$1"
+}
 tu=$(first tuner) to=$(first tools)
 for t in build/tuner/$tu.o build/asan/tuner/$tu.o build/tools/$to.o build/asan/tools/$to.o; do
 	line=$(compiles "$t")
-	case " $line " in *" -Ishim "*) fail "the Makefile compiles $t with -Ishim: $line" ;; esac
+	sees "$line" shim && fail "the Makefile compiles $t with shim/ on the include path: $line"
 done
 for t in build/hb/hmpt_bench.o build/tools/$to.o build/asan/tools/$to.o; do
 	line=$(compiles "$t")
-	case " $line " in *" -Ituner "*) fail "the Makefile compiles $t with -Ituner: $line" ;; esac
+	sees "$line" tuner && fail "the Makefile compiles $t with tuner/ on the include path: $line"
 done
+line=$(compiles build/hb/hmpt_bench.o)
+sees "$line" shim && fail "the Makefile compiles build/hb/hmpt_bench.o with shim/ on the include path: $line"
 note "layers kept: includes, circles and include paths"

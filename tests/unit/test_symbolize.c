@@ -40,11 +40,11 @@ __attribute__((noinline)) static void symbolize_self(void)
 	const char *file = n >= 1 && fr[0].file ? fr[0].file : "";
 	size_t len = strlen(file);
 	CHECK_OP(n, ==, 1);
-	CHECK_STREQ(fr[0].function, "symbolize_self");
+	CHECK(n >= 1 && !strcmp(fr[0].function, "symbolize_self"));
 	/* the compile unit names the file as the compiler saw it: only its end is sure */
 	CHECK(len >= 16 && !strcmp(file + len - 16, "test_symbolize.c") &&
 	      (len == 16 || file[len - 17] == '/'));
-	CHECK_OP(fr[0].line, ==, line);
+	CHECK(n >= 1 && fr[0].line == line);
 	if (n < 1 || strcmp(fr[0].function, "symbolize_self") || fr[0].line != line)
 		fprintf(stderr, "symbolized %#lx as %s at %s:%d, want symbolize_self at %d\n",
 		        (unsigned long)(ra - bias), n >= 1 ? fr[0].function : "-", file,
@@ -73,14 +73,16 @@ __attribute__((noinline)) static void symbolize_inline(void)
 	hmpt_sym_frame_t fr[8];
 	int n = hmpt_sym_resolve(sym, "/proc/self/exe", ra - bias, fr, 8);
 	CHECK_OP(n, ==, 2);
-	CHECK_OP(n, >=, 1);
-	CHECK_STREQ(fr[0].function, "inlined_ra");
-	CHECK_OP(fr[0].line, ==, inline_call_line);
-	CHECK_OP(n, >=, 1);
-	CHECK_OP(fr[0].column, >, 0); /* the line table's column: gcc writes them */
-	CHECK_OP(n, ==, 2);
-	CHECK_STREQ(fr[1].function, "symbolize_inline");
-	CHECK_OP(fr[1].line, ==, line);
+	/* the frames only as far as resolved (fr[] is not written beyond n) */
+	if (n >= 1) {
+		CHECK_STREQ(fr[0].function, "inlined_ra");
+		CHECK_OP(fr[0].line, ==, inline_call_line);
+		CHECK_OP(fr[0].column, >, 0); /* the line table's column: gcc writes them */
+	}
+	if (n == 2) {
+		CHECK_STREQ(fr[1].function, "symbolize_inline");
+		CHECK_OP(fr[1].line, ==, line);
+	}
 	if (n != 2 || strcmp(fr[n - 1].function, "symbolize_inline"))
 		for (int i = 0; i < n; i++)
 			fprintf(stderr, "inline chain %d: %s at %d:%d\n", i, fr[i].function,
@@ -94,8 +96,10 @@ int main(void)
 	hmpt_sym_frame_t fr[8];
 	int n = hmpt_sym_resolve(sym, "/nonexistent/module.so", 0x1234, fr, 8);
 	CHECK_OP(n, ==, 1);
-	CHECK_STREQ(fr[0].function, "??");
-	CHECK_OP(fr[0].file, ==, NULL);
+	if (n >= 1) {
+		CHECK_STREQ(fr[0].function, "??");
+		CHECK_OP(fr[0].file, ==, NULL);
+	}
 	hmpt_sym_free(sym);
 	symbolize_self();
 	symbolize_inline();
