@@ -69,7 +69,7 @@ SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 # test it links (and build them again for the next)
 .SECONDARY:
 
-.PHONY: all check deps bench bench-build install uninstall \
+.PHONY: all check deps deps-run bench bench-build install uninstall \
         format format-check clean demo demo-apply progs
 all: $(B)/libhmpt.so $(B)/hmpt-tune $(B)/hmpt-bench
 
@@ -172,6 +172,10 @@ progs: all
 
 deps:
 	@scripts/install-deps.sh
+# what the demo and the benchmarks need: building, and python3 for their
+# summaries (HMPT_DEPS=run); the test-only packages are not asked for
+deps-run:
+	@HMPT_DEPS=$${HMPT_DEPS:-run} scripts/install-deps.sh
 
 check: deps
 	$(MAKE) all $(B)/asan/hmpt-tune $(B)/ubsan/libhmpt.so $(UNIT_BIN) $(FUZZ_BIN)
@@ -182,7 +186,7 @@ check: deps
 bench-build: all
 	$(MAKE) -C bench B=$(abspath $(B))/bench
 
-bench: deps
+bench: deps-run
 	$(MAKE) bench-build
 	bench/run.sh
 
@@ -196,7 +200,7 @@ bench: deps
 DEMO_ARGS ?= -s 512 -i 2
 DEMO_OUT  ?= $(B)/demo
 DEMO_TUNE := --pools thp,4k --metric 'Time in seconds'
-demo: deps
+demo: deps-run
 	$(MAKE) all bench-build
 	scripts/demo-pools.sh $(B)
 	$(B)/hmpt-tune -o $(DEMO_OUT) $(DEMO_TUNE) -- $(B)/bench/hmpt-demo $(DEMO_ARGS)

@@ -11,6 +11,8 @@
 # Environment:
 #   HMPT_DEPS=build     require only what `make` and `make check` need: the
 #                       tests that need the rest skip, each with its reason
+#   HMPT_DEPS=run       require only what `make`, `make demo` and `make bench`
+#                       need (the default of `make demo` and `make bench`)
 #   HMPT_DEPS_KEYS="K.." probe only these requirements (scripts/deps.sh keys)
 #   HMPT_OS_RELEASE     the os-release file to read (default /etc/os-release)
 # Exit: 0 when everything is there (or was just installed); 1 when something
@@ -26,7 +28,13 @@ say() { echo "install-deps: $*" >&2; }
 # ---------------------------------------------------------------- probe
 # shellcheck disable=SC2086
 rows=$(hmpt_deps_rows ${HMPT_DEPS_KEYS:-}) || exit 2
-[ "${HMPT_DEPS:-all}" = build ] && rows=$(grep -v '^[^|]*|test|' <<<"$rows" || true)
+case ${HMPT_DEPS:-all} in
+all) ;;
+build) rows=$(grep -v '^[^|]*|test|' <<<"$rows" || true) ;;
+# make demo, make bench: what builds, and python3 for their summaries
+run) rows=$(grep -E '^[^|]*\|build\||^python3\|' <<<"$rows" || true) ;;
+*) say "HMPT_DEPS=${HMPT_DEPS}: expected all, build or run"; exit 2 ;;
+esac
 missing=() problems=()
 while IFS= read -r row; do
 	[ -n "$row" ] || continue
@@ -117,13 +125,13 @@ export DEBIAN_FRONTEND=noninteractive
 policy=""
 if [ ! -e /usr/sbin/policy-rc.d ]; then
 	policy=/usr/sbin/policy-rc.d
-	printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee $policy >/dev/null
-	"${SUDO[@]}" chmod 755 $policy
-	trap '"${SUDO[@]}" rm -f $policy' EXIT
+	printf '#!/bin/sh\nexit 101\n' | ${SUDO[@]+"${SUDO[@]}"} tee $policy >/dev/null
+	${SUDO[@]+"${SUDO[@]}"} chmod 755 $policy
+	trap '${SUDO[@]+"${SUDO[@]}"} rm -f $policy' EXIT
 fi
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
+${SUDO[@]+"${SUDO[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get update -qq -o DPkg::Lock::Timeout=600 >/dev/null
 # shellcheck disable=SC2086
-"${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+${SUDO[@]+"${SUDO[@]}"} env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 	-o DPkg::Lock::Timeout=600 $debs >/dev/null
 # what was installed must now be found, or the probe or the table is wrong
 still=()

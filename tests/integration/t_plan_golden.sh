@@ -53,11 +53,14 @@ for r in rows:
 print("%d sites: every id is its frames' documented hash" % len(rows))
 PY
 
-# 3: the golden site is alloc_c.c:53 (16 MiB), at these frames
-want="alloc_c!0x13ac libc.so.6!0x2724a libc.so.6!0x27305 alloc_c!0x1141"
-got=$(awk -F'\t' 'NR > 1 && $9 == "alloc_c.c:53" { print $10 }' "$work/prof/sites.tsv")
+# 3: the golden site is alloc_c.c:53 (16 MiB), at these identity frames
+# (alloc_c's own: libc's frames, which another libc build moves, are no
+# part of a site's identity, in either version's matching)
+want="alloc_c!0x13ac alloc_c!0x1141"
+got=$(awk -F'\t' 'NR > 1 && $9 == "alloc_c.c:53" { print $10 }' "$work/prof/sites.tsv" | tr ' ' '\n' | grep '^alloc_c!' | tr '\n' ' ')
+got=${got% }
 if [ "$got" != "$want" ]; then
-	note "alloc_c.c:53 is at $got here, not at the golden plans' $want (another compiler's layout): placement not checked, ids checked above"
+	note "alloc_c.c:53 is at $got here, not at the golden plans' $want (another compiler lays it out otherwise): placement not checked, ids checked above"
 	exit 0
 fi
 for v in v1 v2; do

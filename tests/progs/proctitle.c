@@ -32,6 +32,14 @@ static void set_title(int argc, char **argv, const char *title)
 	for (; environ[n]; n++)
 		if (environ[n] == end)
 			end += strlen(environ[n]) + 1;
+	/* the test means nothing unless hmpt's variables are in the area wiped */
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "HMPT_", 5) == 0 &&
+		    (environ[i] < start || environ[i] >= end)) {
+			fprintf(stderr, "proctitle: %.20s... lies outside the argv/environ area\n",
+			        environ[i]);
+			exit(4);
+		}
 	char **env = malloc((n + 1) * sizeof(*env));
 	for (size_t i = 0; i < n; i++)
 		env[i] = strdup(environ[i]);

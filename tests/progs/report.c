@@ -59,7 +59,8 @@ void report_range(const char *name, const void *p, size_t len)
 	 * zero page where nothing is, which still has no node) and ask again, a
 	 * few rounds, so that the report says where pages are, not when the
 	 * kernel last scanned them.  The arrays are the program's own. */
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 4 && kps <= 4 && tlb == 0;
+	     round++) { /* hugetlb has no zero page */
 		size_t k = 0;
 		for (size_t i = 0; i < n; i++)
 			if (status[i] == -EFAULT) {
@@ -69,6 +70,8 @@ void report_range(const char *name, const void *p, size_t len)
 		if (k == 0)
 			break;
 		int *again = calloc(k, sizeof(*again));
+		if (!again)
+			break;
 		if (move_pages(0, k, pages, NULL, again, 0) != 0)
 			for (size_t j = 0; j < k; j++)
 				again[j] = -errno;

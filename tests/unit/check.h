@@ -71,8 +71,9 @@ static inline void check_put_p(const volatile void *v)
 	do {                                                                                       \
 		__auto_type check_a_ = (a);                                                        \
 		__auto_type check_b_ = (b);                                                        \
-		/* the same conversions as (a) op (b); only a literal's exemption from             \
-		 * -Wsign-compare is lost in the copy */                                           \
+		/* the same value as (a) op (b); but copies of constants lose their                \
+		 * exemption from -Wsign-compare, so it is off here: a signed/unsigned             \
+		 * mix in a CHECK_OP is not warned about (in a CHECK it is) */                     \
 		_Pragma("GCC diagnostic push");                                                    \
 		_Pragma("GCC diagnostic ignored \"-Wsign-compare\"");                              \
 		int check_ok_ = check_a_ op check_b_;                                              \
