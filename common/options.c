@@ -199,6 +199,23 @@ static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_
 	v->set = true;
 }
 
+/* Variables of hmpt's build and test tools, not the shim's: the test suite
+ * (HMPT_TEST_*), the QEMU guest (HMPT_VM_*), the tests' Slurm cluster
+ * (HMPT_SLURM_*), the dependency step (HMPT_DEPS, HMPT_DEPS_KEYS,
+ * HMPT_OS_RELEASE).  `make check HMPT_DEPS=build` puts HMPT_DEPS in every
+ * test's environment: calling it unknown would break every test that
+ * expects a quiet shim. */
+bool hmpt_options_tool_var(const char *entry)
+{
+	static const char *const prefixes[] = {"HMPT_TEST_", "HMPT_VM_",   "HMPT_SLURM_",
+	                                       "HMPT_DEPS=", "HMPT_DEPS_", "HMPT_OS_RELEASE="};
+
+	for (unsigned i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (strncmp(entry, prefixes[i], strlen(prefixes[i])) == 0)
+			return true;
+	return false;
+}
+
 void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT],
                        char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX], hmpt_opt_report_fn report,
                        void *ctx)
@@ -212,8 +229,7 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
 		const char *e = *envp;
 		bool known = false;
 
-		/* HMPT_TEST_* belongs to the test suite, not to the shim */
-		if (strncmp(e, "HMPT_", 5) != 0 || strncmp(e, "HMPT_TEST_", 10) == 0)
+		if (strncmp(e, "HMPT_", 5) != 0 || hmpt_options_tool_var(e))
 			continue;
 		for (int i = 0; i < HMPT_OPT_COUNT; i++) {
 			size_t n = strlen(hmpt_options_g[i].name);

@@ -70,6 +70,12 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
                        char text[HMPT_OPT_COUNT][HMPT_OPT_TEXT_MAX], hmpt_opt_report_fn report,
                        void *ctx);
 
+/* Is this environment entry ("NAME=value") a variable of hmpt's build and
+ * test tools (HMPT_TEST_*, HMPT_VM_*, HMPT_SLURM_*, HMPT_DEPS,
+ * HMPT_DEPS_KEYS, HMPT_OS_RELEASE)?  hmpt_options_load skips them: they are
+ * not the shim's, and not unknown either. */
+bool hmpt_options_tool_var(const char *entry);
+
 /* Parse a size ("4096", "64K", "1M", "2G", "1T"; binary multiples).
  * Returns 0, -EINVAL (not a size) or -ERANGE (overflows 64 bits). */
 int hmpt_options_parse_size(const char *s, uint64_t *out);

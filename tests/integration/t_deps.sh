@@ -6,6 +6,9 @@
 # problem, and a non-zero exit.  A few requirements only (HMPT_DEPS_KEYS),
 # so that it stays fast.
 deps=$top/scripts/install-deps.sh
+# each case sets what it means to: none of the caller's (make check
+# HMPT_DEPS=build puts HMPT_DEPS in every test's environment)
+unset HMPT_DEPS HMPT_DEPS_KEYS HMPT_OS_RELEASE
 # a PATH of links to every command but apt-get, and one without gnuplot too
 mkdir -p "$work/bin"
 IFS=: read -r -a dirs <<<"$PATH"

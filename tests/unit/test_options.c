@@ -96,6 +96,17 @@ static void test_options_load(void)
 	hmpt_options_load(unknown, v, text, collect, &r);
 	CHECK(r.n == 1 && strstr(r.last, "unknown variable HMPT_FOO"));
 
+	/* the build and test tools' variables are not the shim's, nor unknown;
+	 * a near miss still is */
+	char *tools[] = {"HMPT_TEST_TOP=/x",  "HMPT_VM_CACHE=/y",
+	                 "HMPT_SLURM_DIR=/z", "HMPT_DEPS=build",
+	                 "HMPT_DEPS_KEYS=cc", "HMPT_OS_RELEASE=/etc/os-release",
+	                 "HMPT_DEPSX=1",      NULL};
+	r.n = 0;
+	hmpt_options_load(tools, v, text, collect, &r);
+	CHECK_OP(r.n, ==, 1);
+	CHECK(strstr(r.last, "unknown variable HMPT_DEPSX"));
+
 	r.n = 0;
 	hmpt_options_load(empty, v, text, collect, &r);
 	CHECK_OP(r.n, ==, 1);
