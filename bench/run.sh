@@ -5,6 +5,8 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 B=$top/build
 echo "== malloc overhead (bench/malloc_overhead.c)"
 LD_PRELOAD=$B/libhmpt.so "$B/bench/malloc_overhead"
+echo "== large calloc touched sparsely, against glibc (bench/calloc_sparse.c)"
+"$B/bench/calloc_sparse" "$B/libhmpt.so"
 echo "== start-up with nothing asked (bench/startup.c)"
 "$B/bench/startup" "$B/libhmpt.so" 200
 echo "== stress mix, threads 1 2 4 16 (bench/stress_mix.sh)"

@@ -26,10 +26,11 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
     [HMPT_OPT_VERBOSE] = {"HMPT_VERBOSE", HMPT_OPT_TYPE_UINT, 0, 0, 2, "0",
                           "0: errors and warnings only; 1: also what hmpt set up and wrote; "
                           "2: also every tracked allocation."},
-    [HMPT_OPT_ARENA_SIZE] = {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB, 64 * TiB,
-                             "16T",
-                             "Virtual address range reserved for tracked blocks (reserved, not "
-                             "used: memory is taken only as blocks are allocated)."},
+    [HMPT_OPT_ARENA_SIZE] =
+        {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB, 64 * TiB, "16T",
+         "Virtual address range reserved for tracked blocks (reserved, not "
+         "used: memory is taken only as blocks are allocated). Under ulimit -v, at "
+         "most the limit, reserved an eighth of it at a time as blocks need it."},
     [HMPT_OPT_PLAN] = {"HMPT_PLAN", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
                        "Place tracked allocations as this plan file says (docs/plan-format.md); "
                        "a plan that cannot be used leaves default placement, with one error "

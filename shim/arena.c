@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/sysinfo.h>
 #include <unistd.h>
 
 #include "extents.h"
@@ -29,19 +30,25 @@ static size_t page_g = 4096;
 static int dontunmap_g = 1; /* mremap(MREMAP_DONTUNMAP) works here */
 static const hmpt_arena_shaper_t *shaper_g;
 
+/* fork: grow_lock_g first, as grow() takes them */
+static pthread_mutex_t grow_lock_g = PTHREAD_MUTEX_INITIALIZER;
+
 void hmpt_arena_lock(void)
 {
+	pthread_mutex_lock(&grow_lock_g);
 	pthread_mutex_lock(&lock_g);
 }
 
 void hmpt_arena_unlock(void)
 {
 	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_unlock(&grow_lock_g);
 }
 
 void hmpt_arena_reset_lock(void)
 {
 	pthread_mutex_init(&lock_g, NULL);
+	pthread_mutex_init(&grow_lock_g, NULL);
 }
 
 static size_t round_page(size_t n)
@@ -86,9 +93,10 @@ static char *gran_addr(uint64_t g)
  * free): like a heap allocator, hmpt then holds at most about twice what
  * the program uses, HMPT_ARENA_KEEP_MIN once it has freed everything, and a
  * program with many threads churning large blocks does not refault them.
- * A kept ("dirty") granule serves a zeroed request by memset of the bytes
- * that may be resident (glibc's calloc does the same with reused memory):
- * cheaper than dropping and refaulting every page.  Under page-fault
+ * A kept ("dirty") granule serves a zeroed request by clearing the pages
+ * that are resident, and dropping them where a large block used them
+ * sparsely (clear_kept()): a calloc faults nothing in, and a large one
+ * that the program touches sparsely holds only what it touches.  Under page-fault
  * sampling nothing is kept, so that every block's first touches fault and
  * are counted.
  *
@@ -192,6 +200,57 @@ static void note_resident(uint64_t g0, uint64_t n, size_t mapped)
 	}
 }
 
+/* Blocks from this size up are ones glibc serves with a fresh mapping
+ * (its largest dynamic mmap threshold, DEFAULT_MMAP_THRESHOLD_MAX on
+ * 64-bit): below it glibc reuses its heap and clears the block in place. */
+#define SPARSE_DROP_MIN ((size_t)32 << 20)
+
+/* Zero the first `len` bytes of a kept granule of a block of `block`
+ * bytes for a zeroed request, faulting nothing in.  Resident pages are
+ * cleared where they are: a refault costs more than clearing a page (tens
+ * of microseconds in a VM against well under one).  A page that is not
+ * resident reads as zeros already, unless it was swapped out, which
+ * mincore() cannot tell from one never touched: with swap configured,
+ * those are dropped (MADV_DONTNEED, a page-table walk).  A large block
+ * whose pages the old block used sparsely is dropped whole instead, so
+ * that it holds only what the program touches, as glibc's fresh mapping
+ * of such a block would; smaller ones glibc clears in place, whole. */
+static void clear_kept(char *p, size_t len, size_t block, bool swap)
+{
+	unsigned char vec[HMPT_GRANULE / 4096];
+	size_t pages = len / page_g, resident = 0;
+
+	if (pages > sizeof(vec) || mincore(p, len, vec) != 0) {
+		memset(p, 0, len);
+		return;
+	}
+	for (size_t i = 0; i < pages; i++)
+		resident += vec[i] & 1;
+	if (block >= SPARSE_DROP_MIN && resident * 2 < pages) {
+		drop_pages(p, len);
+		return;
+	}
+	for (size_t i = 0; i < pages;) {
+		size_t j = i + 1;
+		while (j < pages && (vec[j] & 1) == (vec[i] & 1))
+			j++;
+		if (vec[i] & 1)
+			memset(p + i * page_g, 0, (j - i) * page_g);
+		else if (swap)
+			drop_pages(p + i * page_g, (j - i) * page_g);
+		i = j;
+	}
+}
+
+/* Can a page that is not resident hold data?  Only when swap is
+ * configured (a swapoff brings every page back first). */
+static bool swap_configured(void)
+{
+	struct sysinfo si;
+
+	return sysinfo(&si) != 0 || si.totalswap != 0;
+}
+
 /* [g, g+n) back to reserved address space: no pages, no policy. */
 static void reset_run(uint64_t g, uint64_t n)
 {
@@ -267,8 +326,10 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
 				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
 			} else if (zero) {
+				bool swap = swap_configured();
 				for (uint64_t k = i; k < j; k++)
-					memset(gran_addr(k), 0, res_g[k]);
+					clear_kept(gran_addr(k), res_g[k],
+					           (size_t)n << HMPT_GRANULE_SHIFT, swap);
 			}
 			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		}
@@ -382,26 +443,141 @@ static void release(uint64_t g, uint64_t n, uint16_t tag)
 	trim();
 }
 
-int hmpt_arena_init(uint64_t size)
+/* Address space the arena may still reserve: granules [reserved_g,
+ * ngran_g), step_g at a time (0: all reserved at init).  Growth is
+ * serialised by grow_lock_g, taken before lock_g; reserved_g changes under
+ * both. */
+static uint64_t reserved_g, step_g;
+static int grow_blocked_g; /* the next range is someone else's: stop trying */
+
+static uint64_t hex_field(const char **s)
 {
-	uint64_t n = size >> HMPT_GRANULE_SHIFT;
+	uint64_t v = 0;
+
+	for (;; (*s)++) {
+		unsigned c = (unsigned char)**s;
+		unsigned d = c - '0' < 10 ? c - '0' : (c | 32) - 'a' < 6 ? (c | 32) - 'a' + 10 : 16;
+		if (d == 16)
+			return v;
+		v = v << 4 | d;
+	}
+}
+
+uintptr_t hmpt_arena_pick_hole(const char *maps, uint64_t len, uint64_t align, uint64_t floor)
+{
+	uint64_t prev = floor, best_lo = 0, best_len = 0;
+
+	for (const char *s = maps; s && *s;) {
+		const char *eol = strchr(s, '\n');
+		if (!eol) /* a line cut short: what it names is unknown */
+			break;
+		uint64_t lo = hex_field(&s);
+		uint64_t hi = *s == '-' ? (s++, hex_field(&s)) : 0;
+		if (hi > lo) {
+			if (lo > prev && lo - prev > best_len) {
+				best_lo = prev;
+				best_len = lo - prev;
+			}
+			if (hi > prev)
+				prev = hi;
+		}
+		/* above the stack lie only the kernel's pages (vdso, vsyscall)
+		 * and the stack's own room to grow */
+		if (memmem(s, (size_t)(eol - s), "[stack]", 7))
+			break;
+		s = eol + 1;
+	}
+	if (best_len < len + align)
+		return 0;
+	uint64_t at = (best_lo + (best_len - len) / 2) & ~(align - 1);
+	return at >= best_lo ? (uintptr_t)at : 0;
+}
+
+/* Reserve `len` bytes at exactly `at`, or fail without touching anything
+ * there.  Kernels before 4.17 take MAP_FIXED_NOREPLACE as a hint: an
+ * answer elsewhere is undone. */
+static int reserve_at(uintptr_t at, size_t len)
+{
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+	void *p = mmap((void *)at, len, PROT_NONE,
+	               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	if ((uintptr_t)p != at) {
+		munmap(p, len);
+		return -EEXIST;
+	}
+	return 0;
+}
+
+/* Where the whole capacity (`cap` bytes) will fit: the base, or 0.
+ * Nothing is reserved yet: under an address-space limit the arena takes
+ * none of it before a tracked block needs it. */
+static uintptr_t pick_base(uint64_t cap)
+{
+	char *maps = hmpt_sys_map(256 << 10);
+	uintptr_t at = 0;
+
+	if (!maps)
+		return 0;
+	if (hmpt_sys_read_file("/proc/self/maps", maps, 256 << 10) > 0)
+		at = hmpt_arena_pick_hole(maps, cap, HMPT_ARENA_MAX_ALIGN, (uint64_t)1 << 32);
+	hmpt_sys_unmap(maps, 256 << 10);
+	return at;
+}
+
+/* The whole capacity now, aligned to HMPT_ARENA_MAX_ALIGN: over-reserved
+ * by the alignment, and the slack on either side given back. */
+static int reserve_all(uint64_t cap, uintptr_t *base)
+{
+	size_t len = (size_t)cap + HMPT_ARENA_MAX_ALIGN;
+	void *p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -errno;
+	uintptr_t lo = (uintptr_t)p;
+	uintptr_t b = (lo + HMPT_ARENA_MAX_ALIGN - 1) & ~(uintptr_t)(HMPT_ARENA_MAX_ALIGN - 1);
+	if (b > lo)
+		munmap(p, b - lo);
+	if (lo + len > b + cap)
+		munmap((void *)(b + cap), lo + len - (b + cap));
+	*base = b;
+	return 0;
+}
+
+int hmpt_arena_init(uint64_t capacity, uint64_t initial)
+{
+	uint64_t n = capacity >> HMPT_GRANULE_SHIFT;
+	uint64_t first = initial >> HMPT_GRANULE_SHIFT;
 	size_t ext_cap = (size_t)(n / 2 + 2);
-	void *base, *blocks, *ext;
+	void *blocks, *ext;
+	uintptr_t b = 0;
 	long ps = sysconf(_SC_PAGESIZE);
+	int rc;
 
 	if (ps > 0)
 		page_g = (size_t)ps;
 	if (n == 0)
 		return -EINVAL;
-	/* Over-reserve so that the start is aligned to the largest alignment
-	 * served: granule indices aligned within the arena are then aligned
-	 * addresses too.  The slack stays reserved, unused. */
-	size_t len = ((size_t)n << HMPT_GRANULE_SHIFT) + HMPT_ARENA_MAX_ALIGN;
-	base = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (base == MAP_FAILED)
-		return -errno;
-	uintptr_t b =
-	    ((uintptr_t)base + HMPT_ARENA_MAX_ALIGN - 1) & ~(uintptr_t)(HMPT_ARENA_MAX_ALIGN - 1);
+	if (first == 0)
+		first = 1;
+	/* The start is aligned to the largest alignment served: granule
+	 * indices aligned within the arena are then aligned addresses too. */
+	if (first < n && (b = pick_base(n << HMPT_GRANULE_SHIFT)) != 0) {
+		step_g = first;
+		first = 0;
+	} else {
+		/* no room to grow into, or none needed: all of it, or at least
+		 * the share, now */
+		if (first < n)
+			n = first;
+		first = n;
+		ext_cap = (size_t)(n / 2 + 2);
+		if ((rc = reserve_all(n << HMPT_GRANULE_SHIFT, &b)) != 0)
+			return rc;
+	}
 	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
 	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
 	rw_g = hmpt_sys_map(n);
@@ -419,25 +595,87 @@ int hmpt_arena_init(uint64_t size)
 		hmpt_sys_unmap(owner_g, n * sizeof(*owner_g));
 		hmpt_sys_unmap(knext_g, n * sizeof(*knext_g));
 		hmpt_sys_unmap(kprev_g, n * sizeof(*kprev_g));
-		munmap(base, len);
+		if (first)
+			munmap((void *)b, (size_t)first << HMPT_GRANULE_SHIFT);
 		return -ENOMEM;
 	}
 	blocks_g = blocks;
 	ngran_g = n;
-	hmpt_extents_init(&free_g, ext, ext_cap, n);
-	hmpt_arena_size_g = (uintptr_t)n << HMPT_GRANULE_SHIFT;
+	reserved_g = first;
+	hmpt_extents_init(&free_g, ext, ext_cap, first);
+	hmpt_arena_size_g = (uintptr_t)first << HMPT_GRANULE_SHIFT;
 	__atomic_store_n(&hmpt_arena_base_g, b, __ATOMIC_RELEASE);
 	return 0;
 }
 
+uint64_t hmpt_arena_capacity(void)
+{
+	return ngran_g << HMPT_GRANULE_SHIFT;
+}
+
+uint64_t hmpt_arena_step(void)
+{
+	return step_g << HMPT_GRANULE_SHIFT;
+}
+
+/* Reserve more of the capacity: at least `need` granules beyond the
+ * `seen` reserved when the caller found no room.  true: try again (grown,
+ * by this thread or another). */
+static bool grow(uint64_t need, uint64_t seen)
+{
+	bool grown = false;
+
+	pthread_mutex_lock(&grow_lock_g);
+	uint64_t have = reserved_g;
+	if (have != seen) { /* another thread grew it meanwhile */
+		pthread_mutex_unlock(&grow_lock_g);
+		return true;
+	}
+	uint64_t room = ngran_g - have;
+	uint64_t add = need > step_g ? need : step_g;
+	if (add > room)
+		add = room;
+	if (!step_g || grow_blocked_g || add < need) {
+		pthread_mutex_unlock(&grow_lock_g);
+		return false;
+	}
+	int rc = reserve_at((uintptr_t)gran_addr(have), (size_t)add << HMPT_GRANULE_SHIFT);
+	if (rc == -ENOMEM && add > need) /* the limit: what this block needs, no more */
+		rc = reserve_at((uintptr_t)gran_addr(have), (size_t)(add = need)
+		                                                << HMPT_GRANULE_SHIFT);
+	if (rc == -EEXIST)
+		grow_blocked_g = 1;
+	if (rc == 0) {
+		/* one step under lock_g, so that take() sees the size and the
+		 * free set agree; hmpt_arena_owns() sees the size before any
+		 * block is there */
+		pthread_mutex_lock(&lock_g);
+		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)(have + add) << HMPT_GRANULE_SHIFT,
+		                 __ATOMIC_RELEASE);
+		hmpt_extents_give(&free_g, have, add);
+		reserved_g = have + add;
+		pthread_mutex_unlock(&lock_g);
+		grown = true;
+	}
+	pthread_mutex_unlock(&grow_lock_g);
+	return grown;
+}
+
+/* n free granules starting at a multiple of align_gran, growing the
+ * reservation when none are free; -1 when it cannot grow. */
 static int64_t take(uint64_t n, uint64_t align_gran)
 {
-	pthread_mutex_lock(&lock_g);
-	int64_t g = hmpt_extents_take(&free_g, n, align_gran);
-	if (g >= 0)
-		kept_unlink_run((uint64_t)g, n);
-	pthread_mutex_unlock(&lock_g);
-	return g;
+	for (;;) {
+		pthread_mutex_lock(&lock_g);
+		int64_t g = hmpt_extents_take(&free_g, n, align_gran);
+		if (g >= 0)
+			kept_unlink_run((uint64_t)g, n);
+		uint64_t seen = reserved_g;
+		pthread_mutex_unlock(&lock_g);
+		/* room for an aligned run of n after whatever is free at the end */
+		if (g >= 0 || !grow(n + align_gran - 1, seen))
+			return g;
+	}
 }
 
 static int stamp_g; /* read the clock for `born` (sampling runs) */
@@ -701,7 +939,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 uint64_t hmpt_arena_free_bytes(void)
 {
 	pthread_mutex_lock(&lock_g);
-	uint64_t f = hmpt_extents_free_total(&free_g);
+	uint64_t f = hmpt_extents_free_total(&free_g) + ngran_g - reserved_g;
 	pthread_mutex_unlock(&lock_g);
 	return f << HMPT_GRANULE_SHIFT;
 }

@@ -5,7 +5,11 @@
  * mapping (so a plan can bind and advise it without touching neighbours),
  * and lets realloc move pages instead of copying them.
  *
- * Layout: the range is cut into 2 MiB granules, reserved PROT_NONE.  Each
+ * Layout: the range is cut into 2 MiB granules, reserved PROT_NONE.  Under
+ * an address-space limit (RLIMIT_AS counts reserved ranges too) the range
+ * is reserved a share at a time as blocks need it, none at start, so
+ * that a program that takes its address space at start (a JVM, a Go or V8
+ * heap) keeps what it had without hmpt.  Each
  * block starts on a granule boundary (so it can use huge pages) and holds
  * whole granules; a granule is mapped read-write when a block first uses it
  * and stays mapped.  A freed block's pages are kept for reuse, and the
@@ -58,21 +62,41 @@ typedef struct {
 	bool (*hugetlb)(uint16_t tag);
 } hmpt_arena_shaper_t;
 
+/* The reserved range: [base, base + size), size growing (never
+ * shrinking) as the arena grows. */
 extern uintptr_t hmpt_arena_base_g;
 extern uintptr_t hmpt_arena_size_g;
 
 static inline bool hmpt_arena_owns(const void *p)
 {
-	return (uintptr_t)p - hmpt_arena_base_g < hmpt_arena_size_g;
+	return (uintptr_t)p - hmpt_arena_base_g <
+	       __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_ACQUIRE);
 }
 
-/* Reserve `size` bytes (rounded down to granules) of address space. */
-int hmpt_arena_init(uint64_t size);
+/* An arena of `capacity` bytes of address space (rounded down to
+ * granules).  initial >= capacity: all of it reserved now.  Otherwise (an
+ * address-space limit) its place is chosen now, in the middle of the
+ * largest gap in the address space so that nothing else is likely to take
+ * it, and it is reserved `initial` bytes (or what a block needs) at a time
+ * as blocks need it; once the limit refuses more, or something else holds
+ * the next addresses, allocation fails (ENOMEM).  When no gap holds the
+ * capacity, `initial` bytes are reserved now and that is all. */
+int hmpt_arena_init(uint64_t capacity, uint64_t initial);
+/* Bytes the arena can hold when fully reserved, and the bytes it reserves
+ * at a time as it grows (0: it was all reserved at init). */
+uint64_t hmpt_arena_capacity(void);
+uint64_t hmpt_arena_step(void);
+/* Pure: where to put `len` bytes aligned to `align` (a power of two) in
+ * the address space that `maps` (the text of /proc/self/maps) leaves free:
+ * the middle of the largest gap between mappings below the stack, no lower
+ * than `floor`.  0 if no gap holds it. */
+uintptr_t hmpt_arena_pick_hole(const char *maps, uint64_t len, uint64_t align, uint64_t floor);
 /* Before any block with a tag other than 0; `s` must stay valid. */
 void hmpt_arena_set_shaper(const hmpt_arena_shaper_t *s);
 /* A block of `size` bytes aligned to `align` (power of two, <=
  * HMPT_ARENA_MAX_ALIGN) placed as `tag` says; zero-filled when `zero`
- * (calloc) — otherwise it may reuse the pages of a recently freed block of
+ * (calloc: kept pages are cleared or dropped, never faulted in) — otherwise
+ * it may reuse the pages of a recently freed block of
  * the same tag.  NULL with errno: ENOMEM (no room, or memory refused), or
  * the shaper's error. */
 void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag);
@@ -103,7 +127,7 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out);
  * the block is unchanged.  *old gets the block's record as it was.  A block
  * that moves is born again (its new range is new to it). */
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);
-/* Bytes of the arena not in use (for reports). */
+/* Bytes of the arena not in use, reserved or not yet (for reports). */
 uint64_t hmpt_arena_free_bytes(void);
 /* fork: the child gets a usable lock */
 void hmpt_arena_lock(void);

@@ -122,26 +122,38 @@ static void log_setup(void)
 {
 	const char *profile = hmpt_opt_g[HMPT_OPT_PROFILE].str;
 
+	char reserved[80] = "";
+
+	if (hmpt_arena_step())
+		hmpt_fmt_text(reserved, sizeof(reserved),
+		              " (RLIMIT_AS: reserved %s at a time as needed)",
+		              HMPT_SIZE(hmpt_arena_step()));
 	hmpt_log_printf(HMPT_LOG_INFO,
-	                HMPT_VERSION ": tracking allocations >= %s (stack depth %llu), arena %s at "
-	                             "0x%llx, profile %s",
+	                HMPT_VERSION
+	                ": tracking allocations >= %s (stack depth %llu), arena %s%s at "
+	                "0x%llx, profile %s",
 	                HMPT_SIZE(hmpt_opt_g[HMPT_OPT_MIN_SIZE].num),
 	                (unsigned long long)hmpt_opt_g[HMPT_OPT_STACK_DEPTH].num,
-	                HMPT_SIZE(hmpt_arena_size_g), (unsigned long long)hmpt_arena_base_g,
-	                profile ? profile : "(none)");
+	                HMPT_SIZE(hmpt_arena_capacity()), reserved,
+	                (unsigned long long)hmpt_arena_base_g, profile ? profile : "(none)");
 }
 
-/* The arena is sized by HMPT_ARENA_SIZE, but never more than half of an
- * address-space limit (ulimit -v), which the reservation counts against. */
-static uint64_t arena_size(void)
+/* The arena's capacity is HMPT_ARENA_SIZE, reserved at start.  Under an
+ * address-space limit (ulimit -v, Slurm's VSizeFactor), which counts the
+ * reservation, it is at most the limit and reserved an eighth of the limit
+ * at a time as tracked blocks need it, none at start: a program that
+ * reserves most of its limit at start (a JVM's heap) still can. */
+static void arena_size(uint64_t *capacity, uint64_t *initial)
 {
 	uint64_t want = hmpt_opt_g[HMPT_OPT_ARENA_SIZE].num;
 	struct rlimit rl;
 
-	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-	    want > rl.rlim_cur / 2)
-		want = rl.rlim_cur / 2;
-	return want;
+	*capacity = *initial = want;
+	if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		if (*capacity > rl.rlim_cur)
+			*capacity = rl.rlim_cur;
+		*initial = rl.rlim_cur / 8 < *capacity ? rl.rlim_cur / 8 : *capacity;
+	}
 }
 
 static void setup(void)
@@ -170,13 +182,15 @@ static void setup(void)
 		}
 	}
 	hmpt_job_init(environ, hmpt_opt_g[HMPT_OPT_RANKS].str);
-	int rc = hmpt_arena_init(arena_size());
+	uint64_t capacity, initial;
+	arena_size(&capacity, &initial);
+	int rc = hmpt_arena_init(capacity, initial);
 	if (rc) {
 		hmpt_log_printf(
 		    HMPT_LOG_WARN,
 		    "cannot reserve the arena (%s): %s; nothing is tracked, the program "
 		    "runs unchanged",
-		    HMPT_SIZE(arena_size()), strerrordesc_np(-rc));
+		    HMPT_SIZE(initial), strerrordesc_np(-rc));
 		return;
 	}
 	hmpt_tracking_g = true;

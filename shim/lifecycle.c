@@ -47,7 +47,7 @@ int hmpt_lifecycle_write_profile(const char *pattern, hmpt_end_t end)
 	}
 	hmpt_profile_info_t info = {.pattern = pattern,
 	                            .min_size = hmpt_opt_g[HMPT_OPT_MIN_SIZE].num,
-	                            .arena_bytes = hmpt_arena_size_g,
+	                            .arena_bytes = hmpt_arena_capacity(),
 	                            .start_unix = hmpt_start_unix_g,
 	                            .forked = forked_g,
 	                            .end = end};

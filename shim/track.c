@@ -115,7 +115,7 @@ void *hmpt_track_alloc(size_t size, size_t align, bool zero)
 	void *p = NULL;
 
 	/* more than the arena holds: the normal allocator answers (ENOMEM) */
-	if (!hmpt_tracking_g || align > HMPT_ARENA_MAX_ALIGN || size > hmpt_arena_size_g)
+	if (!hmpt_tracking_g || align > HMPT_ARENA_MAX_ALIGN || size > hmpt_arena_capacity())
 		return NULL;
 	if (hmpt_guard_held()) { /* a large request from hmpt's own callees */
 		note_untracked(NULL, size);

@@ -9,7 +9,4 @@ grep -q 'could not track an allocation of 1.00 MiB' "$work/err" || fail "message
 [ "$(json_total "$work/f.json" tracked_allocations)" = 512 ] || fail "expected 512 tracked (1 GiB of 2 MiB granules)"
 [ "$(json_total "$work/f.json" untracked_large)" = 188 ] || fail "expected 188 untracked"
 [ "$(json_total "$work/f.json" live_tracked_bytes)" = 0 ] || fail "tracked bytes leaked"
-# an address-space limit: the arena takes at most half of it, the program runs
-( ulimit -v 4194304 && HMPT_VERBOSE=1 LD_PRELOAD=$LIB "$P/many" 50 >"$work/out2" 2>"$work/err2" ) ||
-	fail "many under ulimit -v exited with $?: $(cat "$work/err2")"
-grep -q 'arena 2.00 GiB' "$work/err2" || fail "arena not limited to half of ulimit -v: $(cat "$work/err2")"
+# address-space limits: t_aslimit.sh

@@ -156,6 +156,46 @@ static void test_kept_pages(void)
 	}
 }
 
+/* resident pages of [p, p+len), read back with mincore() */
+static size_t resident_pages(const void *p, size_t len)
+{
+	static unsigned char vec[32 << 20 >> 12];
+	size_t n = len / page_g, r = 0;
+
+	if (n > sizeof(vec) || mincore((void *)p, len, vec) != 0)
+		return SIZE_MAX;
+	for (size_t i = 0; i < n; i++)
+		r += vec[i] & 1;
+	return r;
+}
+
+/* A zeroed request on kept pages faults nothing in: resident pages are
+ * cleared where they are, pages not resident left so, and a large block
+ * (32 MiB and up) that was used sparsely is dropped whole; either way it
+ * reads as zeros. */
+static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
+{
+	hmpt_block_t b;
+	size_t pages = len / page_g;
+	char *p = hmpt_arena_alloc(len, 0, false, 1, 0);
+
+	CHECK_OP(p, !=, NULL);
+	if (!p)
+		return;
+	/* only the pages written here (earlier tests' kept pages may be here) */
+	CHECK_OP(madvise(p, len, MADV_DONTNEED), ==, 0);
+	for (size_t i = 0; i < pages; i += (size_t)stride)
+		p[i * page_g] = 1;
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	char *q = hmpt_arena_alloc(len, 0, true, 1, 0);
+	CHECK_OP(q, ==, p);
+	if (!q)
+		return;
+	CHECK_OP(resident_pages(q, len), ==, want_resident);
+	CHECK(all_zero(q, len));
+	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
+}
+
 /* the shaper of tag 7: fails on request (an mbind refused) */
 static int shape_fails_g;
 
@@ -285,7 +325,7 @@ static void test_alignment(void)
 int main(void)
 {
 	page_g = (size_t)sysconf(_SC_PAGESIZE);
-	if (hmpt_arena_init(ARENA) != 0) {
+	if (hmpt_arena_init(ARENA, ARENA) != 0) {
 		fprintf(stderr, "cannot reserve a %zu MiB arena\n", ARENA / MIB);
 		return 1;
 	}
@@ -294,6 +334,14 @@ int main(void)
 	test_alloc_lookup_find();
 	test_realloc();
 	test_kept_pages();
+	/* 8 MiB, every page written: all cleared where they are */
+	test_sparse_calloc(8 * MIB, 1, 8 * MIB / page_g);
+	/* 8 MiB, one page in 64: those cleared, none faulted in */
+	test_sparse_calloc(8 * MIB, 64, 8 * MIB / page_g / 64);
+	/* 32 MiB, one page in 64: dropped whole */
+	test_sparse_calloc(32 * MIB, 64, 0);
+	/* 32 MiB, every page written: cleared where they are */
+	test_sparse_calloc(32 * MIB, 1, 32 * MIB / page_g);
 	test_full();
 	test_alignment();
 	test_trim();

@@ -55,7 +55,7 @@ static void test_arena(void)
 	const hmpt_backend_ops_t *ops = hmpt_backends_g[HMPT_BACKEND_NUMA];
 
 	CHECK(ops == &hmpt_backend_arena && ops->sampled && ops->resize && !ops->open);
-	CHECK_OP(hmpt_arena_init(64 * MIB), ==, 0);
+	CHECK_OP(hmpt_arena_init(64 * MIB, 64 * MIB), ==, 0);
 	round_trip(ops, -1);
 
 	/* resize keeps the contents and the record's tag */

@@ -1,0 +1,178 @@
+/* calloc_sparse.c — large calloc touched sparsely, under hmpt against
+ * glibc, as ratios taken in one run (issue 31).
+ *
+ * One cell: calloc SIZE MiB, touch PCT % of its pages (every (100/PCT)th
+ * page, the same ones each round), free; ROUNDS times in a child process.
+ * The child reports the time per round and the peak RSS its loop added
+ * (ru_maxrss at the end less the RSS after a warm-up round that is not
+ * timed, so that hmpt's and glibc's fixed start-up memory is not counted).
+ * The driver runs each cell REPS times without and with LD_PRELOAD=LIB,
+ * alternating so that drift on a noisy machine hits both alike, and prints
+ * the medians and the median of the per-pair ratios.  Goal: time and RSS
+ * within 1.1x of glibc's in every cell.
+ *
+ * Usage: calloc_sparse LIB [REPS]     (driver)
+ *        calloc_sparse --cell SIZE_MIB PCT ROUNDS   (one child)
+ */
+#define _GNU_SOURCE
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_util.h"
+
+extern char **environ;
+
+static long rss_kib(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/statm", "r");
+	long pages = 0, resident = 0;
+
+	if (f) {
+		if (fgets(buf, sizeof(buf), f))
+			sscanf(buf, "%ld %ld", &pages, &resident);
+		fclose(f);
+	}
+	return resident * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+static void round_once(size_t size, size_t stride)
+{
+	char *p = calloc(size, 1);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (!p) {
+		perror("calloc");
+		exit(1);
+	}
+	for (size_t off = 0; off < size; off += stride * page)
+		if (p[off]) { /* calloc's promise, checked where touched */
+			fprintf(stderr, "calloc_sparse: a nonzero byte\n");
+			exit(1);
+		} else {
+			p[off] = 1;
+		}
+	free(p);
+}
+
+static int cell(size_t mib, int pct, int rounds)
+{
+	size_t size = mib << 20, stride = (size_t)(100 / pct);
+	struct rusage ru;
+
+	round_once(size, stride); /* warm-up: first-use costs of either allocator */
+	long base = rss_kib();
+	double t = bench_now();
+	for (int r = 0; r < rounds; r++)
+		round_once(size, stride);
+	t = bench_now() - t;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("%.3f %ld\n", t / rounds * 1e6, ru.ru_maxrss - base);
+	return 0;
+}
+
+/* Run one child; its two figures in *us and *kib.  0 on success. */
+static int run_child(char *self, const char *lib, size_t mib, int pct, int rounds, double *us,
+                     double *kib)
+{
+	char a1[32], a2[32], a3[32], pre[4200], line[128];
+	char *argv[] = {self, "--cell", a1, a2, a3, NULL};
+	char *envp[512];
+	int fds[2], n = 0, st;
+	pid_t pid;
+	posix_spawn_file_actions_t fa;
+
+	snprintf(a1, sizeof(a1), "%zu", mib);
+	snprintf(a2, sizeof(a2), "%d", pct);
+	snprintf(a3, sizeof(a3), "%d", rounds);
+	for (char **e = environ; *e && n < 500; e++)
+		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "HMPT_", 5))
+			envp[n++] = *e;
+	if (lib) {
+		snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", lib);
+		envp[n++] = pre;
+	}
+	envp[n] = NULL;
+	if (pipe(fds) != 0)
+		return -1;
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
+	posix_spawn_file_actions_addclose(&fa, fds[0]);
+	int rc = posix_spawn(&pid, self, &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	close(fds[1]);
+	if (rc != 0) {
+		close(fds[0]);
+		return -1;
+	}
+	FILE *f = fdopen(fds[0], "r");
+	int ok = f && fgets(line, sizeof(line), f) && sscanf(line, "%lf %lf", us, kib) == 2;
+	if (f)
+		fclose(f);
+	waitpid(pid, &st, 0);
+	return ok && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
+{
+	static const size_t sizes[] = {2, 8, 32, 128, 256};
+	static const int pcts[] = {1, 10, 100};
+	enum { MAXREPS = 15 };
+
+	if (argc == 5 && strcmp(argv[1], "--cell") == 0)
+		return cell(strtoull(argv[2], NULL, 0), atoi(argv[3]), atoi(argv[4]));
+	if (argc < 2) {
+		fprintf(stderr, "usage: calloc_sparse LIB [REPS]\n");
+		return 2;
+	}
+	int reps = argc > 2 ? atoi(argv[2]) : 3;
+	if (reps < 1 || reps > MAXREPS)
+		reps = 3;
+	char *self = realpath("/proc/self/exe", NULL);
+	if (!self)
+		return 1;
+	printf("calloc SIZE, touch PCT %% of its pages, free; medians of %d alternating runs\n",
+	       reps);
+	printf("(time per round; RSS: the peak the loop added; ratios: hmpt / glibc)\n");
+	printf("%8s %4s %12s %12s %7s %11s %11s %7s\n", "size", "pct", "glibc us", "hmpt us",
+	       "time", "glibc KiB", "hmpt KiB", "RSS");
+	int worst_ok = 1;
+	for (unsigned s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
+		for (unsigned k = 0; k < sizeof(pcts) / sizeof(pcts[0]); k++) {
+			size_t mib = sizes[s];
+			int pct = pcts[k];
+			/* about 64 MiB of touched pages, 3 to 2000 rounds */
+			int rounds = (int)(64 * 100 / (mib * (size_t)pct));
+			rounds = rounds < 3 ? 3 : rounds > 2000 ? 2000 : rounds;
+			double tg[MAXREPS], th[MAXREPS], rg[MAXREPS], rh[MAXREPS], tr[MAXREPS],
+			    rr[MAXREPS];
+			for (int r = 0; r < reps; r++) {
+				if (run_child(self, NULL, mib, pct, rounds, &tg[r], &rg[r]) ||
+				    run_child(self, argv[1], mib, pct, rounds, &th[r], &rh[r])) {
+					fprintf(stderr, "calloc_sparse: a child failed\n");
+					return 1;
+				}
+				tr[r] = th[r] / tg[r];
+				/* RSS in whole pages of 4 KiB at least: a loop that added
+				 * nothing compares as one page */
+				rr[r] = (rh[r] < 4 ? 4 : rh[r]) / (rg[r] < 4 ? 4 : rg[r]);
+			}
+			double t_ratio = bench_median(tr, reps), r_ratio = bench_median(rr, reps);
+			printf("%5zu MiB %3d%% %12.1f %12.1f %6.2fx %11.0f %11.0f %6.2fx\n", mib,
+			       pct, bench_median(tg, reps), bench_median(th, reps), t_ratio,
+			       bench_median(rg, reps), bench_median(rh, reps), r_ratio);
+			fflush(stdout);
+			if (t_ratio > 1.1 || r_ratio > 1.1)
+				worst_ok = 0;
+		}
+	}
+	printf("%s\n", worst_ok ? "every cell within 1.1x of glibc"
+	                        : "some cells above 1.1x of glibc (measured on this machine)");
+	free(self);
+	return 0;
+}

@@ -1,0 +1,88 @@
+/* aslimit.c — a program under an address-space limit (ulimit -v).
+ *
+ * Usage: aslimit [--reserve PCT] [--block-next] [--until-null] N MIB
+ *   --reserve PCT  first reserve PCT % of RLIMIT_AS (PROT_NONE), as a JVM
+ *                  reserves its heap at start; exit 3 if refused
+ *   --block-next   after the first block, map a page where hmpt's arena
+ *                  would grow next (the first block starts the arena, which
+ *                  is aligned to 1 GiB and grows an eighth of the limit at
+ *                  a time), so that it cannot grow; exit 4 if refused
+ *   --until-null   stop at the first NULL instead of failing (exit 1)
+ * Then N blocks of MIB MiB, all live, each written at both ends (so that
+ * the run stays quick) and checked, freed.
+ * Prints "aslimit: ok K" with K the blocks it got. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+int main(int argc, char **argv)
+{
+	int pct = 0, block_next = 0, until_null = 0, i = 1;
+	struct rlimit rl;
+
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "--reserve") == 0 && i + 1 < argc)
+			pct = atoi(argv[++i]);
+		else if (strcmp(argv[i], "--block-next") == 0)
+			block_next = 1;
+		else if (strcmp(argv[i], "--until-null") == 0)
+			until_null = 1;
+		else
+			break;
+	}
+	if (argc - i != 2 || getrlimit(RLIMIT_AS, &rl) != 0) {
+		fprintf(stderr,
+		        "usage: aslimit [--reserve PCT] [--block-next] [--until-null] N MIB\n");
+		return 2;
+	}
+	int n = atoi(argv[i]);
+	size_t size = (size_t)atoi(argv[i + 1]) << 20;
+	if (pct) {
+		size_t len = rl.rlim_cur == RLIM_INFINITY ? 0 : (size_t)(rl.rlim_cur / 100 * pct);
+		if (!len || mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		                 -1, 0) == MAP_FAILED) {
+			printf("aslimit: cannot reserve %d %% of the limit\n", pct);
+			return 3;
+		}
+	}
+	char **p = calloc((size_t)n, sizeof(*p));
+	int got = 0;
+	for (; got < n; got++) {
+		p[got] = malloc(size);
+		if (!p[got]) {
+			if (until_null)
+				break;
+			printf("aslimit: block %d refused\n", got);
+			return 1;
+		}
+		p[got][0] = p[got][size - 1] = (char)(got & 0xff);
+		if (got == 0 && block_next) {
+			uintptr_t base = (uintptr_t)p[0] & ~(((uintptr_t)1 << 30) - 1);
+			uintptr_t step = (uintptr_t)(rl.rlim_cur / 8) & ~(((uintptr_t)2 << 20) - 1);
+			void *want = (void *)(base + step);
+			void *q = mmap(want, 4096, PROT_NONE,
+			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (q != want) {
+				printf("aslimit: cannot map a page at %p\n", want);
+				return 4;
+			}
+		}
+	}
+	for (int k = 0; k < got; k++) {
+		if (p[k][0] != (char)(k & 0xff) || p[k][size - 1] != (char)(k & 0xff)) {
+			printf("aslimit: block %d lost its data\n", k);
+			return 5;
+		}
+		free(p[k]);
+	}
+	free(p);
+	printf("aslimit: ok %d\n", got);
+	return 0;
+}

@@ -1,0 +1,94 @@
+/* test_arena_grow.c — an arena that reserves its address space as blocks
+ * need it (arena.h, as under an address-space limit): where it goes
+ * (hmpt_arena_pick_hole on /proc/self/maps texts), nothing reserved at
+ * start, growth by steps or by what a block needs, every block owned,
+ * ENOMEM at capacity, and a stop when something else holds the next
+ * addresses. */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "check.h"
+
+#include "arena.h"
+
+#define MIB ((uint64_t)1 << 20)
+#define GIB ((uint64_t)1 << 30)
+
+static void test_pick_hole(void)
+{
+	/* gaps: [4G, 0x555500000000) below the program, 0x555500010000 to
+	 * 0x7f0000000000 between the heap and the libraries; nothing after
+	 * [stack] counts (vsyscall lies far above) */
+	const char *maps = "555500000000-555500010000 r-xp 00000000 08:01 1 /bin/prog\n"
+	                   "7f0000000000-7f0000100000 r-xp 00000000 08:01 2 /lib/libc.so.6\n"
+	                   "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]\n"
+	                   "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0 [vsyscall]\n";
+	uint64_t lo = 4 * GIB, hi = 0x555500000000ull;
+	uintptr_t at = hmpt_arena_pick_hole(maps, 64 * GIB, GIB, lo);
+
+	CHECK_OP(at, !=, 0);
+	CHECK_OP(at % GIB, ==, 0);
+	CHECK_OP(at, >=, lo);
+	CHECK_OP(at + 64 * GIB, <=, hi);
+	/* in the middle: as far from either end as alignment allows */
+	CHECK_OP(at - lo + GIB, >=, hi - (at + 64 * GIB));
+	/* the floor counts: with it above the first gap, the second is larger */
+	at = hmpt_arena_pick_hole(maps, GIB, GIB, 0x500000000000ull);
+	CHECK_OP(at, >, 0x555500010000ull);
+	CHECK_OP(at + GIB, <=, 0x7f0000000000ull);
+	/* too large for any gap below the stack */
+	CHECK_OP(hmpt_arena_pick_hole(maps, 100 * 1024 * GIB, GIB, lo), ==, 0);
+	/* a line cut short ends the reading: what it named is unknown */
+	CHECK_OP(hmpt_arena_pick_hole("555500000000-5555", GIB, GIB, lo), ==, 0);
+	CHECK_OP(hmpt_arena_pick_hole("", GIB, GIB, lo), ==, 0);
+}
+
+int main(void)
+{
+	hmpt_block_t b;
+	char *p[40];
+
+	test_pick_hole();
+	/* 64 MiB of capacity, reserved 8 MiB (4 granules) at a time */
+	if (hmpt_arena_init(64 * MIB, 8 * MIB) != 0) {
+		fprintf(stderr, "test_arena_grow: cannot set up the arena\n");
+		return 1;
+	}
+	CHECK_OP(hmpt_arena_capacity(), ==, 64 * MIB);
+	CHECK_OP(hmpt_arena_step(), ==, 8 * MIB);
+	CHECK_OP(hmpt_arena_size_g, ==, 0); /* nothing reserved before a block */
+	CHECK_OP(hmpt_arena_base_g % HMPT_ARENA_MAX_ALIGN, ==, 0);
+	CHECK_OP(hmpt_arena_free_bytes(), ==, 64 * MIB);
+	/* one block: one step */
+	p[0] = hmpt_arena_alloc(3 * MIB, 0, false, 1, 0);
+	CHECK_OP(p[0], ==, (char *)hmpt_arena_base_g);
+	CHECK_OP(hmpt_arena_size_g, ==, 8 * MIB);
+	/* a block larger than a step: the reservation grows by what it needs
+	 * (10 granules; the free one at the end of the first step is not
+	 * counted, and the block starts there) */
+	p[1] = hmpt_arena_alloc(20 * MIB, 0, true, 1, 0);
+	CHECK_OP(p[1], ==, p[0] + 4 * MIB);
+	CHECK_OP(hmpt_arena_size_g, ==, 28 * MIB);
+	/* then 2 MiB blocks to capacity, each in the arena and usable */
+	int n = 2;
+	for (; n < 40; n++) {
+		p[n] = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+		if (!p[n])
+			break;
+		CHECK(hmpt_arena_owns(p[n]));
+		p[n][0] = p[n][2 * MIB - 1] = (char)n;
+	}
+	CHECK_OP(n, ==, 2 + (64 - 24) / 2); /* every granule of the capacity */
+	CHECK_OP(errno, ==, ENOMEM);
+	CHECK_OP(hmpt_arena_size_g, ==, 64 * MIB);
+	CHECK_OP(p[1][20 * MIB - 1], ==, 0);
+	for (int i = n - 1; i >= 0; i--)
+		CHECK_OP(hmpt_arena_free(p[i], &b), ==, 0);
+	CHECK_OP(hmpt_arena_free_bytes(), ==, 64 * MIB);
+	if (failures)
+		fprintf(stderr, "test_arena_grow: %d failures\n", failures);
+	return failures != 0;
+}
