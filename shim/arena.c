@@ -205,40 +205,52 @@ static void note_resident(uint64_t g0, uint64_t n, size_t mapped)
  * 64-bit): below it glibc reuses its heap and clears the block in place. */
 #define SPARSE_DROP_MIN ((size_t)32 << 20)
 
-/* Zero the first `len` bytes of a kept granule of a block of `block`
- * bytes for a zeroed request, faulting nothing in.  Resident pages are
- * cleared where they are: a refault costs more than clearing a page (tens
- * of microseconds in a VM against well under one).  A page that is not
- * resident reads as zeros already, unless it was swapped out, which
+/* Zero kept pages [p, p+len) (whole granules, all mapped) for a zeroed
+ * request of a block of `block` bytes, faulting nothing in.  Resident
+ * pages are cleared where they are: a refault costs more than clearing a
+ * page (tens of microseconds in a VM against well under one).  A page that
+ * is not resident reads as zeros already, unless it was swapped out, which
  * mincore() cannot tell from one never touched: with swap configured,
  * those are dropped (MADV_DONTNEED, a page-table walk).  A large block
  * whose pages the old block used sparsely is dropped whole instead, so
- * that it holds only what the program touches, as glibc's fresh mapping
- * of such a block would; smaller ones glibc clears in place, whole. */
+ * that it holds only what the program touches, as glibc's fresh mapping of
+ * such a block would; smaller ones glibc clears in place, whole.  A few
+ * system calls for the whole range: in a VM each costs microseconds. */
 static void clear_kept(char *p, size_t len, size_t block, bool swap)
 {
-	unsigned char vec[HMPT_GRANULE / 4096];
-	size_t pages = len / page_g, resident = 0;
+	unsigned char vec[4096];
+	size_t chunk = sizeof(vec) * page_g, resident = 0;
 
-	if (pages > sizeof(vec) || mincore(p, len, vec) != 0) {
-		memset(p, 0, len);
-		return;
+	for (size_t off = 0; off < len; off += chunk) {
+		size_t part = len - off < chunk ? len - off : chunk;
+		if (mincore(p + off, part, vec) != 0) {
+			memset(p, 0, len);
+			return;
+		}
+		for (size_t i = 0; i < part / page_g; i++)
+			resident += vec[i] & 1;
 	}
-	for (size_t i = 0; i < pages; i++)
-		resident += vec[i] & 1;
-	if (block >= SPARSE_DROP_MIN && resident * 2 < pages) {
+	if (block >= SPARSE_DROP_MIN && resident * 2 < len / page_g) {
 		drop_pages(p, len);
 		return;
 	}
-	for (size_t i = 0; i < pages;) {
-		size_t j = i + 1;
-		while (j < pages && (vec[j] & 1) == (vec[i] & 1))
-			j++;
-		if (vec[i] & 1)
-			memset(p + i * page_g, 0, (j - i) * page_g);
-		else if (swap)
-			drop_pages(p + i * page_g, (j - i) * page_g);
-		i = j;
+	for (size_t off = 0; off < len; off += chunk) {
+		size_t part = len - off < chunk ? len - off : chunk, pages = part / page_g;
+		char *q = p + off;
+		if (mincore(q, part, vec) != 0) {
+			memset(q, 0, part);
+			continue;
+		}
+		for (size_t i = 0; i < pages;) {
+			size_t j = i + 1;
+			while (j < pages && (vec[j] & 1) == (vec[i] & 1))
+				j++;
+			if (vec[i] & 1)
+				memset(q + i * page_g, 0, (j - i) * page_g);
+			else if (swap)
+				drop_pages(q + i * page_g, (j - i) * page_g);
+			i = j;
+		}
 	}
 }
 
@@ -326,10 +338,8 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
 				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
 			} else if (zero) {
-				bool swap = swap_configured();
-				for (uint64_t k = i; k < j; k++)
-					clear_kept(gran_addr(k), res_g[k],
-					           (size_t)n << HMPT_GRANULE_SHIFT, swap);
+				clear_kept(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT,
+				           (size_t)n << HMPT_GRANULE_SHIFT, swap_configured());
 			}
 			memset(rw_g + i, GRAN_CLEAN, (size_t)(j - i));
 		}
