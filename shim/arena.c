@@ -454,7 +454,7 @@ static void release(uint64_t g, uint64_t n, uint16_t tag)
 }
 
 /* Address space the arena may still reserve: granules [reserved_g,
- * ngran_g), step_g at a time (0: all reserved at init).  Growth is
+ * ngran_g), at most step_g at a time (0: all reserved at init).  Growth is
  * serialised by grow_lock_g, taken before lock_g; reserved_g changes under
  * both. */
 static uint64_t reserved_g, step_g;
@@ -641,8 +641,13 @@ static bool grow(uint64_t need, uint64_t seen)
 		pthread_mutex_unlock(&grow_lock_g);
 		return true;
 	}
-	uint64_t room = ngran_g - have;
-	uint64_t add = need > step_g ? need : step_g;
+	/* a quarter of what is held, 16 MiB at least, step_g at most: few
+	 * reservations for a program of many blocks, and little address space
+	 * taken from one of few (a JVM tracks a few blocks of 1 MiB) */
+	uint64_t room = ngran_g - have, want = have / 4 > 8 ? have / 4 : 8;
+	if (want > step_g)
+		want = step_g;
+	uint64_t add = need > want ? need : want;
 	if (add > room)
 		add = room;
 	if (!step_g || grow_blocked_g || add < need) {

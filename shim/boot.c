@@ -121,12 +121,11 @@ static void resolve_next(void)
 static void log_setup(void)
 {
 	const char *profile = hmpt_opt_g[HMPT_OPT_PROFILE].str;
-
 	char reserved[80] = "";
 
 	if (hmpt_arena_step())
 		hmpt_fmt_text(reserved, sizeof(reserved),
-		              " (RLIMIT_AS: reserved %s at a time as needed)",
+		              " (RLIMIT_AS: reserved as needed, at most %s at a time)",
 		              HMPT_SIZE(hmpt_arena_step()));
 	hmpt_log_printf(HMPT_LOG_INFO,
 	                HMPT_VERSION
@@ -140,9 +139,9 @@ static void log_setup(void)
 
 /* The arena's capacity is HMPT_ARENA_SIZE, reserved at start.  Under an
  * address-space limit (ulimit -v, Slurm's VSizeFactor), which counts the
- * reservation, it is at most the limit and reserved an eighth of the limit
- * at a time as tracked blocks need it, none at start: a program that
- * reserves most of its limit at start (a JVM's heap) still can. */
+ * reservation, it is at most the limit and reserved as tracked blocks need
+ * it (an eighth of the limit at a time at most), none at start: a program
+ * that reserves most of its limit at start (a JVM's heap) still can. */
 static void arena_size(uint64_t *capacity, uint64_t *initial)
 {
 	uint64_t want = hmpt_opt_g[HMPT_OPT_ARENA_SIZE].num;

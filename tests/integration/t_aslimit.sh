@@ -1,10 +1,11 @@
 . "$(dirname "$0")/lib.sh"
 # Under an address-space limit (ulimit -v) the arena reserves nothing at
-# start and an eighth of the limit at a time as tracked blocks need it: a
+# start, and then what tracked blocks need (at most an eighth of the limit
+# at a time): a
 # program that reserves most of its limit at start runs as it does without
 # hmpt (same exit status), blocks beyond the first share are still tracked,
 # and when the arena cannot grow they go to the normal allocator, intact.
-limit=2097152 # KiB: 2 GiB, an eighth is 256 MiB
+limit=2097152 # KiB: 2 GiB
 # run_pair NAME ARGS...: aslimit with and without the shim under the limit;
 # sets rc_glibc rc_hmpt, output in $work/NAME.{glibc,hmpt,err}
 run_pair() {
@@ -17,17 +18,18 @@ run_pair() {
 	note "$name: exit $rc_glibc without hmpt, $rc_hmpt with: $(tail -n 1 "$work/$name.hmpt")"
 }
 
-# 1. a program that takes 60 % (then 85 %) of its limit at start
-for pct in 60 85; do
+# 1. a program that takes 60 % (then 85 %, 93 %, and 99 %, too much with
+# or without hmpt) of its limit at start; 96 % was the most that fit without
+# hmpt on Debian 12, and fit with it too
+for pct in 60 85 93 99; do
 	run_pair reserve$pct --reserve $pct 4 16
-	[ "$rc_glibc" = 0 ] || fail "without hmpt, --reserve $pct exited $rc_glibc: $(cat "$work/reserve$pct.glibc")"
 	[ "$rc_hmpt" = "$rc_glibc" ] ||
 		fail "--reserve $pct: exit $rc_hmpt under hmpt, $rc_glibc without: $(cat "$work/reserve$pct.hmpt" "$work/reserve$pct.err")"
 done
-grep -q 'arena 2.00 GiB (RLIMIT_AS: reserved 256.0 MiB at a time as needed)' "$work/reserve60.err" ||
+grep -q 'arena 2.00 GiB (RLIMIT_AS: reserved as needed, at most 256.0 MiB at a time)' "$work/reserve60.err" ||
 	fail "the arena's set-up under ulimit -v: $(cat "$work/reserve60.err")"
 
-# 2. 640 MiB of blocks, more than the first share: all tracked, quietly
+# 2. 640 MiB of blocks, reserved in several steps: all tracked, quietly
 run_pair grow 40 16
 [ "$rc_hmpt" = 0 ] || fail "grow exited $rc_hmpt: $(cat "$work/grow.hmpt" "$work/grow.err")"
 [ "$(json_total "$work/grow.json" tracked_allocations)" = 40 ] ||
@@ -47,9 +49,11 @@ got_h=$(sed -n 's/^aslimit: ok //p' "$work/fill.hmpt")
 # the normal allocator, said once, data intact
 run_pair blocked --block-next 40 16
 [ "$rc_hmpt" = 0 ] || fail "blocked exited $rc_hmpt: $(cat "$work/blocked.hmpt" "$work/blocked.err")"
-[ "$(json_total "$work/blocked.json" tracked_allocations)" = 16 ] &&
-	[ "$(json_total "$work/blocked.json" untracked_large)" = 24 ] ||
-	fail "expected 16 tracked (the first 256 MiB) and 24 untracked: $(grep -o '"tracked_allocations": [0-9]*\|"untracked_large": [0-9]*' "$work/blocked.json" | tr '\n' ' ')"
+tracked=$(json_total "$work/blocked.json" tracked_allocations)
+untracked=$(json_total "$work/blocked.json" untracked_large)
+[ "$tracked" -ge 1 ] && [ "$untracked" -ge 1 ] && [ $((tracked + untracked)) = 40 ] ||
+	fail "expected the blocks in the first reservation tracked and the rest not: $tracked tracked, $untracked untracked"
+note "blocked: $tracked blocks tracked, $untracked went to the normal allocator"
 [ "$(grep -c 'could not track an allocation of 16.0 MiB' "$work/blocked.err")" = 1 ] ||
 	fail "expected one message: $(cat "$work/blocked.err")"
 

@@ -4,9 +4,9 @@
  *   --reserve PCT  first reserve PCT % of RLIMIT_AS (PROT_NONE), as a JVM
  *                  reserves its heap at start; exit 3 if refused
  *   --block-next   after the first block, map a page where hmpt's arena
- *                  would grow next (the first block starts the arena, which
- *                  is aligned to 1 GiB and grows an eighth of the limit at
- *                  a time), so that it cannot grow; exit 4 if refused
+ *                  would grow next (the end of the run of mappings that
+ *                  holds the first block, read from /proc/self/maps), so
+ *                  that it cannot grow; exit 4 if refused
  *   --until-null   stop at the first NULL instead of failing (exit 1)
  * Then N blocks of MIB MiB, all live, each written at both ends (so that
  * the run stays quick) and checked, freed.
@@ -21,6 +21,25 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
+
+/* The end of the run of adjacent mappings that holds address a, or 0. */
+static uintptr_t run_end(uintptr_t a)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+	uintptr_t end = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (sscanf(line, "%lx-%lx", &lo, &hi) != 2)
+			continue;
+		if ((lo <= a && a < hi) || (end && lo == end))
+			end = hi;
+	}
+	if (f)
+		fclose(f);
+	return end;
+}
 
 int main(int argc, char **argv)
 {
@@ -64,9 +83,7 @@ int main(int argc, char **argv)
 		}
 		p[got][0] = p[got][size - 1] = (char)(got & 0xff);
 		if (got == 0 && block_next) {
-			uintptr_t base = (uintptr_t)p[0] & ~(((uintptr_t)1 << 30) - 1);
-			uintptr_t step = (uintptr_t)(rl.rlim_cur / 8) & ~(((uintptr_t)2 << 20) - 1);
-			void *want = (void *)(base + step);
+			void *want = (void *)run_end((uintptr_t)p[0]);
 			void *q = mmap(want, 4096, PROT_NONE,
 			               MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
 			if (q != want) {
