@@ -1,7 +1,8 @@
 /* test_arena_grow.c — an arena that reserves its address space as blocks
  * need it (arena.h, as under an address-space limit): where it goes
  * (hmpt_arena_pick_hole on /proc/self/maps texts), nothing reserved at
- * start, growth by steps or by what a block needs, every block owned,
+ * start, growth by a quarter of what it holds (within bounds) or by what
+ * a block needs, every block owned,
  * ENOMEM at capacity, and a stop when something else holds the next
  * addresses. */
 #include <errno.h>
@@ -49,45 +50,55 @@ static void test_pick_hole(void)
 int main(void)
 {
 	hmpt_block_t b;
-	char *p[40];
+	static char *p[200];
+	/* the reservation grows by a quarter of what it holds, 8 granules at
+	 * least and step_g (16) at most, or by what a block needs: after the
+	 * first block, the 20 MiB one, then 2 MiB blocks to capacity */
+	static const uint64_t sizes[] = {8, 18, 26, 34, 42, 52, 65, 81, 97, 113, 128};
+	uint64_t seen[16];
+	unsigned nseen = 0;
 
 	test_pick_hole();
-	/* 64 MiB of capacity, reserved 8 MiB (4 granules) at a time */
-	if (hmpt_arena_init(64 * MIB, 8 * MIB) != 0) {
+	/* 256 MiB of capacity, reserved at most 32 MiB (16 granules) at a time */
+	if (hmpt_arena_init(256 * MIB, 32 * MIB) != 0) {
 		fprintf(stderr, "test_arena_grow: cannot set up the arena\n");
 		return 1;
 	}
-	CHECK_OP(hmpt_arena_capacity(), ==, 64 * MIB);
-	CHECK_OP(hmpt_arena_step(), ==, 8 * MIB);
+	CHECK_OP(hmpt_arena_capacity(), ==, 256 * MIB);
+	CHECK_OP(hmpt_arena_step(), ==, 32 * MIB);
 	CHECK_OP(hmpt_arena_size_g, ==, 0); /* nothing reserved before a block */
 	CHECK_OP(hmpt_arena_base_g % HMPT_ARENA_MAX_ALIGN, ==, 0);
-	CHECK_OP(hmpt_arena_free_bytes(), ==, 64 * MIB);
-	/* one block: one step */
+	CHECK_OP(hmpt_arena_free_bytes(), ==, 256 * MIB);
 	p[0] = hmpt_arena_alloc(3 * MIB, 0, false, 1, 0);
 	CHECK_OP(p[0], ==, (char *)hmpt_arena_base_g);
-	CHECK_OP(hmpt_arena_size_g, ==, 8 * MIB);
-	/* a block larger than a step: the reservation grows by what it needs
-	 * (10 granules; the free one at the end of the first step is not
-	 * counted, and the block starts there) */
+	seen[nseen++] = hmpt_arena_size_g / HMPT_GRANULE;
+	/* larger than the free rest of the reservation: it grows by what the
+	 * block needs (10 granules; the free ones at the end are not counted),
+	 * and the block starts right after the first */
 	p[1] = hmpt_arena_alloc(20 * MIB, 0, true, 1, 0);
 	CHECK_OP(p[1], ==, p[0] + 4 * MIB);
-	CHECK_OP(hmpt_arena_size_g, ==, 28 * MIB);
-	/* then 2 MiB blocks to capacity, each in the arena and usable */
+	seen[nseen++] = hmpt_arena_size_g / HMPT_GRANULE;
 	int n = 2;
-	for (; n < 40; n++) {
+	for (; n < 200; n++) {
 		p[n] = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
 		if (!p[n])
 			break;
 		CHECK(hmpt_arena_owns(p[n]));
 		p[n][0] = p[n][2 * MIB - 1] = (char)n;
+		if (hmpt_arena_size_g / HMPT_GRANULE != seen[nseen - 1] && nseen < 16)
+			seen[nseen++] = hmpt_arena_size_g / HMPT_GRANULE;
 	}
-	CHECK_OP(n, ==, 2 + (64 - 24) / 2); /* every granule of the capacity */
+	CHECK_OP(n, ==, 2 + (128 - 12)); /* every granule of the capacity */
 	CHECK_OP(errno, ==, ENOMEM);
-	CHECK_OP(hmpt_arena_size_g, ==, 64 * MIB);
+	CHECK_OP(nseen, ==, sizeof(sizes) / sizeof(sizes[0]));
+	for (unsigned i = 0; i < nseen && i < sizeof(sizes) / sizeof(sizes[0]); i++)
+		CHECK_OP(seen[i], ==, sizes[i]);
 	CHECK_OP(p[1][20 * MIB - 1], ==, 0);
+	for (int i = 2; i < n; i++)
+		CHECK_OP(p[i][2 * MIB - 1], ==, (char)i);
 	for (int i = n - 1; i >= 0; i--)
 		CHECK_OP(hmpt_arena_free(p[i], &b), ==, 0);
-	CHECK_OP(hmpt_arena_free_bytes(), ==, 64 * MIB);
+	CHECK_OP(hmpt_arena_free_bytes(), ==, 256 * MIB);
 	if (failures)
 		fprintf(stderr, "test_arena_grow: %d failures\n", failures);
 	return failures != 0;
