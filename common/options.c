@@ -30,7 +30,7 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
         {"HMPT_ARENA_SIZE", HMPT_OPT_TYPE_SIZE, 16 * TiB, 1 * GiB, 64 * TiB, "16T",
          "Virtual address range reserved for tracked blocks (reserved, not "
          "used: memory is taken only as blocks are allocated). Under ulimit -v, at "
-         "most the limit, reserved an eighth of it at a time as blocks need it."},
+         "most the limit, reserved as blocks need it."},
     [HMPT_OPT_PLAN] = {"HMPT_PLAN", HMPT_OPT_TYPE_STRING, 0, 0, 0, "(none)",
                        "Place tracked allocations as this plan file says (docs/plan-format.md); "
                        "a plan that cannot be used leaves default placement, with one error "

@@ -78,9 +78,10 @@ static inline bool hmpt_arena_owns(const void *p)
  * address-space limit) its place is chosen now, in the middle of the
  * largest gap in the address space so that nothing else is likely to take
  * it, and it is reserved as blocks need it: a quarter of what it holds,
- * 16 MiB at least and `initial` bytes at most (or what a block needs); once the limit refuses more, or something else holds
- * the next addresses, allocation fails (ENOMEM).  When no gap holds the
- * capacity, `initial` bytes are reserved now and that is all. */
+ * 16 MiB at least and `initial` bytes at most (or what a block needs).
+ * Once the limit refuses more, or something else holds the next
+ * addresses, allocation fails (ENOMEM).  When no gap holds the capacity,
+ * `initial` bytes are reserved now and that is all. */
 int hmpt_arena_init(uint64_t capacity, uint64_t initial);
 /* Bytes the arena can hold when fully reserved, and the most it reserves
  * at a time as it grows (0: it was all reserved at init). */
