@@ -20,10 +20,11 @@
 /* Version-1 profiles are read too: their site ids are recomputed as
  * version 2 defines them (siteid.h); a site of theirs whose stack was cut
  * at a depth that counted runtime frames gets "cut": true (plans match it
- * as a prefix).  So do the sites of version-2 profiles written before
- * frames in no module ("??", JIT code) were left out of ids: those whose
- * id hashed such frames (the depth counted them).  Sites with one id (stacks that differ in runtime
- * frames only) are merged into one, as hmpt_prof_merge merges processes. */
+ * as a prefix).  The same for a version-2 site written before frames in no
+ * module ("??", JIT code) were left out of ids, whose id hashed them: today's
+ * id, and "cut" where the depth counted them.  Sites with one id (stacks
+ * that differ in runtime or "??" frames only) are merged into one, as
+ * hmpt_prof_merge merges processes. */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 /* Split a frame "module!0xoffset" as the shim's plan loader does: at the
  * last '!', a module of 1 to cap-1 characters, then 0x or 0X and 1 to 16 hex

@@ -218,6 +218,17 @@ int main(void)
 		CHECK(p &&
 		      !strcmp(hmpt_prof_str(json_array_get(json_object_get(p, "sites"), 0), "id"),
 		              "aaaa"));
+		/* only frames in no module: no prefix of them names anything, the
+		 * whole stack is the site */
+		json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
+		json_object_set_new(s0, "frames",
+		                    json_pack("[s,s]", "?\?!0x7f001006", "?\?!0x7f002006"));
+		hmpt_sym_t *sym = hmpt_sym_new();
+		json_t *e = hmpt_plan_site_entry(p, s0, 1, sym);
+		CHECK(!json_object_get(e, "match") && json_object_get(e, "id") &&
+		      json_array_size(json_object_get(e, "frames")) == 2);
+		json_decref(e);
+		hmpt_sym_free(sym);
 		json_decref(p);
 		json_decref(fr);
 		json_decref(own);
