@@ -575,9 +575,9 @@ static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const 
 	memcpy(m, v->str, len);
 	m[len] = '\0';
 	*module = m;
-	/* profiles write "??" for a frame in no known module; the shim hashes
-	 * such a module as 0 */
-	*hash = strcmp(m, "??") == 0 ? 0 : hmpt_hash_module(m, len);
+	/* profiles write "??" for a frame in no known module (JIT code), whose
+	 * module hash the shim takes as 0 (no part of today's ids, siteid.h) */
+	*hash = strcmp(m, HMPT_SITEID_NO_MODULE) == 0 ? 0 : hmpt_hash_module(m, len);
 	*off = o;
 	return 0;
 }
@@ -652,8 +652,8 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 	static const char *const keys[] = {"frames", "match",    "id", "symbols",
 	                                   "bytes",  "symbolic", NULL};
 	static const char *const matches[] = {"stack", "prefix", NULL};
-	bool runtime[64];
-	uint32_t idx[64];
+	hmpt_siteid_class_t cls[64];
+	uint32_t idx[64], nold;
 	const hmpt_json_t *fr, *m;
 	path_t f;
 	int rc, e;
@@ -682,10 +682,10 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 		if ((rc = parse_frame(c, x, xf.s, &s->modules[k], &s->name_hashes[k],
 		                      &s->offsets[k])))
 			return rc;
-		runtime[k] = hmpt_siteid_runtime(s->modules[k]);
+		cls[k] = hmpt_siteid_class(s->modules[k]);
 	}
 	/* version 1 hashed every frame; matching uses the identity frames */
-	s->nid = hmpt_siteid_frames(runtime, s->nframes, HMPT_SITEID_OWNED, idx);
+	s->nid = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED, idx);
 	s->id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, s->nid);
 	s->id_hashes = bump(c, s->nid * sizeof(uint64_t));
 	s->id_offsets = bump(c, s->nid * sizeof(uint64_t));
@@ -695,27 +695,47 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 		s->id_hashes[k] = s->name_hashes[idx[k]];
 		s->id_offsets[k] = s->offsets[idx[k]];
 	}
-	uint64_t given_id = s->id;
+	/* the id version 1 gave (every frame), or version 2 before frames in
+	 * no module were left out (siteid.h); where those are the same as
+	 * today's, old_id is given_id */
+	uint64_t given_id = s->id, old_id;
 	if (c->plan->version == 1) {
-		uint32_t all = hmpt_siteid_frames(runtime, s->nframes, HMPT_SITEID_ALL, idx);
+		uint32_t all = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_ALL, idx);
 		given_id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, all);
 	}
+	nold = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED_ANON, idx);
+	old_id = c->plan->version == 1 ? given_id
+	                               : hmpt_siteid_hash(s->name_hashes, s->offsets, idx, nold);
 	if ((m = member(v, "match"))) {
 		path_join(&f, base, "match", -1);
 		if ((rc = want_enum(c, m, f.s, matches, &e)))
 			return rc;
 		s->prefix = e == 1;
 	}
+	/* an empty prefix would match every stack */
+	if (s->prefix && s->nid == 0) {
+		path_join(&f, base, "frames", -1);
+		return fail(c, fr, f.s,
+		            "a prefix of frames in no module (\"??\": JIT code, at other "
+		            "addresses in every run) names no site",
+		            NULL);
+	}
 	/* a version-1 stack cut at the depth counted runtime frames too: it
 	 * names the first frames of a stack the shim now takes deeper */
-	s->legacy_prefix = c->plan->version == 1 && !s->prefix && s->nid < s->nframes &&
-	                   s->nframes == (c->plan->stack_depth ? c->plan->stack_depth : 16);
+	uint32_t depth = c->plan->stack_depth ? c->plan->stack_depth : 16;
+	s->legacy_prefix = c->plan->version == 1 && !s->prefix && s->nid > 0 &&
+	                   s->nid < s->nframes && s->nframes == depth;
 	if ((m = member(v, "id"))) {
 		uint64_t id;
 		path_join(&f, base, "id", -1);
 		if (parse_hex_id(m, &id) != 0)
 			return fail(c, m, f.s, "expected a site id of 16 hexadecimal digits", m);
-		if (!s->prefix && id != given_id) {
+		/* an old version-2 id, frames in no module hashed: the depth
+		 * counted those too, as version 1's counted runtime frames */
+		if (!s->prefix && id == old_id && id != given_id) {
+			s->legacy_anon = true;
+			s->legacy_prefix = s->nid > 0 && nold == depth;
+		} else if (!s->prefix && id != given_id) {
 			char what[96];
 			hmpt_fmt_text(what, sizeof(what),
 			              "does not match the frames (their id is %016" PRIx64
@@ -830,18 +850,21 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 				return rc;
 			/* one identity twice: harmless in one group (stacks that
 			 * differ only in runtime frames, as two hosts' profiles
-			 * give); in two groups, ambiguous, except in a version-1
-			 * plan, which loaded before identity left runtime frames
-			 * out: there the first one wins, as matching has it */
+			 * give); in two groups, ambiguous, except in a plan that
+			 * loaded before identity left those frames out (version
+			 * 1: runtime frames; a version-2 id that hashed frames in
+			 * no module): there the first one wins, as matching has it */
 			for (uint32_t o = 0; o < pl->nsites; o++)
 				if (same_site(&pl->sites[o], s) && pl->sites[o].group != g &&
-				    (pl->version > 1 || same_frames(&pl->sites[o], s))) {
+				    ((pl->version > 1 && !pl->sites[o].legacy_anon &&
+				      !s->legacy_anon) ||
+				     same_frames(&pl->sites[o], s))) {
 					char what[240];
 					hmpt_fmt_t w;
 					hmpt_fmt_init(&w, what, sizeof(what), -1);
 					hmpt_fmt_str(&w, "the same site (the same frames, those in "
-					                 "runtime libraries aside, and match) is "
-					                 "already in group ");
+					                 "runtime libraries or in no module aside, "
+					                 "and match) is already in group ");
 					hmpt_fmt_json_str(&w, pl->groups[pl->sites[o].group].name);
 					hmpt_fmt_printf(&w, " at line %u",
 					                (unsigned)pl->sites[o].line);

@@ -73,6 +73,7 @@ typedef struct {
 	uint64_t *id_hashes, *id_offsets;
 	bool prefix;        /* "match": "prefix" */
 	bool legacy_prefix; /* a version-1 stack cut at the depth: matched as a prefix */
+	bool legacy_anon;   /* its "id" hashed frames in no module (siteid.h): written before */
 	uint64_t id;        /* the site id (siteid.h) */
 	uint32_t group;
 	uint32_t line;

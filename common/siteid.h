@@ -16,8 +16,17 @@
  * are not recorded at all: sites.c skips them.)  A stack made only of
  * runtime frames keeps them all: there is nothing else to name it by.
  *
+ * A frame in no loaded module (anonymous executable memory: the JIT code of
+ * a JVM or of V8, an interpreter's trampolines) is written "??!0x<absolute
+ * address>": ASLR and the JIT place that code anew in every run, so such a
+ * frame is no part of any identity either, not even of a stack made of
+ * nothing else (its id is then the hash of no frame).
+ *
  * Version-1 plans hashed every frame (HMPT_SITEID_ALL): plan.c accepts
- * either id there and matches on the identity frames.
+ * either id there and matches on the identity frames.  Version-2 plans and
+ * profiles written before anonymous frames were left out hashed them as
+ * owned frames, module hash 0 (HMPT_SITEID_OWNED_ANON): their ids are
+ * accepted too.
  */
 #ifndef HMPT_SITEID_H
 #define HMPT_SITEID_H
@@ -48,24 +57,47 @@ static inline bool hmpt_siteid_runtime(const char *name)
 	return false;
 }
 
+/* What "module!0x..." frames write for a frame in no loaded module. */
+#define HMPT_SITEID_NO_MODULE "??"
+
+/* Where a frame is, as the identity rules see it. */
 typedef enum {
-	HMPT_SITEID_OWNED, /* the program's frames only (unless all are runtime) */
+	HMPT_SITEID_FRAME_OWNED,   /* the program or any library not a runtime one */
+	HMPT_SITEID_FRAME_RUNTIME, /* a system runtime library (hmpt_siteid_runtime) */
+	HMPT_SITEID_FRAME_ANON,    /* no module: JIT or interpreter code */
+} hmpt_siteid_class_t;
+
+/* The class of a frame of module `name` as frames write it. */
+static inline hmpt_siteid_class_t hmpt_siteid_class(const char *name)
+{
+	return strcmp(name, HMPT_SITEID_NO_MODULE) == 0 ? HMPT_SITEID_FRAME_ANON
+	       : hmpt_siteid_runtime(name)              ? HMPT_SITEID_FRAME_RUNTIME
+	                                                : HMPT_SITEID_FRAME_OWNED;
+}
+
+typedef enum {
+	HMPT_SITEID_OWNED, /* owned frames; none: the runtime ones; never anonymous */
 	HMPT_SITEID_ALL,   /* every frame: ids of version-1 plans and profiles */
+	/* anonymous frames as owned ones: ids of version-2 plans and profiles
+	 * written before they were left out */
+	HMPT_SITEID_OWNED_ANON,
 } hmpt_siteid_rule_t;
 
-/* The indices of the identity frames of n frames (runtime[i]: frame i is
- * in a runtime library) into idx; returns how many. */
-static inline uint32_t hmpt_siteid_frames(const bool *runtime, uint32_t n, hmpt_siteid_rule_t rule,
-                                          uint32_t *idx)
+/* The indices of the identity frames of n frames (cls[i]: frame i's class)
+ * into idx; returns how many. */
+static inline uint32_t hmpt_siteid_frames(const hmpt_siteid_class_t *cls, uint32_t n,
+                                          hmpt_siteid_rule_t rule, uint32_t *idx)
 {
 	uint32_t k = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		if (rule == HMPT_SITEID_ALL || !runtime[i])
+		if (rule == HMPT_SITEID_ALL || cls[i] == HMPT_SITEID_FRAME_OWNED ||
+		    (rule == HMPT_SITEID_OWNED_ANON && cls[i] == HMPT_SITEID_FRAME_ANON))
 			idx[k++] = i;
-	if (k == 0) /* only runtime frames: they are all there is */
-		for (; k < n; k++)
-			idx[k] = k;
+	if (k == 0) /* only runtime frames (and anonymous ones): they are all there is */
+		for (uint32_t i = 0; i < n; i++)
+			if (cls[i] == HMPT_SITEID_FRAME_RUNTIME)
+				idx[k++] = i;
 	return k;
 }
 

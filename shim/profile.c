@@ -15,6 +15,7 @@
 #include "job.h"
 #include "placer.h"
 #include "pool.h"
+#include "siteid.h"
 #include "sites.h"
 #include "stale.h"
 #include "sys.h"
@@ -192,7 +193,9 @@ static void write_frame(hmpt_fmt_t *f, const hmpt_site_t *s, uint32_t i)
 	const hmpt_module_t *m =
 	    s->mods[i] == HMPT_MODULE_UNKNOWN ? NULL : hmpt_modules_get(s->mods[i]);
 
-	hmpt_fmt_printf(f, "\"%s!0x%" PRIx64 "\"", m ? m->name : "??", (uint64_t)s->offs[i]);
+	/* in no module: JIT code, its address no part of the id (siteid.h) */
+	hmpt_fmt_printf(f, "\"%s!0x%" PRIx64 "\"", m ? m->name : HMPT_SITEID_NO_MODULE,
+	                (uint64_t)s->offs[i]);
 }
 
 /* a build id in hex, "" for none */

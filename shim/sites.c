@@ -221,7 +221,7 @@ static bool same_frames(const hmpt_site_t *s, const uintptr_t *ips, uint32_t n)
 static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
 {
 	uint64_t hashes[HMPT_MAX_DEPTH];
-	bool runtime[HMPT_MAX_DEPTH];
+	hmpt_siteid_class_t cls[HMPT_MAX_DEPTH];
 
 	if (nsites_g == MAX_SITES)
 		return HMPT_SITE_OVERFLOW;
@@ -237,13 +237,17 @@ static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
 		uint32_t m = module_of(ips[i]);
 		s->ips[i] = ips[i];
 		s->mods[i] = m;
+		/* in no module (JIT code): the absolute address, for people;
+		 * no part of the id */
 		s->offs[i] = m == HMPT_MODULE_UNKNOWN ? ips[i] : ips[i] - modules_g[m].base;
 		hashes[i] = m == HMPT_MODULE_UNKNOWN ? 0 : modules_g[m].name_hash;
-		runtime[i] = m != HMPT_MODULE_UNKNOWN && modules_g[m].runtime;
+		cls[i] = m == HMPT_MODULE_UNKNOWN ? HMPT_SITEID_FRAME_ANON
+		         : modules_g[m].runtime   ? HMPT_SITEID_FRAME_RUNTIME
+		                                  : HMPT_SITEID_FRAME_OWNED;
 		if (m != HMPT_MODULE_UNKNOWN)
 			modules_g[m].used = true;
 	}
-	s->nid = hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, s->idx);
+	s->nid = hmpt_siteid_frames(cls, n, HMPT_SITEID_OWNED, s->idx);
 	s->nframes = n;
 	s->key = key;
 	s->id = hmpt_siteid_hash(hashes, s->offs, s->idx, s->nid);
@@ -281,10 +285,11 @@ uint32_t hmpt_sites_capture(void)
 	if (first < 0) /* only runtime frames: keep them */
 		first = first_foreign < 0 ? got : first_foreign;
 	/* the depth counts the frames that name the site (siteid.h), so that
-	 * a runtime with more or fewer frames does not move the window */
+	 * a runtime, or JIT code, with more or fewer frames does not move the
+	 * window */
 	for (int i = first; i < got && n < HMPT_MAX_DEPTH && owned < depth_g; i++) {
 		uint32_t m = mods[i];
-		if (m == HMPT_MODULE_UNKNOWN || !modules_g[m].runtime)
+		if (m != HMPT_MODULE_UNKNOWN && !modules_g[m].runtime)
 			owned++;
 		ips[n++] = (uintptr_t)raw[i];
 	}

@@ -4,7 +4,9 @@
  * (module base name, offset from the module's load base) frames, which are
  * the same in every run of the same binaries; its id hashes those of them
  * outside the system runtime libraries (siteid.h), and the depth counts
- * those.  Within a process, sites are
+ * those.  A frame in no module (JIT code) keeps its absolute address, which
+ * no other run shares: it is recorded but neither hashed nor counted.
+ * Within a process, sites are
  * found by their raw return addresses (fast); the module!offset form and the
  * stable id are computed once, when a site is first seen.
  *
@@ -67,7 +69,7 @@ typedef struct {
 	uint32_t *idx;
 	uintptr_t *ips;
 	uint32_t *mods; /* module index per frame, or HMPT_MODULE_UNKNOWN */
-	uint64_t *offs; /* offset from the module's load base */
+	uint64_t *offs; /* offset from the module's load base; in none, the address */
 	hmpt_site_stats_t st;
 	/* HMPT_SITE_STATIC (statics.h): one frame, the object's own address */
 	uint8_t kind;

@@ -48,16 +48,42 @@ static int need(json_t *obj, const char *key, int type, const char *path, const 
 static bool cut_v1(const json_t *frames, json_int_t depth)
 {
 	uint64_t hashes[64], offs[64];
-	bool runtime[64];
+	hmpt_siteid_class_t cls[64];
 	uint32_t bad, n;
 
 	if (depth <= 0 || json_array_size(frames) != (size_t)depth)
 		return false;
-	n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
+	n = hmpt_prof_frames(frames, hashes, offs, cls, &bad);
 	for (uint32_t i = 0; i < n; i++)
-		if (runtime[i])
+		if (cls[i] == HMPT_SITEID_FRAME_RUNTIME)
 			return true;
 	return false;
+}
+
+/* A version-2 site written before frames in no module (JIT code) were left
+ * out of ids (siteid.h): its id hashed them.  Gives it today's id, and
+ * tells whether its stack was cut at a depth that counted them. */
+static bool old_anon_id(json_t *site, json_int_t depth, bool *cut)
+{
+	const json_t *frames = json_object_get(site, "frames");
+	uint64_t hashes[64], offs[64];
+	hmpt_siteid_class_t cls[64];
+	uint32_t idx[64], bad, n = hmpt_prof_frames(frames, hashes, offs, cls, &bad), k, kold;
+	char old[17], id[17];
+
+	if (bad || json_array_size(frames) > 64)
+		return false;
+	kold = hmpt_siteid_frames(cls, n, HMPT_SITEID_OWNED_ANON, idx);
+	snprintf(old, sizeof(old), "%016llx",
+	         (unsigned long long)hmpt_siteid_hash(hashes, offs, idx, kold));
+	k = hmpt_siteid_frames(cls, n, HMPT_SITEID_OWNED, idx);
+	snprintf(id, sizeof(id), "%016llx",
+	         (unsigned long long)hmpt_siteid_hash(hashes, offs, idx, k));
+	if (strcmp(old, id) == 0 || strcmp(old, hmpt_prof_str(site, "id")) != 0)
+		return false;
+	json_object_set_new(site, "id", json_string(id));
+	*cut = k > 0 && depth > 0 && kold == (uint32_t)depth;
+	return true;
 }
 
 static json_t *check(json_t *p, const json_error_t *je, const char *path, char *err, size_t errlen)
@@ -152,6 +178,9 @@ static json_t *check(json_t *p, const json_error_t *je, const char *path, char *
 			json_object_set_new(v, "id", json_string(id));
 		if (v1 && cut_v1(json_object_get(v, "frames"), depth))
 			json_object_set_new(v, "cut", json_true());
+		bool cut;
+		if (!v1 && old_anon_id(v, depth, &cut) && cut)
+			json_object_set_new(v, "cut", json_true());
 	}
 	if (v1)
 		json_object_set_new(p, "format_version", json_integer(HMPT_PROFILE_VERSION));
@@ -205,7 +234,7 @@ int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t 
 }
 
 uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t offsets[64],
-                          bool runtime[64], uint32_t *bad)
+                          hmpt_siteid_class_t cls[64], uint32_t *bad)
 {
 	uint32_t n = 0;
 	const json_t *f;
@@ -221,13 +250,15 @@ uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t of
 		                          &offsets[n]) != 0) {
 			(*bad)++;
 			hashes[n] = offsets[n] = 0;
-			runtime[n++] = false;
+			cls[n++] = HMPT_SITEID_FRAME_OWNED;
 			continue;
 		}
-		/* profiles write "??" for a frame in no known module, hashed as 0 */
+		/* profiles write "??" for a frame in no known module, hashed as 0
+		 * where an old rule hashes it */
+		cls[n] = hmpt_siteid_class(module);
 		hashes[n] =
-		    strcmp(module, "??") == 0 ? 0 : hmpt_hash_module(module, strlen(module));
-		runtime[n++] = hmpt_siteid_runtime(module);
+		    cls[n] == HMPT_SITEID_FRAME_ANON ? 0 : hmpt_hash_module(module, strlen(module));
+		n++;
 	}
 	return n;
 }
@@ -235,21 +266,21 @@ uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t of
 uint32_t hmpt_prof_identity(const json_t *frames, uint32_t idx[64])
 {
 	uint64_t hashes[64], offs[64];
-	bool runtime[64];
-	uint32_t bad, n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
+	hmpt_siteid_class_t cls[64];
+	uint32_t bad, n = hmpt_prof_frames(frames, hashes, offs, cls, &bad);
 
-	return hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, idx);
+	return hmpt_siteid_frames(cls, n, HMPT_SITEID_OWNED, idx);
 }
 
 int hmpt_prof_site_id(const json_t *frames, char id[17])
 {
 	uint64_t hashes[64], offs[64];
-	bool runtime[64];
-	uint32_t idx[64], bad, n = hmpt_prof_frames(frames, hashes, offs, runtime, &bad);
+	hmpt_siteid_class_t cls[64];
+	uint32_t idx[64], bad, n = hmpt_prof_frames(frames, hashes, offs, cls, &bad);
 
 	if (bad || json_array_size(frames) > 64)
 		return -1;
-	uint32_t k = hmpt_siteid_frames(runtime, n, HMPT_SITEID_OWNED, idx);
+	uint32_t k = hmpt_siteid_frames(cls, n, HMPT_SITEID_OWNED, idx);
 	snprintf(id, 17, "%016llx", (unsigned long long)hmpt_siteid_hash(hashes, offs, idx, k));
 	return 0;
 }

@@ -15,12 +15,16 @@
 #include <stdint.h>
 
 #include "profile_format.h"
+#include "siteid.h"
 
 /* Version-1 profiles are read too: their site ids are recomputed as
  * version 2 defines them (siteid.h); a site of theirs whose stack was cut
  * at a depth that counted runtime frames gets "cut": true (plans match it
- * as a prefix).  Sites with one id (stacks that differ in runtime frames
- * only) are merged into one, as hmpt_prof_merge merges processes. */
+ * as a prefix).  The same for a version-2 site written before frames in no
+ * module ("??", JIT code) were left out of ids, whose id hashed them: today's
+ * id, and "cut" where the depth counted them.  Sites with one id (stacks
+ * that differ in runtime or "??" frames only) are merged into one, as
+ * hmpt_prof_merge merges processes. */
 json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 /* Split a frame "module!0xoffset" as the shim's plan loader does: at the
  * last '!', a module of 1 to cap-1 characters, then 0x or 0X and 1 to 16 hex
@@ -29,10 +33,10 @@ json_t *hmpt_prof_load(const char *path, char *err, size_t errlen);
 int hmpt_prof_parse_frame(const char *frame, char *module, size_t cap, uint64_t *offset);
 /* The first 64 frames "module!0xoffset" of a profile's or plan's site, parsed
  * for siteid.h: per frame its module-name hash (0 for "??"), offset and
- * whether its module is a runtime library; a frame not of that form counts
- * in *bad and as hash 0, offset 0, no runtime.  Returns how many. */
+ * class (owned, runtime library, no module); a frame not of that form counts
+ * in *bad and as hash 0, offset 0, owned.  Returns how many. */
 uint32_t hmpt_prof_frames(const json_t *frames, uint64_t hashes[64], uint64_t offsets[64],
-                          bool runtime[64], uint32_t *bad);
+                          hmpt_siteid_class_t cls[64], uint32_t *bad);
 /* The identity frames (siteid.h) of those frames: their indices into idx;
  * how many. */
 uint32_t hmpt_prof_identity(const json_t *frames, uint32_t idx[64]);

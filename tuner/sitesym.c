@@ -173,11 +173,11 @@ static table_t *build(hmpt_sym_t *sym, const json_t *prof)
 		site_t *s = &t->sites[t->n++];
 		const json_t *fr = json_object_get(site, "frames"), *f;
 		uint64_t hashes[MAX_FRAMES];
-		bool runtime[MAX_FRAMES];
+		hmpt_siteid_class_t cls[MAX_FRAMES];
 		uint32_t idx[MAX_FRAMES], nid, bad;
 		size_t k;
 		s->json = site;
-		s->n = hmpt_prof_frames(fr, hashes, s->offsets, runtime, &bad);
+		s->n = hmpt_prof_frames(fr, hashes, s->offsets, cls, &bad);
 		json_array_foreach(fr, k, f)
 		{
 			if (k == s->n)
@@ -194,7 +194,7 @@ static table_t *build(hmpt_sym_t *sym, const json_t *prof)
 			}
 			continue;
 		}
-		nid = hmpt_siteid_frames(runtime, (uint32_t)s->n, HMPT_SITEID_OWNED, idx);
+		nid = hmpt_siteid_frames(cls, (uint32_t)s->n, HMPT_SITEID_OWNED, idx);
 		for (uint32_t j = 0; j < nid; j++)
 			resolve(sym, prof, s, idx[j]);
 	}

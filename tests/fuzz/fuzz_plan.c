@@ -42,7 +42,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint32_t i = 0; i < plan.nsites; i++) {
 		const hmpt_plan_site_t *s = &plan.sites[i];
 		fuzz_check(s->nframes >= 1 && s->nframes <= 64, "frame count");
-		fuzz_check(s->nid >= 1 && s->nid <= s->nframes, "identity frame count");
+		fuzz_check(s->nid <= s->nframes, "identity frame count");
+		/* none only where every frame is in no module ("??", JIT code),
+		 * and then never as a prefix, which would match every stack */
+		for (uint32_t k = 0; s->nid == 0 && k < s->nframes; k++)
+			fuzz_check(strcmp(s->modules[k], "??") == 0, "no identity frame");
+		fuzz_check(s->nid > 0 || (!s->prefix && !s->legacy_prefix), "an empty prefix");
 		/* matching takes a stack's identity frames (siteid.h), as the shim
 		 * passes them */
 		memcpy(hs, s->id_hashes, s->nid * sizeof(uint64_t));

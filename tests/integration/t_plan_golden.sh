@@ -4,10 +4,12 @@
 # 1. each golden site's literal id is still the id of its frames (the plan
 #    loader checks every id against its frames: a changed hash or identity
 #    rule fails here, by name);
-# 2. the running shim names alloc_c's sites with the ids that an independent
-#    implementation of the documented rule computes from their frames
-#    (FNV-1a 64 over the module's base name, then over each identity
-#    frame's name hash and offset; docs/plan-format.md, common/siteid.h);
+# 2. the running shim names alloc_c's sites (and jit_stub's, with a frame in
+#    no module) with the ids that an independent implementation of the
+#    documented rule computes from their frames (FNV-1a 64 over the
+#    module's base name, then over each identity frame's name hash and
+#    offset; frames in runtime libraries and in no module, "??", left out;
+#    docs/plan-format.md, common/siteid.h);
 # 3. where this compiler laid alloc_c out as the golden plans' compiler did,
 #    both plans still place its arrays as they say (read back from the
 #    profile that run writes).
@@ -21,7 +23,13 @@ grep -q '"id": "708bdf35a3c58dce"' "$G/alloc_c-v1.json" && grep -q '"id": "e2368
 note "golden plans load: version 1 (ids over every frame) and version 2"
 
 run_profile "$work/prof" "$P/alloc_c" >/dev/null || fail "profiling alloc_c"
-python3 - "$work/prof/sites.tsv" <<'PY' || fail "site ids differ from the documented rule"
+tsvs=$work/prof/sites.tsv
+# and jit_stub's, whose stacks hold a frame in no module (x86-64 only)
+if [ "$(uname -m)" = x86_64 ] && "$P/jit_stub" >/dev/null 2>&1; then
+	run_profile "$work/jit" "$P/jit_stub" >/dev/null || fail "profiling jit_stub"
+	tsvs="$tsvs $work/jit/sites.tsv"
+fi
+python3 - $tsvs <<'PY' || fail "site ids differ from the documented rule"
 import struct, sys
 M = (1 << 64) - 1
 SEED = 0xcbf29ce484222325
@@ -38,19 +46,24 @@ def fnv(h, data):
     return h
 def site_id(frames):
     fr = [(f.rsplit("!", 1)[0], int(f.rsplit("!", 1)[1], 16)) for f in frames]
-    own = [x for x in fr if not x[0].startswith(RUNTIME)] or fr
+    # "??": a frame in no module (JIT code), at another address in every run
+    own = [x for x in fr if x[0] != "??" and not x[0].startswith(RUNTIME)] or \
+          [x for x in fr if x[0].startswith(RUNTIME)]
     h = SEED
     for name, off in own:
         h = fnv(h, struct.pack("<QQ", fnv(SEED, name.encode()), off))
     return "%016x" % h
 # the rule itself, on literal frames (the golden plans' site)
 assert site_id(["alloc_c!0x13ac", "libc.so.6!0x2724a", "libc.so.6!0x27305", "alloc_c!0x1141"]) == "e2368e6d3bbbee2a"
-rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[1])][1:]
-assert rows, "no sites"
-for r in rows:
-    if r[0] != site_id(r[9].split()):
-        sys.exit("site %s at %s: frames %s give %s" % (r[0], r[8], r[9], site_id(r[9].split())))
-print("%d sites: every id is its frames' documented hash" % len(rows))
+assert site_id(["??!0x7f0012345006", "alloc_c!0x13ac", "libc.so.6!0x2724a", "??!0x7f00aa",
+                "alloc_c!0x1141"]) == "e2368e6d3bbbee2a"
+for tsv in sys.argv[1:]:
+    rows = [l.rstrip("\n").split("\t") for l in open(tsv)][1:]
+    assert rows, "no sites in " + tsv
+    for r in rows:
+        if r[0] != site_id(r[9].split()):
+            sys.exit("site %s at %s: frames %s give %s" % (r[0], r[8], r[9], site_id(r[9].split())))
+    print("%s: %d sites: every id is its frames' documented hash" % (tsv.split("/")[-2], len(rows)))
 PY
 
 # 3: the golden site is alloc_c.c:53 (16 MiB), at these identity frames

@@ -1,7 +1,8 @@
 /* test_plan.c — the plan loader: every malformed plan of tests/plans/bad.tsv
  * gives its one expected message; the examples load with the right
  * meaning; matching picks the most specific site; site ids (hash.h, FNV-1a
- * test vectors) leave runtime frames out; stale.c's lines.  Run from the
+ * test vectors) leave runtime frames and frames in no module out; stale.c's
+ * lines.  Run from the
  * repository root. */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 
 #include "hash.h"
 #include "plan.h"
+#include "siteid.h"
 #include "stale.h"
 
 static hmpt_plan_t plan;
@@ -184,10 +186,12 @@ static void test_match(void)
 	/* same offsets in another module */
 	hs[0] = h("z");
 	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, -1);
-	/* a frame outside any module hashes as 0, as the shim does */
+	/* a frame outside any module (JIT code) is no identity frame: that
+	 * site names the stacks that have none, whatever the address */
 	hs[0] = 0, offs[0] = 0x7f00;
-	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, 3);
-	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 0), ==, -1);
+	CHECK_OP(plan.sites[3].nid, ==, 0u);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, -1);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 0), ==, 3);
 	/* ids: the shim's hash over (module hash, offset) */
 	uint64_t id = hmpt_hash_frame(
 	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("a"), 1), h("b"), 2), h("c"), 3);
@@ -320,6 +324,132 @@ static void test_identity(void)
 	hmpt_plan_free(&plan);
 }
 
+/* siteid.h: frames in no module ("??", JIT code at other addresses in
+ * every run) are no part of an id; the old version-2 ids that hashed them
+ * still load */
+static void test_identity_anon(void)
+{
+	static const hmpt_siteid_class_t O = HMPT_SITEID_FRAME_OWNED, R = HMPT_SITEID_FRAME_RUNTIME,
+	                                 A = HMPT_SITEID_FRAME_ANON;
+	uint32_t idx[8];
+
+	/* the rules on classes */
+	CHECK_OP(hmpt_siteid_class("??"), ==, A);
+	CHECK_OP(hmpt_siteid_class("libc.so.6"), ==, R);
+	CHECK_OP(hmpt_siteid_class("app"), ==, O);
+	CHECK_OP(hmpt_siteid_class("??x"), ==, O); /* only the marker itself */
+	const hmpt_siteid_class_t mixed[] = {A, O, R, A, O};
+	CHECK_OP(hmpt_siteid_frames(mixed, 5, HMPT_SITEID_OWNED, idx), ==, 2u);
+	CHECK(idx[0] == 1 && idx[1] == 4);
+	CHECK_OP(hmpt_siteid_frames(mixed, 5, HMPT_SITEID_OWNED_ANON, idx), ==, 4u);
+	CHECK(idx[0] == 0 && idx[1] == 1 && idx[2] == 3 && idx[3] == 4);
+	CHECK_OP(hmpt_siteid_frames(mixed, 5, HMPT_SITEID_ALL, idx), ==, 5u);
+	const hmpt_siteid_class_t jit_rt[] = {A, R, A, R}; /* no owned frame: the runtime's */
+	CHECK_OP(hmpt_siteid_frames(jit_rt, 4, HMPT_SITEID_OWNED, idx), ==, 2u);
+	CHECK(idx[0] == 1 && idx[1] == 3);
+	CHECK_OP(hmpt_siteid_frames(jit_rt, 4, HMPT_SITEID_OWNED_ANON, idx), ==, 2u);
+	CHECK(idx[0] == 0 && idx[1] == 2);
+	const hmpt_siteid_class_t jit[] = {A, A}; /* nothing names it: no frame */
+	CHECK_OP(hmpt_siteid_frames(jit, 2, HMPT_SITEID_OWNED, idx), ==, 0u);
+	CHECK_OP(hmpt_siteid_hash(NULL, NULL, idx, 0), ==, HMPT_HASH_SEED);
+	CHECK_OP(hmpt_siteid_frames(jit, 2, HMPT_SITEID_OWNED_ANON, idx), ==, 2u);
+
+	/* a plan: the id is the owned frames', wherever the JIT code was */
+	char buf[2048];
+	uint64_t hs[3] = {h("app"), h("app"), h("app")}, offs[3] = {0x10, 0x20, 0x30};
+	uint64_t own =
+	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, h("app"), 0x10), h("app"), 0x20);
+	uint64_t old = hmpt_hash_frame(
+	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, 0, 0x7f0000001006), h("app"), 0x10),
+	    h("app"), 0x20);
+	const char *fmt = "{\"format\": \"hmpt-plan\", \"format_version\": %d,%s \"pools\": "
+	                  "{\"p\": {}}, \"groups\": [{\"pool\": \"p\", \"sites\": [{\"id\": "
+	                  "\"%016llx\", \"frames\": [\"?\?!0x%llx\", \"app!0x10\", "
+	                  "\"libc.so.6!0x5\", \"app!0x20\"]}]}]}";
+	for (unsigned long long jit_at = 0x7f0000001006; jit_at < 0x7f0000003000;
+	     jit_at += 0x1000) {
+		snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)own, jit_at);
+		CHECK_OP(parse(buf), ==, 0);
+		CHECK_OP(plan.sites[0].id, ==, own);
+		CHECK_OP(plan.sites[0].nid, ==, 2u);
+		CHECK(!plan.sites[0].legacy_prefix);
+		CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
+		hmpt_plan_free(&plan);
+	}
+	/* written before: its id hashed the frame (module hash 0, the address) */
+	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)old, 0x7f0000001006ull);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.sites[0].id, ==, own);
+	CHECK(!plan.sites[0].legacy_prefix);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, -1);
+	hmpt_plan_free(&plan);
+	/* ... and cut at a depth that counted it: a prefix of deeper stacks */
+	snprintf(buf, sizeof(buf), fmt, 2, " \"stack_depth\": 3,", (unsigned long long)old,
+	         0x7f0000001006ull);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK(plan.sites[0].legacy_prefix);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 3), ==, 0);
+	hmpt_plan_free(&plan);
+	/* today's id with that depth: not cut (the depth does not count it) */
+	snprintf(buf, sizeof(buf), fmt, 2, " \"stack_depth\": 3,", (unsigned long long)own,
+	         0x7f0000001006ull);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK(!plan.sites[0].legacy_prefix);
+	hmpt_plan_free(&plan);
+	/* two such old sites, differing only there, in two groups: they loaded
+	 * before, so the first one wins; with today's ids, ambiguous */
+	const char *two = "{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": "
+	                  "{}}, \"groups\": [{\"pool\": \"p\", \"sites\": [{\"id\": \"%016llx\", "
+	                  "\"frames\": [\"?\?!0x7f0000001006\", \"app!0x10\", \"libc.so.6!0x5\", "
+	                  "\"app!0x20\"]}]}, {\"pool\": \"system\", \"sites\": [{\"id\": "
+	                  "\"%016llx\", \"frames\": [\"?\?!0x7f0000002006\", \"app!0x10\", "
+	                  "\"libc.so.6!0x5\", \"app!0x20\"]}]}]}";
+	uint64_t old2 = hmpt_hash_frame(
+	    hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, 0, 0x7f0000002006), h("app"), 0x10),
+	    h("app"), 0x20);
+	snprintf(buf, sizeof(buf), two, (unsigned long long)old, (unsigned long long)old2);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK(plan.nsites == 2 && plan.sites[0].legacy_anon && plan.sites[1].legacy_anon);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
+	hmpt_plan_free(&plan);
+	snprintf(buf, sizeof(buf), two, (unsigned long long)own, (unsigned long long)own);
+	CHECK_OP(parse(buf), !=, 0);
+	/* the old id of another address is an edit */
+	snprintf(buf, sizeof(buf), fmt, 2, "", (unsigned long long)old, 0x7f0000002006ull);
+	CHECK_OP(parse(buf), !=, 0);
+	/* version 1 hashed every frame, this one too */
+	uint64_t all = hmpt_hash_frame(
+	    hmpt_hash_frame(
+	        hmpt_hash_frame(hmpt_hash_frame(HMPT_HASH_SEED, 0, 0x7f0000001006), h("app"), 0x10),
+	        h("libc.so.6"), 0x5),
+	    h("app"), 0x20);
+	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)all, 0x7f0000001006ull);
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.sites[0].id, ==, own);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 2), ==, 0);
+	hmpt_plan_free(&plan);
+	snprintf(buf, sizeof(buf), fmt, 1, "", (unsigned long long)old, 0x7f0000001006ull);
+	CHECK_OP(parse(buf), !=, 0);
+
+	/* only frames in no module: an id of no frame, matching such stacks */
+	const char *only = "{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"p\": "
+	                   "{}}, \"groups\": [{\"pool\": \"p\", \"sites\": [{\"frames\": "
+	                   "[\"?\?!0x7f0000001006\", \"?\?!0x7f0000002000\"]%s}]}]}";
+	snprintf(buf, sizeof(buf), only, "");
+	CHECK_OP(parse(buf), ==, 0);
+	CHECK_OP(plan.sites[0].nid, ==, 0u);
+	CHECK_OP(plan.sites[0].id, ==, HMPT_HASH_SEED);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 0), ==, 0);
+	CHECK_OP(hmpt_plan_match(&plan, hs, offs, 1), ==, -1);
+	hmpt_plan_free(&plan);
+	/* as a prefix it would match every stack: refused */
+	char err[512];
+	snprintf(buf, sizeof(buf), only, ", \"match\": \"prefix\"");
+	CHECK_OP(hmpt_plan_parse(buf, strlen(buf), "t.json", &plan, err, sizeof(err)), ==, -EINVAL);
+	CHECK(strstr(err, "sites[0].frames: a prefix of frames in no module") != NULL);
+}
+
 static void test_fallback_defaults(void)
 {
 	const char *text = "{\"format\": \"hmpt-plan\", \"format_version\": 1,\n"
@@ -433,6 +563,7 @@ int main(void)
 	test_match();
 	test_hash();
 	test_identity();
+	test_identity_anon();
 	test_fallback_defaults();
 	test_stale_line();
 	return failures != 0;

@@ -1,6 +1,6 @@
 /* test_profiles.c — the tuner's profile loader (field-level errors), merger
  * and frame parser (profiles.c), on small files written here; and the plan
- * entry that plancmd.c makes of a cut version-1 site. */
+ * entry that plancmd.c makes of a cut site and of a JIT site's prefix. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,6 +161,77 @@ int main(void)
 			hmpt_sym_free(sym);
 			json_decref(p);
 		}
+	}
+
+	/* frames in no module ("??", JIT code) are no part of an id: two such
+	 * sites that differ only there are one; a version-2 site written before,
+	 * its id over them too, gets today's id (and "cut" where the depth
+	 * counted them); an id of neither kind is left as it is */
+	{
+		static const char *jit_site =
+		    "{\"id\": \"%s\", \"frames\": [\"?\?!0x7f00%s\", \"x!0x1234\", "
+		    "\"libc.so.6!0x2724a\"], \"allocations\": 1, \"bytes\": %d, \"max_size\": 1,"
+		    " \"peak_live_bytes\": 1, \"live_bytes\": 0, \"first_s\": 0, \"last_s\": 1}";
+		json_t *fr =
+		    json_pack("[s,s,s]", "?\?!0x7f001006", "x!0x1234", "libc.so.6!0x2724a");
+		json_t *own = json_pack("[s]", "x!0x1234");
+		char today[17], alone[17], old[17], a[512], b[512], text[4096];
+		CHECK_OP(hmpt_prof_site_id(fr, today), ==, 0);
+		CHECK_OP(hmpt_prof_site_id(own, alone), ==, 0);
+		CHECK_STREQ(today, alone);
+		snprintf(old, sizeof(old), "%016llx",
+		         (unsigned long long)hmpt_hash_frame(
+		             hmpt_hash_frame(HMPT_HASH_SEED, 0, 0x7f001006),
+		             hmpt_hash_module("x", 1), 0x1234));
+		CHECK(strcmp(old, today) != 0);
+		/* today's id and the old one, two JIT addresses: one site */
+		snprintf(a, sizeof(a), jit_site, today, "2006", 10);
+		snprintf(b, sizeof(b), jit_site, old, "1006", 20);
+		for (int depth = 1; depth <= 2; depth++) {
+			char both2[1100];
+			snprintf(both2, sizeof(both2), "%s, %s", a, b);
+			const char *body = profile(1, 30, 5, both2);
+			snprintf(text, sizeof(text), "%.*s\"settings\": {\"stack_depth\": %d}, %s",
+			         (int)(strstr(body, "\"sites\"") - body), body, depth,
+			         strstr(body, "\"sites\""));
+			json_t *p = hmpt_prof_load(write_file("jit.json", text), err, sizeof(err));
+			CHECK_OP(p, !=, NULL);
+			json_t *sites = json_object_get(p, "sites");
+			CHECK_OP(json_array_size(sites), ==, 1);
+			json_t *s0 = json_array_get(sites, 0);
+			CHECK(s0 && !strcmp(hmpt_prof_str(s0, "id"), today) &&
+			      hmpt_prof_u64(s0, "bytes") == 30);
+			/* the old stack's depth counted the "??" frame: cut at 2 */
+			CHECK_OP(json_is_true(json_object_get(s0, "cut")), ==, (depth == 2));
+			/* a prefix of one frame, "??" alone, would name nothing: it
+			 * reaches x's frame */
+			hmpt_sym_t *sym = hmpt_sym_new();
+			json_t *e = hmpt_plan_site_entry(p, s0, 1, sym);
+			CHECK_OP(json_array_size(json_object_get(e, "frames")), ==, 2);
+			json_decref(e);
+			hmpt_sym_free(sym);
+			json_decref(p);
+		}
+		snprintf(a, sizeof(a), jit_site, "aaaa", "1006", 10);
+		json_t *p =
+		    hmpt_prof_load(write_file("jit2.json", profile(1, 10, 5, a)), err, sizeof(err));
+		CHECK(p &&
+		      !strcmp(hmpt_prof_str(json_array_get(json_object_get(p, "sites"), 0), "id"),
+		              "aaaa"));
+		/* only frames in no module: no prefix of them names anything, the
+		 * whole stack is the site */
+		json_t *s0 = json_array_get(json_object_get(p, "sites"), 0);
+		json_object_set_new(s0, "frames",
+		                    json_pack("[s,s]", "?\?!0x7f001006", "?\?!0x7f002006"));
+		hmpt_sym_t *sym = hmpt_sym_new();
+		json_t *e = hmpt_plan_site_entry(p, s0, 1, sym);
+		CHECK(!json_object_get(e, "match") && json_object_get(e, "id") &&
+		      json_array_size(json_object_get(e, "frames")) == 2);
+		json_decref(e);
+		hmpt_sym_free(sym);
+		json_decref(p);
+		json_decref(fr);
+		json_decref(own);
 	}
 
 	/* merge: the same site in two processes adds up */
