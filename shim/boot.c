@@ -60,13 +60,16 @@ hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 char hmpt_boot_buf_g[HMPT_BOOT_SIZE] __attribute__((aligned(4096)));
 static size_t boot_used_g;
 
-/* Bump allocation with the size stored in the 16 bytes before the block. */
+/* Bump allocation with the size stored in the 16 bytes before the block.
+ * Every block starts on a page, as the arena's do, so that free() tells
+ * all of hmpt's blocks from the next allocator's by one test (boot.h); the
+ * buffer serves only the few requests made inside dlsym. */
 void *hmpt_boot_alloc(size_t size, size_t align)
 {
 	size_t off, start, end;
 
-	if (align < 16)
-		align = 16;
+	if (align < HMPT_BOOT_ALIGN)
+		align = HMPT_BOOT_ALIGN;
 	do {
 		off = __atomic_load_n(&boot_used_g, __ATOMIC_RELAXED);
 		start = (off + 16 + align - 1) & ~(align - 1);
