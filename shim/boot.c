@@ -53,6 +53,7 @@ void *(*hmpt_real_aligned_alloc_g)(size_t, size_t);
 void *(*hmpt_real_valloc_g)(size_t);
 void *(*hmpt_real_pvalloc_g)(size_t);
 size_t (*hmpt_real_usable_g)(void *);
+int (*hmpt_real_mallopt_g)(int, int);
 hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 
 /* -------------------------------------------------------------- bootstrap */
@@ -111,6 +112,7 @@ static void resolve_next(void)
 	hmpt_real_valloc_g = next_symbol("valloc", NULL);
 	hmpt_real_pvalloc_g = next_symbol("pvalloc", NULL);
 	hmpt_real_usable_g = next_symbol("malloc_usable_size", NULL);
+	hmpt_real_mallopt_g = next_symbol("mallopt", NULL);
 	hmpt_real_pthread_create_g = next_symbol("pthread_create", NULL);
 	if (!hmpt_real_pthread_create_g)
 		hmpt_real_pthread_create_g = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");

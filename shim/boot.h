@@ -49,6 +49,7 @@ extern HMPT_HIDDEN void *(*hmpt_real_aligned_alloc_g)(size_t, size_t);
 extern HMPT_HIDDEN void *(*hmpt_real_valloc_g)(size_t);
 extern HMPT_HIDDEN void *(*hmpt_real_pvalloc_g)(size_t);
 extern HMPT_HIDDEN size_t (*hmpt_real_usable_g)(void *);
+extern HMPT_HIDDEN int (*hmpt_real_mallopt_g)(int, int);
 extern HMPT_HIDDEN hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 
 /* Returns true when the caller is the initialising thread, inside dlsym:

@@ -29,6 +29,7 @@
 #include "lifecycle.h"
 #include "options.h"
 #include "sample.h"
+#include "thresh.h"
 #include "track.h"
 
 #define EXPORT      __attribute__((visibility("default")))
@@ -65,6 +66,8 @@ static __attribute__((noinline)) void free_rare(void *p)
 	if (!p)
 		return;
 	if (hmpt_backend_owns(p)) {
+		if (hmpt_thresh_following())
+			hmpt_thresh_note_free(p); /* what glibc's free would have done */
 		hmpt_track_free(p);
 		return;
 	}
@@ -263,6 +266,15 @@ EXPORT size_t malloc_usable_size(void *p)
 	if (likely(!hmpt_boot_may_own_any(p) && usable))
 		return usable(p);
 	return slow_usable_size(p);
+}
+
+/* The program sets glibc's thresholds itself: hmpt stops moving them
+ * (thresh.h). */
+EXPORT int mallopt(int param, int value)
+{
+	hmpt_thresh_note_mallopt(param);
+	hmpt_boot_init();
+	return hmpt_real_mallopt_g ? hmpt_real_mallopt_g(param, value) : 0;
 }
 
 /* ------------------------------------------------------------- the end */
