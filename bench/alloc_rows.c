@@ -23,6 +23,10 @@
  *                     array
  *   espresso          espresso: covers of bit-vector cubes (calloc'd),
  *                     intersections kept in realloc'd covers
+ *   heaptop           a 4 MiB buffer freed (tracked), then rounds of 4096
+ *                     blocks of 2000 B made and freed newest first: the heap
+ *                     top rises and falls by 8 MiB, which glibc keeps once
+ *                     a large block was freed (shim/thresh.h)
  *   xmalloc2          xmalloc-test: one thread allocates 16-256 B blocks,
  *                     another frees them (batches through a queue)
  *   scratch1, scratch2 cache-scratch: each thread frees an object made by
@@ -563,6 +567,35 @@ static uint64_t row_espresso(void)
 	return check;
 }
 
+/* --------------------------------------------------------------- heaptop */
+
+static void *volatile sink_g;
+
+static uint64_t row_heaptop(void)
+{
+	enum { N = 4096 };
+	static char *blk[N];
+	uint64_t check = 0;
+	long rounds = scaled(2000);
+	char *big = xmalloc((size_t)4 << 20);
+
+	memset_fn(big, 1, (size_t)4 << 20);
+	sink_g = big;
+	free(big);
+	for (long r = 0; r < rounds; r++) {
+		for (int i = 0; i < N; i++) {
+			blk[i] = xmalloc(2000);
+			blk[i][0] = (char)i;
+			blk[i][1999] = (char)r;
+		}
+		for (int i = N - 1; i >= 0; i--) {
+			check += (unsigned char)blk[i][0] + (unsigned char)blk[i][1999];
+			free(blk[i]);
+		}
+	}
+	return check;
+}
+
 /* --------------------------------------------------------------- xmalloc */
 
 #define XM_BATCH 256
@@ -682,9 +715,9 @@ static uint64_t row_scratch(int threads)
 
 /* ------------------------------------------------------------------ main */
 
-static const char *const rows_g[] = {"thread1",  "thread2",  "larson1", "larson2",
-                                     "barnes",   "large",    "cfrac",   "espresso",
-                                     "xmalloc2", "scratch1", "scratch2"};
+static const char *const rows_g[] = {"thread1", "thread2",  "larson1",  "larson2",
+                                     "barnes",  "large",    "cfrac",    "espresso",
+                                     "heaptop", "xmalloc2", "scratch1", "scratch2"};
 
 static uint64_t run_row(int r)
 {
@@ -697,8 +730,9 @@ static uint64_t run_row(int r)
 	case 5: return row_large();
 	case 6: return row_cfrac();
 	case 7: return row_espresso();
-	case 8: return row_xmalloc();
-	case 9: return row_scratch(1);
+	case 8: return row_heaptop();
+	case 9: return row_xmalloc();
+	case 10: return row_scratch(1);
 	default: return row_scratch(2);
 	}
 }
