@@ -33,7 +33,7 @@ clean=(env -u HMPT_PLAN -u HMPT_PROFILE -u HMPT_SAMPLE -u HMPT_STRICT -u LD_PREL
 run() { # CONFIG ROW: prints "time cpu rss_kib check"
 	local pre=() out
 	[ "$1" = glibc ] || pre=(LD_PRELOAD="$lib")
-	if ! out=$("${clean[@]}" "${pre[@]}" "$prog" "$2" "$scale" 2>"$work/err"); then
+	if ! out=$("${clean[@]}" ${pre[@]+"${pre[@]}"} "$prog" "$2" "$scale" 2>"$work/err"); then
 		echo "alloc_rows.sh: $2 with $1 failed: $(cat "$work/err")" >&2
 		exit 1
 	fi

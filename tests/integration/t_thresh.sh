@@ -8,7 +8,7 @@ faults() { # faults [ENV...] -- ARGS...: heaptop's minor faults
 	local env=()
 	while [ "$1" != -- ]; do env+=("$1"); shift; done
 	shift
-	env "${env[@]}" "$P/heaptop" "$@" | sed -n 's/^heaptop: minor faults //p'
+	env ${env[@]+"${env[@]}"} "$P/heaptop" "$@" | sed -n 's/^heaptop: minor faults //p'
 }
 g=$(faults -- 50)
 h=$(faults LD_PRELOAD="$LIB" -- 50)
