@@ -1,7 +1,8 @@
 /* backend_arena.h — the shim's backends: the arena's ops table, the table
  * of each hmpt_backend_t, and which backend holds a pointer.
  *
- * Fast paths: free, realloc and malloc_usable_size ask "is this pointer
+ * For the pointers that the page test of their fast paths (boot.h) does
+ * not pass on, free, realloc and malloc_usable_size ask "is this pointer
  * any backend's?" with hmpt_backend_owns(), inline: the arena's range
  * check, then, only for page-aligned pointers while blocks outside the
  * arena are live (one load), memkind's table.  No indirect call there.
@@ -18,7 +19,7 @@ extern const hmpt_backend_ops_t hmpt_backend_arena;
 extern const hmpt_backend_ops_t *const hmpt_backends_g[2];
 
 /* Perhaps made by one of the shim's backends: in the arena's range, or
- * page-aligned while blocks outside it live (free's test: no call). */
+ * page-aligned while blocks outside it live (no call). */
 static inline bool hmpt_backend_may_own(const void *p)
 {
 	return hmpt_arena_owns(p) || (!((uintptr_t)p & 4095) && hmpt_backend_outside_any());

@@ -53,6 +53,7 @@ void *(*hmpt_real_aligned_alloc_g)(size_t, size_t);
 void *(*hmpt_real_valloc_g)(size_t);
 void *(*hmpt_real_pvalloc_g)(size_t);
 size_t (*hmpt_real_usable_g)(void *);
+int (*hmpt_real_mallopt_g)(int, int);
 hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 
 /* -------------------------------------------------------------- bootstrap */
@@ -60,13 +61,16 @@ hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 char hmpt_boot_buf_g[HMPT_BOOT_SIZE] __attribute__((aligned(4096)));
 static size_t boot_used_g;
 
-/* Bump allocation with the size stored in the 16 bytes before the block. */
+/* Bump allocation with the size stored in the 16 bytes before the block.
+ * Every block starts on a page, as the arena's do, so that free() tells
+ * all of hmpt's blocks from the next allocator's by one test (boot.h); the
+ * buffer serves only the few requests made inside dlsym. */
 void *hmpt_boot_alloc(size_t size, size_t align)
 {
 	size_t off, start, end;
 
-	if (align < 16)
-		align = 16;
+	if (align < HMPT_BOOT_ALIGN)
+		align = HMPT_BOOT_ALIGN;
 	do {
 		off = __atomic_load_n(&boot_used_g, __ATOMIC_RELAXED);
 		start = (off + 16 + align - 1) & ~(align - 1);
@@ -108,6 +112,7 @@ static void resolve_next(void)
 	hmpt_real_valloc_g = next_symbol("valloc", NULL);
 	hmpt_real_pvalloc_g = next_symbol("pvalloc", NULL);
 	hmpt_real_usable_g = next_symbol("malloc_usable_size", NULL);
+	hmpt_real_mallopt_g = next_symbol("mallopt", NULL);
 	hmpt_real_pthread_create_g = next_symbol("pthread_create", NULL);
 	if (!hmpt_real_pthread_create_g)
 		hmpt_real_pthread_create_g = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");

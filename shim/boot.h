@@ -49,6 +49,7 @@ extern HMPT_HIDDEN void *(*hmpt_real_aligned_alloc_g)(size_t, size_t);
 extern HMPT_HIDDEN void *(*hmpt_real_valloc_g)(size_t);
 extern HMPT_HIDDEN void *(*hmpt_real_pvalloc_g)(size_t);
 extern HMPT_HIDDEN size_t (*hmpt_real_usable_g)(void *);
+extern HMPT_HIDDEN int (*hmpt_real_mallopt_g)(int, int);
 extern HMPT_HIDDEN hmpt_pthread_create_fn hmpt_real_pthread_create_g;
 
 /* Returns true when the caller is the initialising thread, inside dlsym:
@@ -60,6 +61,9 @@ bool hmpt_boot_ready(void);
 /* ------------------------------------------------------------ boot buffer */
 
 #define HMPT_BOOT_SIZE (256u * 1024u)
+/* Every boot block starts on a page (room for 63 of them), as every block
+ * of the arena and of memkind does. */
+#define HMPT_BOOT_ALIGN ((size_t)4096)
 extern HMPT_HIDDEN char hmpt_boot_buf_g[HMPT_BOOT_SIZE];
 
 static inline bool hmpt_boot_owns(const void *p)
@@ -67,7 +71,20 @@ static inline bool hmpt_boot_owns(const void *p)
 	return (uintptr_t)p - (uintptr_t)hmpt_boot_buf_g < HMPT_BOOT_SIZE;
 }
 
-/* Bump allocation, never freed; the size is kept before the block. */
+/* Perhaps a block of hmpt's: every one starts on a page (the arena's on a
+ * granule, memkind's and the boot buffer's on a page), and the next
+ * allocator's almost never do (glibc's start 16 bytes into a chunk; only
+ * memalign'd ones are page-aligned), so the fast paths of free, realloc and
+ * malloc_usable_size pass any other pointer on with one test and no load.
+ * NULL and page-aligned blocks of the next allocator (memalign'd, or a
+ * jemalloc's large ones) take the slow path, which checks the ranges. */
+static inline bool hmpt_boot_may_own_any(const void *p)
+{
+	return ((uintptr_t)p & (HMPT_BOOT_ALIGN - 1)) == 0;
+}
+
+/* Bump allocation, never freed, page-aligned; the size is kept before the
+ * block. */
 void *hmpt_boot_alloc(size_t size, size_t align);
 
 static inline size_t hmpt_boot_size(const void *p)

@@ -22,6 +22,7 @@
 #include "static_place.h"
 #include "statics.h"
 #include "sys.h"
+#include "thresh.h"
 
 static bool forked_g;
 static int profile_written_g;
@@ -187,6 +188,7 @@ __attribute__((constructor)) static void hmpt_ctor(void)
 	hmpt_boot_init();
 	if (!hmpt_tracking_g)
 		return;
+	hmpt_thresh_init(environ);
 	fork_register();
 	/* The plan is read at the first tracked request: a wrapper that runs
 	 * the program (taskset, numactl, mpirun, a shell) and never allocates a

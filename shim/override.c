@@ -5,7 +5,9 @@
  * libhmpt in the search order).  Large requests are tracked: their call
  * site is captured and the block comes from the arena (arena.h), so that
  * every pointer hmpt owns is recognised by one range check, and every
- * other pointer goes back to the allocator that made it.
+ * other pointer goes back to the allocator that made it.  free, realloc and
+ * malloc_usable_size first test the pointer's low bits (boot.h): every
+ * block hmpt makes starts on a page, so most pointers need no range check.
  *
  * Only the exported entry points live here: bootstrap is boot.c, tracked
  * blocks track.c, placement placer.c, the constructor and the profile at
@@ -27,6 +29,7 @@
 #include "lifecycle.h"
 #include "options.h"
 #include "sample.h"
+#include "thresh.h"
 #include "track.h"
 
 #define EXPORT      __attribute__((visibility("default")))
@@ -60,7 +63,11 @@ EXPORT void *malloc(size_t size)
  * frame (a memkind lookup's record made free() build one for every call) */
 static __attribute__((noinline)) void free_rare(void *p)
 {
+	if (!p)
+		return;
 	if (hmpt_backend_owns(p)) {
+		if (hmpt_thresh_following())
+			hmpt_thresh_note_free(p); /* what glibc's free would have done */
 		hmpt_track_free(p);
 		return;
 	}
@@ -69,11 +76,29 @@ static __attribute__((noinline)) void free_rare(void *p)
 	hmpt_real_free_g(p);
 }
 
+/* One test of the low bits passes nearly every free() on (boot.h); a
+ * pointer into the middle of a tracked block, which free() must never get,
+ * reaches the next allocator, as it would without hmpt. */
 EXPORT void free(void *p)
 {
-	if (unlikely(hmpt_backend_may_own(p) || hmpt_boot_owns(p)))
-		return free_rare(p);
-	hmpt_real_free_g(p);
+	if (likely(!hmpt_boot_may_own_any(p)))
+		return hmpt_real_free_g(p);
+	free_rare(p);
+}
+
+/* The slow paths are out of line (noinline) so that the fast ones need no
+ * stack frame: inlined, they made calloc and realloc save four registers
+ * on every call. */
+static __attribute__((noinline)) void *slow_calloc(size_t n, size_t size, size_t total)
+{
+	if (hmpt_boot_init())
+		return hmpt_boot_alloc(total, 16);
+	if (total >= hmpt_min_size_g) {
+		void *p = hmpt_track_alloc(total, 0, true);
+		if (p)
+			return p;
+	}
+	return hmpt_real_calloc_g(n, size);
 }
 
 EXPORT void *calloc(size_t n, size_t size)
@@ -86,17 +111,10 @@ EXPORT void *calloc(size_t n, size_t size)
 	}
 	if (likely(total < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE)))
 		return hmpt_real_calloc_g(n, size);
-	if (hmpt_boot_init())
-		return hmpt_boot_alloc(total, 16);
-	if (total >= hmpt_min_size_g) {
-		void *p = hmpt_track_alloc(total, 0, true);
-		if (p)
-			return p;
-	}
-	return hmpt_real_calloc_g(n, size);
+	return slow_calloc(n, size, total);
 }
 
-static void *slow_realloc(void *p, size_t size)
+static __attribute__((noinline)) void *slow_realloc(void *p, size_t size)
 {
 	if (hmpt_boot_init()) {
 		if (p && !hmpt_boot_owns(p)) /* made by glibc before hmpt started */
@@ -133,8 +151,9 @@ static void *slow_realloc(void *p, size_t size)
 
 EXPORT void *realloc(void *p, size_t size)
 {
+	/* small, and not a block of hmpt's (boot.h): NULL takes the slow path */
 	if (likely(size < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE) &&
-	           !hmpt_arena_owns(p) && !hmpt_boot_owns(p) && !hmpt_backend_outside_any()))
+	           !hmpt_boot_may_own_any(p)))
 		return hmpt_real_realloc_g(p, size);
 	return slow_realloc(p, size);
 }
@@ -225,7 +244,7 @@ EXPORT void *pvalloc(size_t size)
 	                           : hmpt_real_memalign_g(hmpt_page_g, rounded);
 }
 
-EXPORT size_t malloc_usable_size(void *p)
+static __attribute__((noinline)) size_t slow_usable_size(void *p)
 {
 	hmpt_track_block_t b;
 
@@ -237,6 +256,25 @@ EXPORT size_t malloc_usable_size(void *p)
 		return hmpt_boot_size(p);
 	hmpt_boot_init();
 	return hmpt_real_usable_g ? hmpt_real_usable_g(p) : 0;
+}
+
+EXPORT size_t malloc_usable_size(void *p)
+{
+	size_t (*usable)(void *) = hmpt_real_usable_g;
+
+	/* not a block of hmpt's (boot.h), and the next allocator known */
+	if (likely(!hmpt_boot_may_own_any(p) && usable))
+		return usable(p);
+	return slow_usable_size(p);
+}
+
+/* The program sets glibc's thresholds itself: hmpt stops moving them
+ * (thresh.h). */
+EXPORT int mallopt(int param, int value)
+{
+	hmpt_thresh_note_mallopt(param);
+	hmpt_boot_init();
+	return hmpt_real_mallopt_g ? hmpt_real_mallopt_g(param, value) : 0;
 }
 
 /* ------------------------------------------------------------- the end */
