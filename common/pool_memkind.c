@@ -169,9 +169,12 @@ static uint32_t slot_of(uintptr_t a)
 	return (uint32_t)((a >> 12) * 0x9e3779b97f4a7c15ull >> 48) & (TABLE_SLOTS - 1);
 }
 
-/* with the lock: the slot holding a, or -1 */
+/* with the lock: the slot holding a, or -1 (never for 0 or 1, the
+ * addresses of empty and deleted slots) */
 static int64_t find(uintptr_t a)
 {
+	if (a < 2)
+		return -1;
 	for (uint32_t i = slot_of(a), k = 0; k < TABLE_SLOTS;
 	     i = (i + 1) & (TABLE_SLOTS - 1), k++) {
 		if (table_g[i].addr == a)

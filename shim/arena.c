@@ -163,10 +163,13 @@ static uint64_t keep_budget(void)
 	return live_g > keep_min_g ? live_g : keep_min_g;
 }
 
+/* Pages back to the system: they read as zeros from now on.  Where the
+ * kernel refuses (locked pages: mlockall), they are cleared instead, so
+ * that what the caller counts as zeros is. */
 static void drop_pages(char *p, size_t len)
 {
-	if (len)
-		madvise(p, len, MADV_DONTNEED);
+	if (len && madvise(p, len, MADV_DONTNEED) != 0)
+		memset(p, 0, len);
 }
 
 static uint64_t resident(uint64_t g, uint64_t n)
@@ -441,6 +444,8 @@ static void discard(uint64_t g, uint64_t n, uint16_t tag)
 	give(g, n);
 }
 
+static void shrink(void);
+
 /* Give [g, g+n) back: pages kept for reuse while the budget allows, else
  * dropped; then the range joins the free set. */
 static void release(uint64_t g, uint64_t n, uint16_t tag)
@@ -451,6 +456,7 @@ static void release(uint64_t g, uint64_t n, uint16_t tag)
 	if (!kept)
 		discard(g, n, tag);
 	trim();
+	shrink();
 }
 
 /* Address space the arena may still reserve: granules [reserved_g,
@@ -676,6 +682,14 @@ static bool grow(uint64_t need, uint64_t seen)
 	return grown;
 }
 
+/* With lock_g held: the free granules at the end of the reservation. */
+static uint64_t free_tail(void)
+{
+	const hmpt_extent_t *last = free_g.n ? &free_g.v[free_g.n - 1] : NULL;
+
+	return last && last->start + last->len == reserved_g ? last->len : 0;
+}
+
 /* n free granules starting at a multiple of align_gran, growing the
  * reservation when none are free; -1 when it cannot grow. */
 static int64_t take(uint64_t n, uint64_t align_gran)
@@ -685,12 +699,60 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 		int64_t g = hmpt_extents_take(&free_g, n, align_gran);
 		if (g >= 0)
 			kept_unlink_run((uint64_t)g, n);
-		uint64_t seen = reserved_g;
+		uint64_t seen = reserved_g, tail = free_tail();
 		pthread_mutex_unlock(&lock_g);
-		/* room for an aligned run of n after whatever is free at the end */
-		if (g >= 0 || !grow(n + align_gran - 1, seen))
+		if (g >= 0)
+			return g;
+		/* the free tail and what is added hold an aligned run of n */
+		uint64_t need = n + align_gran - 1;
+		if (!grow(need > tail ? need - tail : 1, seen))
 			return g;
 	}
+}
+
+/* Under an address-space limit, the free end of the reservation beyond
+ * 16 MiB goes back to the system (munmap, kept pages there included), so
+ * that once the program frees a large block it can map as much as it could
+ * without hmpt; the slack spares a program that frees and allocates in a
+ * loop a system call each time. */
+static void shrink(void)
+{
+	enum { SLACK = 8 }; /* granules */
+
+	if (!step_g)
+		return;
+	pthread_mutex_lock(&grow_lock_g);
+	pthread_mutex_lock(&lock_g);
+	uint64_t have = reserved_g, tail = free_tail();
+	uint64_t cut = have - tail + SLACK;
+	if (tail <= SLACK || hmpt_extents_take_at(&free_g, cut, have - cut) != 0) {
+		pthread_mutex_unlock(&lock_g);
+		pthread_mutex_unlock(&grow_lock_g);
+		return;
+	}
+	for (uint64_t i = cut; i < have; i++) {
+		if (rw_g[i] == GRAN_DIRTY)
+			kept_g -= res_g[i];
+		kept_unlink(i);
+	}
+	reserved_g = cut;
+	__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)cut << HMPT_GRANULE_SHIFT,
+	                 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock_g);
+	if (munmap(gran_addr(cut), (size_t)(have - cut) << HMPT_GRANULE_SHIFT) == 0) {
+		memset(rw_g + cut, GRAN_UNMAPPED, (size_t)(have - cut));
+		memset(shape_g + cut, 0, (have - cut) * sizeof(*shape_g));
+		memset(res_g + cut, 0, (have - cut) * sizeof(*res_g));
+	} else { /* still ours, as it was (its kept pages now clean or counted) */
+		reset_run(cut, have - cut);
+		pthread_mutex_lock(&lock_g);
+		hmpt_extents_give(&free_g, cut, have - cut);
+		reserved_g = have;
+		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
+		                 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&lock_g);
+	}
+	pthread_mutex_unlock(&grow_lock_g);
 }
 
 static int stamp_g; /* read the clock for `born` (sampling runs) */
@@ -790,7 +852,8 @@ static int64_t block_index(const void *p)
 {
 	uintptr_t off = (uintptr_t)p - hmpt_arena_base_g;
 
-	if (off >= hmpt_arena_size_g || (off & (HMPT_GRANULE - 1)))
+	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) ||
+	    (off & (HMPT_GRANULE - 1)))
 		return -1;
 	return (int64_t)(off >> HMPT_GRANULE_SHIFT);
 }
@@ -816,7 +879,7 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
 	uintptr_t off = (uintptr_t)p - hmpt_arena_base_g;
 	int rc = -ENOENT;
 
-	if (off >= hmpt_arena_size_g || !owner_g)
+	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) || !owner_g)
 		return rc;
 	pthread_mutex_lock(&lock_g);
 	uint32_t o = owner_g[off >> HMPT_GRANULE_SHIFT];
@@ -852,6 +915,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 	if (!kept)
 		discard((uint64_t)g, out->ngran, out->tag);
 	trim();
+	shrink();
 	return 0;
 }
 

@@ -126,12 +126,8 @@ static void resolve_next(void)
 static void log_setup(void)
 {
 	const char *profile = hmpt_opt_g[HMPT_OPT_PROFILE].str;
-	char reserved[80] = "";
+	const char *reserved = hmpt_arena_step() ? " (RLIMIT_AS: reserved as blocks need it)" : "";
 
-	if (hmpt_arena_step())
-		hmpt_fmt_text(reserved, sizeof(reserved),
-		              " (RLIMIT_AS: reserved as needed, at most %s at a time)",
-		              HMPT_SIZE(hmpt_arena_step()));
 	hmpt_log_printf(HMPT_LOG_INFO,
 	                HMPT_VERSION
 	                ": tracking allocations >= %s (stack depth %llu), arena %s%s at "

@@ -124,7 +124,7 @@ static __attribute__((noinline)) void *slow_realloc(void *p, size_t size)
 			memcpy(q, p, hmpt_boot_size(p) < size ? hmpt_boot_size(p) : size);
 		return q;
 	}
-	if (hmpt_track_owns(p))
+	if (p && hmpt_track_owns(p)) /* NULL: no block of any backend's */
 		return hmpt_track_realloc(p, size);
 	if (hmpt_boot_owns(p)) {
 		if (size == 0)

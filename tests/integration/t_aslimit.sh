@@ -1,7 +1,7 @@
 . "$(dirname "$0")/lib.sh"
 # Under an address-space limit (ulimit -v) the arena reserves nothing at
-# start, and then what tracked blocks need (at most an eighth of the limit
-# at a time): a
+# start, then what tracked blocks need (at most an eighth of the limit at a
+# time), and gives back the free end of its range: a
 # program that reserves most of its limit at start runs as it does without
 # hmpt (same exit status), blocks beyond the first share are still tracked,
 # and when the arena cannot grow they go to the normal allocator, intact.
@@ -25,7 +25,7 @@ for pct in 60 85 93; do
 	[ "$rc_hmpt" = "$rc_glibc" ] ||
 		fail "--reserve $pct: exit $rc_hmpt under hmpt, $rc_glibc without: $(cat "$work/reserve$pct.hmpt" "$work/reserve$pct.err")"
 done
-grep -q 'arena 2.00 GiB (RLIMIT_AS: reserved as needed, at most 256.0 MiB at a time)' "$work/reserve60.err" ||
+grep -q 'arena 2.00 GiB (RLIMIT_AS: reserved as blocks need it)' "$work/reserve60.err" ||
 	fail "the arena's set-up under ulimit -v: $(cat "$work/reserve60.err")"
 
 # 2. 640 MiB of blocks, reserved in several steps: all tracked, quietly
@@ -34,6 +34,12 @@ run_pair grow 40 16
 [ "$(json_total "$work/grow.json" tracked_allocations)" = 40 ] ||
 	fail "expected 40 tracked blocks as the arena grows, got $(json_total "$work/grow.json" tracked_allocations)"
 ! grep -q 'could not track' "$work/grow.err" || fail "a block went untracked: $(cat "$work/grow.err")"
+
+# 2b. the same blocks freed, then 85 % of the limit reserved (a file mapped
+# after the buffers are gone): the arena gave its address space back
+run_pair giveback --then-reserve 85 40 16
+[ "$rc_hmpt" = 0 ] && [ "$rc_glibc" = 0 ] ||
+	fail "reserving after freeing: exit $rc_hmpt under hmpt, $rc_glibc without: $(cat "$work/giveback.hmpt" "$work/giveback.err")"
 
 # 3. until the limit refuses: as many blocks as without hmpt (give or take
 # the one a failed growth sends to the normal allocator, which then finds

@@ -1,7 +1,7 @@
 . "$(dirname "$0")/lib.sh"
 # glibc's thresholds move under hmpt as glibc moves them (shim/thresh.h):
 # after a 4 MiB buffer (tracked) is freed, a heap top that rises and falls
-# by 8 MiB is kept, not trimmed and faulted in again every round; and a
+# by 6 MiB is kept, not trimmed and faulted in again every round; and a
 # threshold the program fixed itself (mallopt, MALLOC_TRIM_THRESHOLD_) is
 # left alone.  Page faults counted, not time.
 faults() { # faults [ENV...] -- ARGS...: heaptop's minor faults

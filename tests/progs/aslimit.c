@@ -1,6 +1,7 @@
 /* aslimit.c — a program under an address-space limit (ulimit -v).
  *
- * Usage: aslimit [--reserve PCT] [--block-next] [--until-null] N MIB
+ * Usage: aslimit [--reserve PCT] [--block-next] [--until-null]
+ *                [--then-reserve PCT] N MIB
  *   --reserve PCT  first reserve PCT % of RLIMIT_AS (PROT_NONE), as a JVM
  *                  reserves its heap at start; exit 3 if refused
  *   --block-next   after the first block, map a page where hmpt's arena
@@ -8,6 +9,9 @@
  *                  holds the first block, read from /proc/self/maps), so
  *                  that it cannot grow; exit 4 if refused
  *   --until-null   stop at the first NULL instead of failing (exit 1)
+ *   --then-reserve PCT  once the blocks are freed, reserve PCT % of the
+ *                  limit, as a program that maps a large file after
+ *                  freeing its buffers; exit 6 if refused
  * Then N blocks of MIB MiB, all live, each written at both ends (so that
  * the run stays quick) and checked, freed.
  * Prints "aslimit: ok K" with K the blocks it got. */
@@ -21,6 +25,17 @@
 #ifndef MAP_FIXED_NOREPLACE
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
+
+/* Reserve pct % of the limit (PROT_NONE): 0, or -1 if refused. */
+static int reserve(const struct rlimit *rl, int pct)
+{
+	size_t len = rl->rlim_cur == RLIM_INFINITY ? 0 : (size_t)(rl->rlim_cur / 100 * pct);
+
+	if (!len || mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1,
+	                 0) == MAP_FAILED)
+		return -1;
+	return 0;
+}
 
 /* The end of the run of adjacent mappings that holds address a, or 0. */
 static uintptr_t run_end(uintptr_t a)
@@ -43,7 +58,7 @@ static uintptr_t run_end(uintptr_t a)
 
 int main(int argc, char **argv)
 {
-	int pct = 0, block_next = 0, until_null = 0, i = 1;
+	int pct = 0, then_pct = 0, block_next = 0, until_null = 0, i = 1;
 	struct rlimit rl;
 
 	for (; i < argc && argv[i][0] == '-'; i++) {
@@ -53,23 +68,21 @@ int main(int argc, char **argv)
 			block_next = 1;
 		else if (strcmp(argv[i], "--until-null") == 0)
 			until_null = 1;
+		else if (strcmp(argv[i], "--then-reserve") == 0 && i + 1 < argc)
+			then_pct = atoi(argv[++i]);
 		else
 			break;
 	}
 	if (argc - i != 2 || getrlimit(RLIMIT_AS, &rl) != 0) {
-		fprintf(stderr,
-		        "usage: aslimit [--reserve PCT] [--block-next] [--until-null] N MIB\n");
+		fprintf(stderr, "usage: aslimit [--reserve PCT] [--block-next] [--until-null] "
+		                "[--then-reserve PCT] N MIB\n");
 		return 2;
 	}
 	int n = atoi(argv[i]);
 	size_t size = (size_t)atoi(argv[i + 1]) << 20;
-	if (pct) {
-		size_t len = rl.rlim_cur == RLIM_INFINITY ? 0 : (size_t)(rl.rlim_cur / 100 * pct);
-		if (!len || mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-		                 -1, 0) == MAP_FAILED) {
-			printf("aslimit: cannot reserve %d %% of the limit\n", pct);
-			return 3;
-		}
+	if (pct && reserve(&rl, pct) != 0) {
+		printf("aslimit: cannot reserve %d %% of the limit\n", pct);
+		return 3;
 	}
 	char **p = calloc((size_t)n, sizeof(*p));
 	int got = 0;
@@ -100,6 +113,10 @@ int main(int argc, char **argv)
 		free(p[k]);
 	}
 	free(p);
+	if (then_pct && reserve(&rl, then_pct) != 0) {
+		printf("aslimit: cannot reserve %d %% of the limit after freeing\n", then_pct);
+		return 6;
+	}
 	printf("aslimit: ok %d\n", got);
 	return 0;
 }

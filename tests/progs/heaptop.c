@@ -13,7 +13,8 @@
 #include <sys/resource.h>
 
 static void *volatile sink;
-static char *blk[4096];
+#define NBLK 3072
+static char *blk[NBLK];
 
 static long minflt(void)
 {
@@ -34,13 +35,16 @@ int main(int argc, char **argv)
 	free(big);
 	long before = minflt();
 	for (int r = 0; r < rounds; r++) {
-		/* 8 MiB of 2000-byte blocks (past the tcache), freed newest
-		 * first: each free merges into the top */
-		for (int i = 0; i < 4096; i++) {
+		/* 6 MiB of 2000-byte blocks (past the tcache), freed newest
+		 * first: each free merges into the top, which then stays below
+		 * the 8 MiB trim threshold glibc sets after the 4 MiB free (a
+		 * margin that no layout of small blocks closes) and far above
+		 * the 128 KiB one it starts with */
+		for (int i = 0; i < NBLK; i++) {
 			blk[i] = malloc(2000);
 			blk[i][0] = (char)i;
 		}
-		for (int i = 4095; i >= 0; i--)
+		for (int i = NBLK - 1; i >= 0; i--)
 			free(blk[i]);
 	}
 	printf("heaptop: minor faults %ld\n", minflt() - before);

@@ -2,7 +2,7 @@
  * need it (arena.h, as under an address-space limit): where it goes
  * (hmpt_arena_pick_hole on /proc/self/maps texts), nothing reserved at
  * start, growth by a quarter of what it holds (within bounds) or by what
- * a block needs, every block owned,
+ * a block needs, every block owned, the free end given back,
  * ENOMEM at capacity, and a stop when something else holds the next
  * addresses. */
 #include <errno.h>
@@ -54,7 +54,7 @@ int main(void)
 	/* the reservation grows by a quarter of what it holds, 8 granules at
 	 * least and step_g (16) at most, or by what a block needs: after the
 	 * first block, the 20 MiB one, then 2 MiB blocks to capacity */
-	static const uint64_t sizes[] = {8, 18, 26, 34, 42, 52, 65, 81, 97, 113, 128};
+	static const uint64_t sizes[] = {8, 16, 24, 32, 40, 50, 62, 77, 93, 109, 125, 128};
 	uint64_t seen[16];
 	unsigned nseen = 0;
 
@@ -72,9 +72,9 @@ int main(void)
 	p[0] = hmpt_arena_alloc(3 * MIB, 0, false, 1, 0);
 	CHECK_OP(p[0], ==, (char *)hmpt_arena_base_g);
 	seen[nseen++] = hmpt_arena_size_g / HMPT_GRANULE;
-	/* larger than the free rest of the reservation: it grows by what the
-	 * block needs (10 granules; the free ones at the end are not counted),
-	 * and the block starts right after the first */
+	/* larger than the free rest of the reservation (6 granules): it grows
+	 * by what the block needs beyond them (4), or 8 granules at least, and
+	 * the block starts right after the first */
 	p[1] = hmpt_arena_alloc(20 * MIB, 0, true, 1, 0);
 	CHECK_OP(p[1], ==, p[0] + 4 * MIB);
 	seen[nseen++] = hmpt_arena_size_g / HMPT_GRANULE;
@@ -99,6 +99,21 @@ int main(void)
 	for (int i = n - 1; i >= 0; i--)
 		CHECK_OP(hmpt_arena_free(p[i], &b), ==, 0);
 	CHECK_OP(hmpt_arena_free_bytes(), ==, 256 * MIB);
+	/* all free: the reservation shrank to its 16 MiB of slack, and what
+	 * lay beyond is no longer mapped (address space back to the limit) */
+	CHECK_OP(hmpt_arena_size_g, ==, 16 * MIB);
+	unsigned char v;
+	CHECK_OP(mincore((void *)(hmpt_arena_base_g + 16 * MIB), 4096, &v), ==, -1);
+	CHECK_OP(errno, ==, ENOMEM);
+	/* and it grows again */
+	p[0] = hmpt_arena_alloc(40 * MIB, 0, true, 1, 0);
+	CHECK_OP(p[0], ==, (char *)hmpt_arena_base_g);
+	CHECK_OP(hmpt_arena_size_g, ==, 40 * MIB);
+	if (p[0]) {
+		CHECK_OP(p[0][40 * MIB - 1], ==, 0);
+		CHECK_OP(hmpt_arena_free(p[0], &b), ==, 0);
+	}
+	CHECK_OP(hmpt_arena_size_g, ==, 16 * MIB);
 	if (failures)
 		fprintf(stderr, "test_arena_grow: %d failures\n", failures);
 	return failures != 0;
