@@ -43,21 +43,16 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
 	 * equals its id, but they begin with all its frames */
 	if (!prefix && json_is_true(json_object_get(s, "cut")))
 		prefix = (unsigned)n;
-	/* frames in no module (JIT code) name nothing (siteid.h): a prefix
-	 * reaches at least the first frame in a module; with none, the whole
-	 * stack is the site */
-	for (i = 0; prefix && prefix < n; i++) {
-		char name[256];
-		uint64_t off;
-		if (i == n) {
+	/* a prefix reaches at least the stack's first identity frame
+	 * (siteid.h): frames in no module (JIT code) name nothing, nor do
+	 * runtime ones before the program's own; with no identity frame at all
+	 * (only JIT frames), the whole stack is the site */
+	if (prefix && prefix < n) {
+		uint32_t idx[64];
+		if (hmpt_prof_identity(fr, idx) == 0)
 			prefix = 0;
-		} else if (hmpt_prof_parse_frame(json_string_value(json_array_get(fr, i)), name,
-		                                 sizeof(name), &off) != 0 ||
-		           hmpt_siteid_class(name) != HMPT_SITEID_FRAME_ANON) {
-			if (prefix <= i)
-				prefix = (unsigned)i + 1;
-			break;
-		}
+		else if (prefix <= idx[0])
+			prefix = idx[0] + 1;
 	}
 	if (prefix && prefix < n)
 		n = prefix;
