@@ -13,6 +13,8 @@ echo "== stress mix, threads 1 2 4 16 (bench/stress_mix.sh)"
 bench/stress_mix.sh
 echo "== allocation rows in the manner of mimalloc-bench, nothing asked (bench/alloc_rows.sh)"
 bench/alloc_rows.sh
+echo "== real programs, nothing asked (bench/real_programs.sh)"
+bench/real_programs.sh
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
 echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
