@@ -224,7 +224,9 @@ static void clear_kept(char *p, size_t len, size_t block, bool swap)
 	unsigned char vec[4096];
 	size_t chunk = sizeof(vec) * page_g, resident = 0;
 
-	for (size_t off = 0; off < len; off += chunk) {
+	/* only a large block may be dropped whole: only its pages are counted
+	 * first (a second mincore() pass over the range) */
+	for (size_t off = 0; block >= SPARSE_DROP_MIN && off < len; off += chunk) {
 		size_t part = len - off < chunk ? len - off : chunk;
 		if (mincore(p + off, part, vec) != 0) {
 			memset(p, 0, len);
