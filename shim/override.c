@@ -66,9 +66,7 @@ static __attribute__((noinline)) void free_rare(void *p)
 	if (!p)
 		return;
 	if (hmpt_backend_owns(p)) {
-		if (hmpt_thresh_following())
-			hmpt_thresh_note_free(p); /* what glibc's free would have done */
-		hmpt_track_free(p);
+		hmpt_track_free(p, true);
 		return;
 	}
 	if (hmpt_boot_owns(p))

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "boot.h"
-#include "track.h"
 
 extern void *__libc_malloc(size_t);
 extern int __libc_mallopt(int, int);
@@ -74,14 +73,13 @@ static uint64_t glibc_chunk(uint64_t size)
 	return (nb + 8 + hmpt_page_g - 1) & ~((uint64_t)hmpt_page_g - 1);
 }
 
-void hmpt_thresh_note_free(const void *p)
+void hmpt_thresh_note_free(uint64_t size)
 {
-	hmpt_track_block_t b;
 	uint64_t chunk, t;
 
-	if (!hmpt_thresh_following() || !hmpt_track_lookup((void *)p, &b))
+	if (!hmpt_thresh_following())
 		return;
-	chunk = glibc_chunk(b.size);
+	chunk = glibc_chunk(size);
 	t = __atomic_load_n(&thresh_g, __ATOMIC_RELAXED);
 	/* glibc's rule (__libc_free): a freed mapped chunk larger than the
 	 * threshold and at most the maximum raises it.  A block larger than

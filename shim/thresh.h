@@ -33,9 +33,9 @@
 void hmpt_thresh_init(char **env);
 /* glibc's thresholds are the program's own from now on (mallopt(param)). */
 void hmpt_thresh_note_mallopt(int param);
-/* The tracked block at p is about to be freed: raise glibc's thresholds as
- * its own free of that block would have. */
-void hmpt_thresh_note_free(const void *p);
+/* A tracked block of `size` bytes is about to be freed by free(): raise
+ * glibc's thresholds as its own free of that block would have. */
+void hmpt_thresh_note_free(uint64_t size);
 /* hmpt may still move glibc's thresholds: a tracked free must call
  * hmpt_thresh_note_free() (one load). */
 bool hmpt_thresh_following(void);

@@ -11,6 +11,7 @@
 #include "placer.h"
 #include "sample.h"
 #include "sites.h"
+#include "thresh.h"
 #include "sys.h"
 
 static int warned_invalid_free_g, warned_arena_g, warned_track_g;
@@ -151,7 +152,7 @@ static void warn_invalid_free(void *p)
 }
 
 /* free() of a pointer in the arena, or of a live memkind block */
-void hmpt_track_free(void *p)
+void hmpt_track_free(void *p, bool by_free)
 {
 	hmpt_track_block_t b;
 
@@ -159,6 +160,8 @@ void hmpt_track_free(void *p)
 		warn_invalid_free(p);
 		return;
 	}
+	if (by_free && hmpt_thresh_following())
+		hmpt_thresh_note_free(b.size); /* what glibc's free would have done */
 	hmpt_guard_enter();
 	block_free(p, &b);
 	hmpt_guard_leave();
@@ -222,7 +225,7 @@ void *hmpt_track_realloc(void *p, size_t size)
 	void *q;
 
 	if (size == 0) { /* glibc: realloc(p, 0) frees p and returns NULL */
-		hmpt_track_free(p);
+		hmpt_track_free(p, false);
 		return NULL;
 	}
 	if (!hmpt_track_lookup(p, &old)) {
@@ -249,6 +252,6 @@ void *hmpt_track_realloc(void *p, size_t size)
 	if (!q)
 		return NULL; /* errno set; p is untouched */
 	memcpy(q, p, size < old.usable ? size : old.usable);
-	hmpt_track_free(p);
+	hmpt_track_free(p, false);
 	return q;
 }

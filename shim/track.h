@@ -35,8 +35,10 @@ bool hmpt_track_lookup(void *p, hmpt_track_block_t *b);
 /* Capture the site and allocate as planned; NULL means "not tracked, use
  * the normal allocator" (errno preserved). */
 void *hmpt_track_alloc(size_t size, size_t align, bool zero);
-/* free() of a pointer in the arena, or of a live memkind block */
-void hmpt_track_free(void *p);
+/* Release a pointer in the arena, or a live memkind block; `by_free`: the
+ * program's own free(), which moves glibc's thresholds (thresh.h), not a
+ * realloc's */
+void hmpt_track_free(void *p, bool by_free);
 /* realloc of a tracked block: tracked still when large, else moved to the
  * normal allocator */
 void *hmpt_track_realloc(void *p, size_t size);
