@@ -40,16 +40,24 @@ extern void *__libc_realloc(void *, size_t);
 
 /* ------------------------------------------------------ the entry points */
 
+/* malloc's and calloc's slow path: true when *p is the answer (a boot
+ * block inside dlsym, even NULL, or a tracked block); false: the next
+ * allocator answers. */
+static bool slow_alloc(size_t size, bool zero, void **p)
+{
+	if (hmpt_boot_init()) {
+		*p = hmpt_boot_alloc(size, 16);
+		return true;
+	}
+	*p = size >= hmpt_min_size_g ? hmpt_track_alloc(size, 0, zero) : NULL;
+	return *p != NULL;
+}
+
 static void *slow_malloc(size_t size)
 {
-	if (hmpt_boot_init())
-		return hmpt_boot_alloc(size, 16);
-	if (size >= hmpt_min_size_g) {
-		void *p = hmpt_track_alloc(size, 0, false);
-		if (p)
-			return p;
-	}
-	return hmpt_real_malloc_g(size);
+	void *p;
+
+	return slow_alloc(size, false, &p) ? p : hmpt_real_malloc_g(size);
 }
 
 EXPORT void *malloc(size_t size)
@@ -89,14 +97,9 @@ EXPORT void free(void *p)
  * on every call. */
 static __attribute__((noinline)) void *slow_calloc(size_t n, size_t size, size_t total)
 {
-	if (hmpt_boot_init())
-		return hmpt_boot_alloc(total, 16);
-	if (total >= hmpt_min_size_g) {
-		void *p = hmpt_track_alloc(total, 0, true);
-		if (p)
-			return p;
-	}
-	return hmpt_real_calloc_g(n, size);
+	void *p;
+
+	return slow_alloc(total, true, &p) ? p : hmpt_real_calloc_g(n, size);
 }
 
 EXPORT void *calloc(size_t n, size_t size)
