@@ -1,9 +1,12 @@
 /* bench_util.h — what the small benchmark programs share: a monotonic
- * clock in seconds and the median of a sample (which it sorts). */
+ * clock in seconds, the median of a sample (which it sorts), and the
+ * environment of a child run with or without the shim. */
 #ifndef HMPT_BENCH_UTIL_H
 #define HMPT_BENCH_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static inline double bench_now(void)
@@ -24,6 +27,32 @@ static inline double bench_median(double *v, int n)
 {
 	qsort(v, (size_t)n, sizeof(*v), bench_cmp_double);
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* The caller's environment without HMPT_* or LD_PRELOAD (so that only what
+ * the benchmark sets applies), with LD_PRELOAD=lib added unless lib is
+ * NULL: a NULL-terminated array, allocated for the program's life, or
+ * NULL. */
+static inline char **bench_env(const char *lib)
+{
+	extern char **environ;
+	size_t n = 0, k = 0;
+
+	for (char **e = environ; *e; e++)
+		n++;
+	char **env = calloc(n + 2, sizeof(char *));
+	if (!env)
+		return NULL;
+	for (char **e = environ; *e; e++)
+		if (strncmp(*e, "HMPT_", 5) != 0 && strncmp(*e, "LD_PRELOAD=", 11) != 0)
+			env[k++] = *e;
+	if (lib) {
+		size_t len = strlen(lib) + 12;
+		if (!(env[k] = malloc(len)))
+			return NULL;
+		snprintf(env[k], len, "LD_PRELOAD=%s", lib);
+	}
+	return env;
 }
 
 #endif

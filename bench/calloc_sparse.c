@@ -25,8 +25,6 @@
 
 #include "bench_util.h"
 
-extern char **environ;
-
 static long rss_kib(void)
 {
 	char buf[4096];
@@ -91,27 +89,18 @@ static int cell(size_t mib, int pct, int rounds)
 }
 
 /* Run one child; its two figures in *us and *kib.  0 on success. */
-static int run_child(char *self, const char *lib, size_t mib, int pct, int rounds, double *us,
+static int run_child(char *self, char **envp, size_t mib, int pct, int rounds, double *us,
                      double *kib)
 {
-	char a1[32], a2[32], a3[32], pre[4200], line[128];
+	char a1[32], a2[32], a3[32], line[128];
 	char *argv[] = {self, "--cell", a1, a2, a3, NULL};
-	char *envp[512];
-	int fds[2], n = 0, st;
+	int fds[2], st;
 	pid_t pid;
 	posix_spawn_file_actions_t fa;
 
 	snprintf(a1, sizeof(a1), "%zu", mib);
 	snprintf(a2, sizeof(a2), "%d", pct);
 	snprintf(a3, sizeof(a3), "%d", rounds);
-	for (char **e = environ; *e && n < 500; e++)
-		if (strncmp(*e, "LD_PRELOAD=", 11) && strncmp(*e, "HMPT_", 5))
-			envp[n++] = *e;
-	if (lib) {
-		snprintf(pre, sizeof(pre), "LD_PRELOAD=%s", lib);
-		envp[n++] = pre;
-	}
-	envp[n] = NULL;
 	if (pipe(fds) != 0)
 		return -1;
 	posix_spawn_file_actions_init(&fa);
@@ -147,8 +136,9 @@ int main(int argc, char **argv)
 	int reps = argc > 2 ? atoi(argv[2]) : 3;
 	if (reps < 1 || reps > MAXREPS)
 		reps = 3;
-	char *self = realpath("/proc/self/exe", NULL);
-	if (!self)
+	char *self = realpath("/proc/self/exe", NULL), **env_glibc = bench_env(NULL),
+	     **env_hmpt = bench_env(argv[1]);
+	if (!self || !env_glibc || !env_hmpt)
 		return 1;
 	printf("calloc SIZE, touch PCT %% of its pages, free; medians of %d alternating runs\n",
 	       reps);
@@ -166,8 +156,8 @@ int main(int argc, char **argv)
 			double tg[MAXREPS], th[MAXREPS], rg[MAXREPS], rh[MAXREPS], tr[MAXREPS],
 			    rr[MAXREPS];
 			for (int r = 0; r < reps; r++) {
-				if (run_child(self, NULL, mib, pct, rounds, &tg[r], &rg[r]) ||
-				    run_child(self, argv[1], mib, pct, rounds, &th[r], &rh[r])) {
+				if (run_child(self, env_glibc, mib, pct, rounds, &tg[r], &rg[r]) ||
+				    run_child(self, env_hmpt, mib, pct, rounds, &th[r], &rh[r])) {
 					fprintf(stderr, "calloc_sparse: a child failed\n");
 					return 1;
 				}

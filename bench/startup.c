@@ -20,8 +20,6 @@
 
 #include "bench_util.h"
 
-extern char **environ;
-
 static double run(char **argv, char **envp)
 {
 	pid_t pid;
@@ -47,23 +45,13 @@ int main(int argc, char **argv)
 	if (rounds < 1)
 		rounds = 1;
 
-	/* the caller's environment without HMPT_* or LD_PRELOAD, then a copy
+	/* the caller's environment without HMPT_* or LD_PRELOAD, and a copy
 	 * with the shim preloaded */
-	size_t n = 0;
-	for (char **e = environ; *e; e++)
-		n++;
-	char **plain = calloc(n + 1, sizeof(char *)), **shim = calloc(n + 2, sizeof(char *));
-	char *pre = malloc(strlen(argv[1]) + 12);
+	char **plain = bench_env(NULL), **shim = bench_env(argv[1]);
 	double *a = calloc((size_t)rounds, sizeof(double)),
 	       *b = calloc((size_t)rounds, sizeof(double));
-	if (!plain || !shim || !pre || !a || !b)
+	if (!plain || !shim || !a || !b)
 		return 2;
-	size_t k = 0;
-	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "HMPT_", 5) != 0 && strncmp(*e, "LD_PRELOAD=", 11) != 0)
-			plain[k] = shim[k] = *e, k++;
-	sprintf(pre, "LD_PRELOAD=%s", argv[1]);
-	shim[k] = pre;
 
 	run(prog, plain); /* warm the page cache for both */
 	run(prog, shim);
