@@ -318,8 +318,7 @@ static void record_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep, hmpt_
 	hmpt_journal_add_run(x->journal, c, run, log);
 }
 
-/* Run configuration c once as repetition rep; record it in the journal. */
-static int run_config(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
+int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 {
 	hmpt_tconfig_t *c = &t->configs[ci];
 	char plan_path[PATH_MAX], log[PATH_MAX];
@@ -475,7 +474,7 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 			hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
 		x->warm = true;
 		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
-			rc = run_config(t, x, seq[i][0], seq[i][1]);
+			rc = hmpt_measure_config_run(t, x, seq[i][0], seq[i][1]);
 		rc = interrupted ? -1 : rc;
 	}
 	free(seq);

@@ -63,6 +63,10 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
  * interrupted. */
 int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set, const char *log,
                            double timeout, hmpt_sjob_t *job);
+/* Run configuration ci once here (not under --slurm) as repetition rep,
+ * and record it (its runs and the journal): 0, or -1 when interrupted or its
+ * plan cannot be written. */
+int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);
 /* Measure configurations list[0..n-1] (list[0] the reference of the others)
