@@ -147,3 +147,77 @@ void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
 	out->faster = out->lo > 1 && out->speedup >= 1 + min_gain;
 	out->slower = out->hi < 1 && out->speedup <= 1 - min_gain;
 }
+
+/* Largest c with P(W+ <= c) <= p for the signed-rank statistic of n pairs
+ * under the null (each of the 2^n sign patterns alike), or -1 when even
+ * P(W+ = 0) = 2^-n exceeds p. */
+static int signed_rank_critical(int n, double p)
+{
+	int top = n * (n + 1) / 2;
+	double *f = calloc((size_t)top + 1, sizeof(double));
+	int c = -1;
+
+	if (!f)
+		return -1;
+	/* f[w]: probability that the ranks 1..k with a + sign sum to w */
+	f[0] = 1;
+	for (int k = 1; k <= n; k++)
+		for (int w = k * (k + 1) / 2; w >= 0; w--)
+			f[w] = 0.5 * f[w] + (w >= k ? 0.5 * f[w - k] : 0);
+	double cdf = 0;
+	for (int w = 0; w <= top; w++) {
+		cdf += f[w];
+		if (cdf > p * (1 + 1e-12))
+			break;
+		c = w;
+	}
+	free(f);
+	return c;
+}
+
+int hmpt_stats_paired_min(double alpha)
+{
+	int n = 1;
+	while (n < 64 && ldexp(1, -n) > alpha / 2)
+		n++;
+	return n;
+}
+
+void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hmpt_speedup_t *out,
+                       bool *exact)
+{
+	memset(out, 0, sizeof(*out));
+	*exact = false;
+	if (n < 1)
+		return;
+	size_t m = (size_t)n * (size_t)(n + 1) / 2, k = 0;
+	double *walsh = malloc(m * sizeof(double));
+	if (!walsh)
+		return;
+	for (int i = 0; i < n; i++)
+		for (int j = i; j < n; j++)
+			walsh[k++] = (d[i] + d[j]) / 2;
+	qsort(walsh, m, sizeof(double), cmp_double);
+	double centre = m % 2 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2;
+	double lo = -INFINITY, hi = INFINITY;
+	int c = signed_rank_critical(n, alpha / 2);
+	if (c >= 0) {
+		/* the (c+1)-th smallest and largest Walsh averages */
+		lo = walsh[c];
+		hi = walsh[m - 1 - (size_t)c];
+		*exact = true;
+	} else if (n >= 2) {
+		/* too few pairs for the exact level: the paired t interval */
+		hmpt_summary_t s;
+		hmpt_stats_summary(d, n, &s);
+		double half = hmpt_stats_t_quantile(1 - alpha / 2, n - 1) * s.sd / sqrt(n);
+		lo = s.mean - half;
+		hi = s.mean + half;
+	}
+	free(walsh);
+	out->speedup = exp(centre);
+	out->lo = exp(lo);
+	out->hi = exp(hi);
+	out->faster = out->lo > 1 && out->speedup >= 1 + min_gain;
+	out->slower = out->hi < 1 && out->speedup <= 1 - min_gain;
+}

@@ -49,4 +49,19 @@ void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
                         const hmpt_pooled_t *pool, double alpha, double min_gain,
                         bool higher_is_better, hmpt_speedup_t *out);
 
+/* The speedup from n paired runs, d[i] = log(reference's figure / the
+ * configuration's) for times (the inverse for rates), each pair run side by
+ * side so that drift and load between pairs cancel.  Point estimate:
+ * Hodges-Lehmann (the median of the Walsh averages (d_i + d_j) / 2, i <= j);
+ * interval: Wilcoxon's signed-rank one at 1 - alpha, exact (its coverage is
+ * at least 1 - alpha whenever d is symmetric about its centre, as it is when
+ * the noise of a pair's two runs is alike, heavy-tailed, bursty or bimodal
+ * as it may be).  With too few pairs for that level (2^-n > alpha / 2) the
+ * paired t interval stands in, and *exact says so.  Sets speedup, lo, hi,
+ * faster and slower as hmpt_stats_speedup() does. */
+void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hmpt_speedup_t *out,
+                       bool *exact);
+/* Pairs that the exact interval needs at level 1 - alpha. */
+int hmpt_stats_paired_min(double alpha);
+
 #endif

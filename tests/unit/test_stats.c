@@ -135,8 +135,47 @@ static void test_pooled(void)
 	CHECK_OP(pooled.hi, ==, welch.hi);
 }
 
+/* Paired runs: the Hodges-Lehmann estimate and Wilcoxon's interval, as
+ * the published critical values give them (n = 10, 95 %: W+ <= 8). */
+static void test_paired(void)
+{
+	double d[12];
+	hmpt_speedup_t sp;
+	bool exact;
+
+	CHECK_OP(hmpt_stats_paired_min(0.05), ==, 6);
+	CHECK_OP(hmpt_stats_paired_min(0.05 / 4), ==, 8);
+	for (int i = 0; i < 10; i++)
+		d[i] = 0.01 * (i + 1);
+	hmpt_stats_paired(d, 10, 0.05, 0.01, &sp, &exact);
+	CHECK(exact);
+	/* the 9th smallest and the 9th largest of the 55 Walsh averages */
+	CHECK(near(log(sp.lo), 0.03, 1e-12) && near(log(sp.hi), 0.08, 1e-12));
+	CHECK(near(log(sp.speedup), 0.055, 1e-12));
+	CHECK(sp.faster && !sp.slower);
+	/* n = 12 at 0.0125: W+ <= 8, the 9th Walsh average */
+	for (int i = 0; i < 12; i++)
+		d[i] = 0.01 * (i + 1) - 0.06;
+	hmpt_stats_paired(d, 12, 0.0125, 0.01, &sp, &exact);
+	CHECK(exact && near(log(sp.lo), -0.03, 1e-12) && near(log(sp.hi), 0.04, 1e-12));
+	CHECK(!sp.faster && !sp.slower);
+	/* a burst in one pair moves the mean far, the estimate hardly */
+	for (int i = 0; i < 10; i++)
+		d[i] = 0.05 + 0.002 * (i % 3 - 1);
+	d[4] = 1.5;
+	hmpt_stats_paired(d, 10, 0.05, 0.01, &sp, &exact);
+	CHECK(near(log(sp.speedup), 0.05, 0.003));
+	CHECK(sp.faster); /* its interval widens instead */
+	/* too few pairs for the exact level: the paired t interval */
+	hmpt_stats_paired(d, 5, 0.05, 0.01, &sp, &exact);
+	CHECK(!exact && sp.lo > 0 && isfinite(sp.hi));
+	hmpt_stats_paired(d, 1, 0.05, 0.01, &sp, &exact);
+	CHECK(!exact && sp.lo == 0 && isinf(sp.hi));
+}
+
 int main(void)
 {
+	test_paired();
 	test_quantiles();
 	test_pooled();
 	test_summary();
