@@ -24,12 +24,11 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* The configuration with these sites in the fast pool in a phase (ranking,
- * or combinations): found, or added.  The combination phase measures its
- * placements afresh, with its own all-slow runs, so that a drift between the
- * phases cannot pass for a speedup. */
+/* The configuration with these sites in the fast pool in a phase: found, or
+ * added.  Each phase measures its placements afresh, with its own all-slow
+ * runs, so that a drift between the phases cannot pass for a speedup. */
 int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
-                    const char *label, bool combos)
+                    const char *label, hmpt_phase_t phase)
 {
 	const char *ids[t->nsites > 0 ? t->nsites : 1];
 	int n = 0;
@@ -40,8 +39,10 @@ int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char
 		if (fast[i])
 			ids[n++] = t->sites[i].id;
 	qsort(ids, (size_t)n, sizeof(ids[0]), cmp_str);
-	if (combos)
+	if (phase == HMPT_PHASE_COMBOS)
 		h = fnv(h, "combinations|");
+	else if (phase == HMPT_PHASE_CONFIRM)
+		h = fnv(h, "confirmation|");
 	for (int i = 0; i < n; i++)
 		h = fnv(fnv(h, ids[i]), ",");
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
@@ -52,7 +53,8 @@ int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char
 	hmpt_tconfig_t *c = &t->configs[t->nconfigs];
 	memset(c, 0, sizeof(*c));
 	memcpy(c->key, key, sizeof(key));
-	c->in_combos = combos;
+	c->in_combos = phase == HMPT_PHASE_COMBOS;
+	c->in_confirm = phase == HMPT_PHASE_CONFIRM;
 	snprintf(c->label, sizeof(c->label), "%s", label);
 	c->fast = malloc((size_t)t->nsites + 1);
 	memcpy(c->fast, fast, (size_t)t->nsites);

@@ -19,11 +19,10 @@
 #include "journal.h"
 #include "tuning.h"
 
-/* The index of the configuration with fast[site] in the fast pool in a phase
- * (the ranking, or the combinations): found, or added with its runs from
- * the journal j. */
+/* The index of the configuration with fast[site] in the fast pool in a
+ * phase: found, or added with its runs from the journal j. */
 int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
-                    const char *label, bool combos);
+                    const char *label, hmpt_phase_t phase);
 /* The plan of configuration c; `measurement` says what it is in its
  * provenance.  A reference the caller drops. */
 json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement);

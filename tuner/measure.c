@@ -296,7 +296,7 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 
 /* ------------------------------------------------------ configurations */
 
-static bool config_has_rep(const hmpt_tconfig_t *c, int rep)
+bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep)
 {
 	for (int i = 0; i < c->nruns; i++)
 		if (c->runs[i].rep == rep)
@@ -413,17 +413,17 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 		const hmpt_tconfig_t *c = &t->configs[list[i]];
 		int missing = 0;
 		for (int r = 0; r < hmpt_tune_config_want(t, c); r++)
-			missing += !config_has_rep(c, r);
+			missing += !hmpt_measure_has_rep(c, r);
 		rounds = missing > rounds ? missing : rounds;
 	}
 	for (int r = 0; r < want_ref; r++)
-		missing_ref += !config_has_rep(ref, r);
+		missing_ref += !hmpt_measure_has_rep(ref, r);
 	for (int r = 0, done_ref = 0; r < rounds; r++) {
 		int(*round)[2] = seq + k, m = 0;
 		/* the reference's missing runs up to this round's share of them */
 		int upto = (int)((long)missing_ref * (r + 1) / rounds);
 		for (int rep = 0, seen = 0; rep < want_ref && done_ref < upto; rep++)
-			if (!config_has_rep(ref, rep) && seen++ >= done_ref) {
+			if (!hmpt_measure_has_rep(ref, rep) && seen++ >= done_ref) {
 				round[m][0] = list[0];
 				round[m++][1] = rep;
 				done_ref++;
@@ -431,7 +431,7 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 		for (int i = 1; i < n; i++) {
 			const hmpt_tconfig_t *c = &t->configs[list[i]];
 			for (int rep = 0, seen = 0; rep < hmpt_tune_config_want(t, c); rep++)
-				if (!config_has_rep(c, rep) && seen++ == r) {
+				if (!hmpt_measure_has_rep(c, rep) && seen++ == r) {
 					round[m][0] = list[i];
 					round[m++][1] = rep;
 				}

@@ -63,6 +63,8 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
  * interrupted. */
 int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set, const char *log,
                            double timeout, hmpt_sjob_t *job);
+/* c has a run recorded as repetition rep. */
+bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
 /* Run configuration ci once here (not under --slurm) as repetition rep,
  * and record it (its runs and the journal): 0, or -1 when interrupted or its
  * plan cannot be written. */

@@ -28,6 +28,8 @@ static void speedups(hmpt_tune_t *t)
 	hmpt_pooled_t pool = {0};
 	for (int i = 0; i < t->nconfigs; i++) {
 		summarize(t, &t->configs[i]);
+		if (t->configs[i].in_confirm)
+			continue; /* paired, and analysed apart (confirm.c) */
 		compared += hmpt_tune_config_shown(t, i) && i != t->configs[i].ref &&
 		            t->configs[i].sum.n > 0;
 		/* runs are interleaved, so drift and load hit every configuration
@@ -39,6 +41,8 @@ static void speedups(hmpt_tune_t *t)
 	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
 	for (int i = 0; i < t->nconfigs; i++) {
 		hmpt_tconfig_t *c = &t->configs[i];
+		if (c->in_confirm && i != c->ref)
+			continue;
 		if (i == c->ref)
 			c->sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
 		else
@@ -51,7 +55,7 @@ int hmpt_method_single(const hmpt_tune_t *t, int g)
 {
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		bool same = !c->in_combos && i != c->ref && c->sum.n > 0 && c->fast;
+		bool same = !c->in_combos && !c->in_confirm && i != c->ref && c->sum.n > 0 && c->fast;
 		for (int s = 0; s < t->nsites && same; s++)
 			same = (c->fast[s] != 0) == (t->sites[s].group == g);
 		if (same)
@@ -109,7 +113,8 @@ static void choose(hmpt_tune_t *t)
 			                           .bytes = (double)c->fast_bytes,
 			                           .eligible = hmpt_tune_config_shown(t, i) &&
 			                                       !c->nfailed && c->sum.n > 0 &&
-			                                       i != c->ref};
+			                                       i != c->ref && c->confirmed >= 0 &&
+			                                       (!t->confirm_done || c->confirmed)};
 		}
 		/* each configuration judged on its own against the fastest: at
 		 * the uncorrected alpha (corrected for 2^K comparisons, almost

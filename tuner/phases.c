@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "confirm.h"
 #include "method.h"
 #include "planout.h"
 #include "profiles.h"
@@ -242,14 +243,14 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 	int cand[t->nsites + 1], list[t->nsites + 2], n = 0;
 
 	order_candidates(t, cand);
-	t->ref = hmpt_config_get(t, x->journal, fast, "slow (ranking)", false);
+	t->ref = hmpt_config_get(t, x->journal, fast, "slow (ranking)", HMPT_PHASE_RANKING);
 	list[n++] = t->ref;
 	for (int k = 0; k < ncand; k++) {
 		char label[128];
 		memset(fast, 0, (size_t)t->nsites);
 		fast[cand[k]] = 1;
 		snprintf(label, sizeof(label), "alone: %.110s", t->sites[cand[k]].label);
-		list[n++] = hmpt_config_get(t, x->journal, fast, label, false);
+		list[n++] = hmpt_config_get(t, x->journal, fast, label, HMPT_PHASE_RANKING);
 	}
 	free(fast);
 	for (int k = 0; k < n; k++)
@@ -328,7 +329,7 @@ static void combos_create(hmpt_tune_t *t, hmpt_measure_t *x, int *list)
 			snprintf(label, sizeof(label), "slow");
 		else if (m == ncomb - 1)
 			snprintf(label, sizeof(label), "fast");
-		list[m] = hmpt_config_get(t, x->journal, fast, label, true);
+		list[m] = hmpt_config_get(t, x->journal, fast, label, HMPT_PHASE_COMBOS);
 		hmpt_tconfig_t *c = &t->configs[list[m]];
 		c->mask = (unsigned)m;
 		snprintf(c->label, sizeof(c->label), "%s", label);
@@ -544,13 +545,25 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 	            "smallest fast footprint within --capacity not measurably slower than the "
 	            "fastest there"},
 	           {"plan-slow.json", t->ref, "the all-slow reference"}};
+	int searched[] = {t->search_best, t->search_best90, t->search_fit};
 	for (size_t k = 0; k < sizeof(out) / sizeof(out[0]); k++) {
 		char path[PATH_MAX], text[512];
 		int ci = out[k].config >= 0 ? out[k].config : t->ref;
 		const hmpt_tconfig_t *c = &t->configs[ci];
 		if (k == 2 && !t->capacity)
 			continue;
-		if (out[k].config < 0)
+		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, out[k].config);
+		const hmpt_tconfirm_t *lost = k < 3 ? hmpt_confirm_of(t, searched[k]) : NULL;
+		if (out[k].config < 0 && lost)
+			snprintf(text, sizeof(text),
+			         "%s: none; the search's choice, %s at %.3fx, was not confirmed "
+			         "faster in %d fresh rounds beside all-slow (%.3fx, %.2f %% interval "
+			         "%.3f-%.3f), nor any next choice, so nothing is placed in the fast "
+			         "pool",
+			         out[k].what, t->configs[lost->of].label,
+			         t->configs[lost->of].sp.speedup, lost->pairs, lost->sp.speedup,
+			         100 * (1 - t->confirm_alpha), lost->sp.lo, lost->sp.hi);
+		else if (out[k].config < 0)
 			snprintf(
 			    text, sizeof(text),
 			    "%s: none; no configuration was measurably faster than all-slow%s, "
@@ -558,6 +571,13 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 			    out[k].what, k == 2 ? " within --capacity" : "");
 		else if (ci == t->ref)
 			snprintf(text, sizeof(text), "%s", out[k].what);
+		else if (cf)
+			snprintf(text, sizeof(text),
+			         "%s: %s, confirmed %.3fx over all-slow (%.2f %% interval %.3f-%.3f, %d "
+			         "fresh paired rounds; the search measured %.3fx), %.1f %% of the "
+			         "footprint in the fast pool",
+			         out[k].what, c->label, cf->sp.speedup, 100 * (1 - t->confirm_alpha),
+			         cf->sp.lo, cf->sp.hi, cf->pairs, c->sp.speedup, 100 * c->fast_fraction);
 		else
 			snprintf(text, sizeof(text),
 			         "%s: %s, %.3fx over all-slow (%.0f %% interval %.3f-%.3f, %d runs "

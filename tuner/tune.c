@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "confirm.h"
 #include "journal.h"
 #include "measure.h"
 #include "options.h"
@@ -76,6 +77,13 @@ const char hmpt_tune_usage[] =
     "                        2K+4 (the default); exhaustive: all 2^K\n"
     "      --budget RUNS     the model search stops before the combination phase\n"
     "                        exceeds RUNS runs (all-slow's included)\n"
+    "      --confirm ROUNDS  measure the chosen plans again, each in up to ROUNDS\n"
+    "                        fresh rounds beside an all-slow run (default: 20,\n"
+    "                        at least 8); a plan not confirmed faster is replaced\n"
+    "                        by the next choice or places nothing; 0: no\n"
+    "                        confirmation, the search's figures stand\n"
+    "      --precision PCT   confirm until the interval's half-width is within\n"
+    "                        PCT percent (default: 3)\n"
     "  -G, --group IDS       a group of your own: site ids (or 4+ digit prefixes),\n"
     "                        comma-separated (repeatable); skips the ranking runs;\n"
     "                        the sites you do not name form one more group\n"
@@ -190,6 +198,13 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->exhaustive = !strcmp(arg, "exhaustive");
 		break;
 	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
+	case 'K': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
+	case 'X':
+		t->precision = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(t->precision > 0) || t->precision >= 1)
+			hmpt_cli_usage_error(
+			    cmd, "--precision: expected a percentage above 0 and below 100", arg);
+		break;
 	case 't':
 		t->timeout = strtod(arg, &end);
 		if (end == arg || *end || !(t->timeout > 0))
@@ -253,6 +268,8 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"candidates", required_argument, 0, 'C'},
 	                                      {"search", required_argument, 0, 'Y'},
 	                                      {"budget", required_argument, 0, 'B'},
+	                                      {"confirm", required_argument, 0, 'K'},
+	                                      {"precision", required_argument, 0, 'X'},
 	                                      {"timeout", required_argument, 0, 't'},
 	                                      {"min-gain", required_argument, 0, 'M'},
 	                                      {"confidence", required_argument, 0, 'A'},
@@ -460,7 +477,8 @@ static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
 	t->sym = hmpt_sym_new();
 	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
 	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
-	    hmpt_phases_analyze(t) == 0 && hmpt_phases_write_plans(t) == 0 &&
+	    hmpt_phases_analyze(t) == 0 && hmpt_confirm_run(t, x) == 0 &&
+	    hmpt_phases_write_plans(t) == 0 &&
 	    hmpt_tune_write_results(t) == 0) {
 		if (!x->quiet)
 			hmpt_tune_print_summary(t, stdout);
@@ -517,7 +535,13 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .ngroups_max = 8,
 	                 .candidates = 16,
 	                 .alpha = 0.05,
-	                 .min_gain = 0.01};
+	                 .min_gain = 0.01,
+	                 .confirm_rounds = 20,
+	                 .precision = 0.03,
+	                 .best = -1,
+	                 .best90 = -1,
+	                 .fit = -1,
+	                 .confirm_ref = -1};
 	hmpt_measure_t x = {.progress = isatty(2)};
 	opts_t o = {
 	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};

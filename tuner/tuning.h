@@ -34,13 +34,24 @@ typedef struct {
 	char host[64]; /* where it ran (under --slurm) */
 } hmpt_trun_t;
 
+/* The phases a configuration is measured in.  Each has its own all-slow
+ * runs, so that a drift between phases cannot pass for a speedup. */
+typedef enum {
+	HMPT_PHASE_RANKING, /* all-slow and each candidate site alone */
+	HMPT_PHASE_COMBOS,  /* combinations of groups (the search) */
+	HMPT_PHASE_CONFIRM, /* the chosen plans again, in fresh paired rounds */
+} hmpt_phase_t;
+
 typedef struct {
 	char key[17];        /* hash of the sorted ids of its sites in the fast pool */
 	char label[128];     /* "slow", "fast", "G1+G3", "alone: <site>" */
 	unsigned char *fast; /* per site */
 	int nfast;
 	unsigned mask;  /* its groups, in the combination phase */
-	bool in_combos; /* one of the 2^K */
+	bool in_combos;  /* one of the 2^K */
+	bool in_confirm; /* measured again in the confirmation phase */
+	int confirmed;   /* combinations: 1 the confirmation found it faster, -1
+	                    it did not (never chosen then), 0 not tried */
 	int ref;        /* the all-slow configuration of its phase: runs of a phase
 	                   are compared only with each other */
 	int share;      /* runs per round (0: one; the reference: more) */
@@ -67,6 +78,26 @@ typedef struct {
 	bool alone_failed; /* a run of it alone (combination phase) failed */
 } hmpt_tgroup_t;
 
+/* Most configurations the confirmation phase measures in one tuning: its
+ * intervals are at alpha over this (Bonferroni), so that a tuning confirms a
+ * false speedup with a chance of at most alpha / 2. */
+#define HMPT_CONFIRM_MAX 4
+
+/* A configuration of the search measured again against all-slow in fresh
+ * paired rounds (confirm.c). */
+typedef struct {
+	int config;      /* its configuration in the confirmation phase */
+	int of;          /* the combination it measures again */
+	const char *for_plan; /* the plan it was first tried for: "best", ... */
+	int first_round;
+	hmpt_speedup_t sp; /* paired, over the confirmation's all-slow runs */
+	int pairs;
+	bool exact;     /* sp's interval is Wilcoxon's (enough pairs) */
+	bool settled;   /* measured enough: precise, hopeless or out of rounds */
+	bool confirmed; /* settled and sp.faster */
+	char why[96];   /* why it is not confirmed, when settled so */
+} hmpt_tconfirm_t;
+
 typedef struct {
 	/* what was asked */
 	char *const *cmd;    /* as run: the launcher's words, then the program's */
@@ -77,6 +108,8 @@ typedef struct {
 	bool maximize;      /* the metric is a rate */
 	int reps, ngroups_max, candidates;
 	bool exhaustive; /* --search exhaustive: all 2^K, not the model's choice */
+	int confirm_rounds; /* --confirm: most rounds per plan; 0: no confirmation */
+	double precision;   /* --precision: the half-width confirmation aims at */
 	int budget;      /* --budget: runs of the combination phase, 0: none */
 	double alpha, min_gain, timeout;
 	uint64_t capacity; /* 0: none */
@@ -98,6 +131,15 @@ typedef struct {
 	int fastest;           /* the highest point estimate among the faster */
 	double alpha_used;     /* alpha over the number of comparisons */
 	hmpt_pooled_t pool;    /* the variance of log(run), pooled over all */
+	/* the confirmation phase: what it measured, and the search's choices
+	   before it (best, best90, fit then hold what it confirmed) */
+	hmpt_tconfirm_t tried[HMPT_CONFIRM_MAX];
+	int ntried;
+	int confirm_ref; /* its all-slow configuration, -1: it did not run */
+	int confirm_rounds_run;
+	bool confirm_done; /* it ran: only what it confirmed may be chosen */
+	double confirm_alpha;                  /* alpha of its intervals */
+	int search_best, search_best90, search_fit;
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
 

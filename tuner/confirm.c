@@ -1,0 +1,193 @@
+/* confirm.c — the confirmation phase: the search's choices measured again
+ * against all-slow in fresh paired rounds. */
+#include "confirm.h"
+
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "method.h"
+
+double hmpt_confirm_half_width(const hmpt_speedup_t *sp)
+{
+	return sp->lo > 0 && isfinite(sp->hi) ? sqrt(sp->hi / sp->lo) - 1 : INFINITY;
+}
+
+const hmpt_tconfirm_t *hmpt_confirm_of(const hmpt_tune_t *t, int i)
+{
+	for (int k = 0; k < t->ntried && i >= 0; k++)
+		if (t->tried[k].of == i)
+			return &t->tried[k];
+	return NULL;
+}
+
+/* Try combination i for `plan` from round r on, unless it is tried already
+ * or no more may be. */
+static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *plan, int r)
+{
+	if (i < 0 || hmpt_confirm_of(t, i) || t->ntried == HMPT_CONFIRM_MAX)
+		return;
+	char label[128];
+	snprintf(label, sizeof(label), "%.100s (confirmation)", t->configs[i].label);
+	/* configs may move: copy what is needed first */
+	int ci = hmpt_config_get(t, x->journal, t->configs[i].fast, label, HMPT_PHASE_CONFIRM);
+	t->configs[ci].ref = t->confirm_ref;
+	t->configs[ci].want = -1; /* set round by round */
+	t->tried[t->ntried++] = (hmpt_tconfirm_t){
+	    .config = ci, .of = i, .for_plan = plan, .first_round = r};
+}
+
+/* The pairs of tried entry k so far, and what they say. */
+static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int min_pairs)
+{
+	const hmpt_tconfig_t *ref = &t->configs[t->confirm_ref], *c = &t->configs[k->config];
+	double d[rounds > 0 ? rounds : 1];
+	int n = 0, failed = 0;
+
+	for (int a = 0; a < c->nruns; a++) {
+		const hmpt_trun_t *cr = &c->runs[a];
+		if (cr->rep >= rounds)
+			continue;
+		if (cr->status) {
+			failed++;
+			continue;
+		}
+		for (int b = 0; b < ref->nruns; b++) {
+			const hmpt_trun_t *rr = &ref->runs[b];
+			if (rr->rep != cr->rep || rr->status || !(rr->value > 0) || !(cr->value > 0))
+				continue;
+			d[n++] = t->maximize ? log(cr->value / rr->value) : log(rr->value / cr->value);
+			break;
+		}
+	}
+	k->pairs = n;
+	hmpt_stats_paired(d, n, t->confirm_alpha, t->min_gain, &k->sp, &k->exact);
+	if (failed) {
+		k->settled = true;
+		snprintf(k->why, sizeof(k->why), "a run of it failed");
+	} else if (n >= min_pairs) {
+		bool precise = hmpt_confirm_half_width(&k->sp) <= t->precision;
+		bool hopeless = k->sp.hi < 1 + t->min_gain;
+		bool spent = rounds - k->first_round >= t->confirm_rounds;
+		k->settled = precise || hopeless || spent;
+	} else if (rounds - k->first_round >= t->confirm_rounds) {
+		k->settled = true;
+	}
+	k->confirmed = k->settled && !failed && k->exact && k->sp.faster;
+	if (k->settled && !k->confirmed && !failed)
+		snprintf(k->why, sizeof(k->why), "%s",
+		         !k->exact                ? "too few rounds for an interval"
+		         : k->sp.hi < 1 + t->min_gain ? "not faster"
+		                                   : "not measurably faster");
+	t->configs[k->of].confirmed = k->settled ? (k->confirmed ? 1 : -1) : 0;
+}
+
+/* Round r's runs: all-slow's and those of the tried entries not settled,
+ * shuffled the same way on every resumption.  Their number. */
+static int round_items(const hmpt_tune_t *t, int r, int *items)
+{
+	int n = 0;
+	items[n++] = t->confirm_ref;
+	for (int k = 0; k < t->ntried; k++)
+		if (!t->tried[k].settled)
+			items[n++] = t->tried[k].config;
+	uint64_t s = 0x2545f4914f6cdd1dull * (uint64_t)(r + 7);
+	for (int i = n - 1; i > 0; i--) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		int j = (int)(s % (uint64_t)(i + 1)), tmp = items[i];
+		items[i] = items[j];
+		items[j] = tmp;
+	}
+	return n;
+}
+
+/* The search's choices now (those found not faster excluded): each one not
+ * tried yet is tried from round r on.  true while any is still measured. */
+static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
+{
+	hmpt_method_analyze(t);
+	try_config(t, x, t->best, "best", r);
+	try_config(t, x, t->best90, "ninety", r);
+	if (t->capacity)
+		try_config(t, x, t->fit, "capacity", r);
+	for (int k = 0; k < t->ntried; k++)
+		if (!t->tried[k].settled)
+			return true;
+	return false;
+}
+
+int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	t->search_best = t->best;
+	t->search_best90 = t->best90;
+	t->search_fit = t->fit;
+	t->confirm_ref = -1;
+	if (!t->confirm_rounds || (t->best < 0 && t->best90 < 0 && t->fit < 0))
+		return 0;
+	unsigned char *none = calloc((size_t)t->nsites + 1, 1);
+	if (!none)
+		return -1;
+	t->confirm_ref =
+	    hmpt_config_get(t, x->journal, none, "slow (confirmation)", HMPT_PHASE_CONFIRM);
+	free(none);
+	t->configs[t->confirm_ref].ref = t->confirm_ref;
+	t->configs[t->confirm_ref].want = -1;
+	t->confirm_alpha = t->alpha / HMPT_CONFIRM_MAX;
+	int min_pairs = hmpt_stats_paired_min(t->confirm_alpha), rc = 0, r = 0;
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: confirming the choices in fresh rounds against all-slow (%d to "
+		        "%d rounds each, until within %.3g %%)\n",
+		        min_pairs, t->confirm_rounds > min_pairs ? t->confirm_rounds : min_pairs,
+		        100 * t->precision);
+	if (t->confirm_rounds < min_pairs)
+		t->confirm_rounds = min_pairs;
+	x->warm = false;
+	x->done = 0;
+	x->spent = 0;
+	for (; rc == 0 && assign(t, x, r); r++) {
+		int items[HMPT_CONFIRM_MAX + 1], n = round_items(t, r, items);
+		/* the rounds left of the longest-measured entry, for the progress line */
+		int left = 0;
+		for (int k = 0; k < t->ntried; k++)
+			if (!t->tried[k].settled) {
+				int l = t->tried[k].first_round + t->confirm_rounds - r;
+				left = l > left ? l : left;
+			}
+		x->total = x->done + left * n;
+		for (int i = 0; i < n && rc == 0; i++) {
+			hmpt_tconfig_t *c = &t->configs[items[i]];
+			c->want = r + 1;
+			if (!x->warm && !hmpt_measure_has_rep(c, r)) {
+				/* the first run after a pause meets cold caches: not counted */
+				char plan_path[PATH_MAX], log[PATH_MAX];
+				rc = hmpt_config_plan_path(t, &t->configs[t->confirm_ref], plan_path,
+				                           sizeof(plan_path));
+				snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
+				if (rc == 0)
+					hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+				x->warm = true;
+			}
+			if (rc == 0 && !hmpt_measure_has_rep(c, r))
+				rc = hmpt_measure_config_run(t, x, items[i], r);
+		}
+		for (int k = 0; k < t->ntried && rc == 0; k++)
+			if (!t->tried[k].settled)
+				analyze_tried(t, &t->tried[k], r + 1, min_pairs);
+	}
+	if (x->progress)
+		fprintf(stderr, "\r\033[K");
+	t->confirm_rounds_run = r;
+	for (int k = 0; k < t->ntried; k++) /* all their runs, in results.json */
+		t->configs[t->tried[k].config].want = r;
+	t->configs[t->confirm_ref].want = r;
+	if (rc)
+		return -1;
+	t->confirm_done = true;
+	hmpt_method_analyze(t); /* only the confirmed may be chosen now */
+	return 0;
+}

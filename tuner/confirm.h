@@ -1,0 +1,39 @@
+/* confirm.h — the confirmation phase: the plans the search chose, measured
+ * again before anything is written.
+ *
+ * Why: the search reports the largest of many noisy estimates, measured on
+ * the very runs that chose it, so its figure is biased upward; on a busy
+ * node a burst of other load can pass for a speedup.  Here each chosen
+ * configuration (plan-best's, plan-90's, plan-capacity's) runs again in
+ * fresh rounds, each round one run of all-slow and one of each
+ * configuration still measured, in a shuffled order; a round's ratio of a
+ * configuration to the all-slow run beside it cancels drift and slow
+ * changes of load, and the Hodges-Lehmann estimate with Wilcoxon's interval
+ * (stats.h) is not moved by a burst in a few rounds.  Intervals are at
+ * alpha / HMPT_CONFIRM_MAX.  A configuration is measured until its
+ * interval's half-width is within --precision, or it cannot reach
+ * --min-gain any more, or --confirm rounds ran; one not confirmed faster is
+ * never chosen, and the search's next choice for that plan is measured in
+ * its place while fewer than HMPT_CONFIRM_MAX were tried.  In the end only
+ * confirmed configurations are chosen (t->best, best90, fit), and a plan
+ * with none places nothing.
+ *
+ * Contract: runs through measure.h (journaled, so a resumed tuning takes
+ * the same steps on the same runs); 0, or -1 when interrupted or a plan
+ * could not be written.
+ */
+#ifndef HMPT_TUNER_CONFIRM_H
+#define HMPT_TUNER_CONFIRM_H
+
+#include "measure.h"
+#include "tuning.h"
+
+/* After the search's analysis: measure its choices again (nothing when
+ * t->confirm_rounds is 0 or the search chose nothing). */
+int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x);
+/* The confirmation of combination i, or NULL when it was not tried. */
+const hmpt_tconfirm_t *hmpt_confirm_of(const hmpt_tune_t *t, int i);
+/* Half-width of an interval as a share of its centre: sqrt(hi / lo) - 1. */
+double hmpt_confirm_half_width(const hmpt_speedup_t *sp);
+
+#endif
