@@ -12,6 +12,7 @@
 #include "report.h"
 #include "runner.h"
 #include "results.h"
+#include "confirm.h"
 #include "tuning.h"
 
 extern char **environ;
@@ -135,6 +136,11 @@ static json_t *num_or_null(double v, bool ok)
 	return ok && isfinite(v) ? json_real(v) : json_null();
 }
 
+static const char *phase_name(const hmpt_tconfig_t *c)
+{
+	return c->in_combos ? "combinations" : c->in_confirm ? "confirmation" : "ranking";
+}
+
 static json_t *config_json(const hmpt_tune_t *t, int i)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
@@ -158,7 +164,7 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 	bool have = c->sum.n > 0;
 	return json_pack(
 	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o,s:b,s:o}",
-	    "key", c->key, "label", c->label, "phase", c->in_combos ? "combinations" : "ranking",
+	    "key", c->key, "label", c->label, "phase", phase_name(c),
 	    "reference", t->configs[c->ref].key, "groups", groups, "fast_sites", sites,
 	    "fast_bytes", (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction,
 	    "access_fraction", num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
@@ -174,8 +180,49 @@ static json_t *choice_json(const hmpt_tune_t *t, int i, const char *file)
 {
 	if (i < 0)
 		return json_null();
+	const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, i);
+	/* the confirmed figure where there is one */
 	return json_pack("{s:s,s:s,s:f,s:f}", "key", t->configs[i].key, "plan", file, "speedup",
-	                 t->configs[i].sp.speedup, "fast_fraction", t->configs[i].fast_fraction);
+	                 cf ? cf->sp.speedup : t->configs[i].sp.speedup, "fast_fraction",
+	                 t->configs[i].fast_fraction);
+}
+
+static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
+{
+	const hmpt_tconfig_t *c = &t->configs[cf->of];
+	json_t *sites = json_array();
+	for (int s = 0; s < t->nsites; s++)
+		if (c->fast[s])
+			json_array_append_new(sites, json_string(t->sites[s].id));
+	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o}", "key", c->key,
+	                 "confirmation_key", t->configs[cf->config].key, "label", c->label, "for",
+	                 cf->for_plan, "speedup", cf->sp.speedup, "lo",
+	                 num_or_null(cf->sp.lo, cf->pairs > 1), "hi",
+	                 num_or_null(cf->sp.hi, cf->pairs > 1), "pairs", cf->pairs, "exact",
+	                 cf->exact, "confirmed", cf->confirmed, "why", cf->why, "search_speedup",
+	                 c->sp.speedup, "fast_fraction", c->fast_fraction, "fast_sites", sites);
+}
+
+/* The confirmation phase: what it tried, and what each plan got; null when
+ * it did not run. */
+static json_t *confirmation_json(const hmpt_tune_t *t)
+{
+	if (t->confirm_ref < 0)
+		return json_null();
+	json_t *tried = json_array(), *plans = json_object();
+	for (int k = 0; k < t->ntried; k++)
+		json_array_append_new(tried, tried_json(t, &t->tried[k]));
+	const char *names[] = {"best", "ninety", "capacity"};
+	int chosen[] = {t->best, t->best90, t->fit};
+	for (int p = 0; p < 3; p++) {
+		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, chosen[p]);
+		if (p < 2 || t->capacity)
+			json_object_set_new(plans, names[p], cf ? tried_json(t, cf) : json_null());
+	}
+	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o}", "rounds", t->confirm_rounds_run,
+	                 "max_rounds", t->confirm_rounds, "precision", t->precision, "confidence",
+	                 1 - t->confirm_alpha, "alpha_per_plan", t->confirm_alpha,
+	                 "claimed_false_faster", t->alpha / 2, "plans", plans, "tried", tried);
 }
 
 static int write_json(const hmpt_tune_t *t, const char *path)
@@ -202,7 +249,7 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 		json_array_append_new(configs, config_json(t, i));
 	json_t *doc = json_pack(
 	    "{s:s,s:i,s:o,s:{s:s,s:O,s:s,s:O},s:{s:s?,s:b,s:i,s:f,s:f,s:f,s:f},s:s?,s:I,s:o,s:o,"
-	    "s:s,s:o,s:{s:o,s:o,s:o}}",
+	    "s:s,s:o,s:{s:o,s:o,s:o},s:o}",
 	    "format", "hmpt-results", "format_version", 1, "command", cmd, "pools", "fast_name",
 	    t->fast_name, "fast", t->fast_pool, "slow_name", t->slow_name, "slow", t->slow_pool,
 	    "measurement", "metric", t->metric, "higher_is_better", t->maximize, "reps", t->reps,
@@ -212,7 +259,7 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    t->configs[t->ref].key, "configs", configs, "chosen", "best",
 	    choice_json(t, t->best, "plan-best.json"), "ninety",
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
-	    choice_json(t, t->fit, "plan-capacity.json"));
+	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
 	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	return rc;
@@ -239,7 +286,7 @@ static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i)
 	fputc(',', f);
 	if (c->sum.n > 0 || i == c->ref)
 		fprintf(f, "%.6f", c->sp.speedup);
-	fprintf(f, ",%s,%s,%s,", verdict(t, i), c->in_combos ? "combinations" : "ranking",
+	fprintf(f, ",%s,%s,%s,", verdict(t, i), phase_name(c),
 	        c->nruns > 0 ? "true" : "false");
 	if (c->predicted > 0)
 		fprintf(f, "%.6f", c->predicted);
@@ -805,6 +852,7 @@ static void html_text(FILE *f, const char *s)
 
 static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, const char *file,
                         bool html);
+static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html);
 
 static int write_html(const hmpt_tune_t *t, const char *path, const int *order, int n, int plots)
 {
@@ -842,6 +890,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	if (t->capacity)
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
+	confirm_lines(f, t, true);
 	/* the plot, hoverable (an <img> would run none of its script), with the
 	 * groups beside it */
 	fprintf(f, "<h2>Speedup against fast-pool footprint</h2>\n<div class=row>");
@@ -962,13 +1011,47 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
 		return;
 	}
 	const hmpt_tconfig_t *c = &t->configs[i];
+	const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, i);
+	/* the confirmed figure where there is one: the search's is biased up */
+	const hmpt_speedup_t *sp = cf ? &cf->sp : &c->sp;
+	char also[64] = "";
+	if (cf)
+		snprintf(also, sizeof(also), ", confirmed in %d rounds; the search: %.3fx", cf->pairs,
+		         c->sp.speedup);
 	fprintf(f,
-	        html ? "<li>%s: <b>%s</b>, <b>%.3fx</b> (interval %.3f&ndash;%.3f) with %.1f %% of "
+	        html ? "<li>%s: <b>%s</b>, <b>%.3fx</b> (interval %.3f&ndash;%.3f%s) with %.1f %% of "
 	               "the footprint (%s) in the fast pool: <a href=\"%s\">%s</a></li>\n"
-	             : "%-13s %s: %.3fx (interval %.3f-%.3f) with %.1f %% of the footprint "
+	             : "%-13s %s: %.3fx (interval %.3f-%.3f%s) with %.1f %% of the footprint "
 	               "(%s) in the fast pool -> %s/%s\n",
-	        what, c->label, c->sp.speedup, c->sp.lo, c->sp.hi, 100 * c->fast_fraction,
+	        what, c->label, sp->speedup, sp->lo, sp->hi, also, 100 * c->fast_fraction,
 	        hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
+}
+
+/* What the confirmation phase measured: one line per configuration tried. */
+static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
+{
+	if (t->confirm_ref < 0)
+		return;
+	fprintf(f,
+	        html ? "<p>Confirmation: the chosen configurations measured again, each run "
+	               "beside an all-slow run in %d fresh rounds (%.2f %% intervals, until within "
+	               "%.3g %%):</p>\n<ul>\n"
+	             : "confirmation: the choices measured again, each run beside an all-slow run "
+	               "in %d fresh rounds (%.2f %% intervals, until within %.3g %%):\n",
+	        t->confirm_rounds_run, 100 * (1 - t->confirm_alpha), 100 * t->precision);
+	for (int k = 0; k < t->ntried; k++) {
+		const hmpt_tconfirm_t *cf = &t->tried[k];
+		const hmpt_tconfig_t *c = &t->configs[cf->of];
+		char fig[96] = "no interval";
+		if (cf->pairs > 1)
+			snprintf(fig, sizeof(fig), "%.3fx (%.3f-%.3f)", cf->sp.speedup, cf->sp.lo,
+			         cf->sp.hi);
+		fprintf(f, html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s</li>\n"
+		                : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s\n",
+		        c->label, c->sp.speedup, cf->confirmed ? "confirmed" : "NOT confirmed:",
+		        fig, cf->pairs, cf->confirmed ? "" : ": ", cf->why);
+	}
+	fprintf(f, html ? "</ul>\n" : "\n");
 }
 
 void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
@@ -1052,7 +1135,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		    "those above the best measured with as little in the fast pool)\n",
 		    npred, n - nm);
 	fputc('\n', out);
-	if (t->best < 0) {
+	if (t->best < 0 && !(t->search_best >= 0 && t->confirm_ref >= 0)) {
 		double top = 0, lo = 0, hi = 0;
 		for (int k = 0; k < n; k++)
 			if (order[k] != t->ref && !t->configs[order[k]].nfailed &&
@@ -1069,6 +1152,13 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        "plans place nothing in it.\n",
 		        top, lo, hi, 100 * t->min_gain);
 	}
+	confirm_lines(out, t, false);
+	if (t->best < 0 && t->search_best >= 0 && t->confirm_ref >= 0)
+		fprintf(out,
+		        "The search found %s %.3fx faster, but fresh runs beside all-slow did not "
+		        "confirm it (nor any next choice): within this machine's noise, the fast pool "
+		        "does not help this program; the plans place nothing in it.\n",
+		        t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup);
 	choice_line(out, t, t->best, "best:", "plan-best.json", false);
 	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best)
 		fprintf(

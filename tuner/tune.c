@@ -541,6 +541,9 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .best = -1,
 	                 .best90 = -1,
 	                 .fit = -1,
+	                 .search_best = -1,
+	                 .search_best90 = -1,
+	                 .search_fit = -1,
 	                 .confirm_ref = -1};
 	hmpt_measure_t x = {.progress = isatty(2)};
 	opts_t o = {
