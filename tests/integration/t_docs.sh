@@ -25,3 +25,9 @@ for o in $($BENCH --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
 		fail "hmpt-bench.1 does not document $o"
 done
 grep -q 'hmpt-bench' "$top/README.md" || fail "README.md does not mention hmpt-bench"
+# hmpt-tune: every option of its tuning and compare help is in its man page
+for o in $({ $TUNE tune --help; $TUNE compare --help; } | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	[ "$o" = --help ] && continue
+	grep -qF -- "$(sed 's/-/\\-/g' <<<"$o")" "$top/docs/man/hmpt-tune.1" ||
+		fail "hmpt-tune.1 does not document $o"
+done
