@@ -35,7 +35,7 @@ start=$(date +%s)
 }
 tuned_s=$(($(date +%s) - start))
 cat "$work/summary"
-"$B/hmpt-tune" compare --lib "$B/libhmpt.so" -m 'Time in seconds' -r 6 "$out/plan-slow.json" \
+"$B/hmpt-tune" compare --lib "$B/libhmpt.so" -m 'Time in seconds' -r 10 "$out/plan-slow.json" \
 	"$out/plan-best.json" -- "$B/bench/hmpt-demo" "${args[@]}" >"$work/cmp" 2>&1 || {
 	echo "tune_demo: hmpt-tune compare failed: $(cat "$work/cmp")" >&2
 	exit 1
@@ -63,11 +63,19 @@ for what, name in (("best", "best"), ("ninety", "90 % of best"), ("capacity", "w
         print("tune_demo: %s: no configuration measurably faster than all-slow: no speedup here" % name)
         continue
     k = byk[c["key"]]
-    print("tune_demo: %s: %s, %.3fx (interval %.3f-%.3f), %.1f %% of the footprint in thp"
-          % (name, k["label"], k["speedup"], k["lo"], k["hi"], 100 * k["fast_fraction"]))
+    cf = (r.get("confirmation") or {}).get("plans", {}).get(what)
+    confirmed = ("; confirmed %.3fx (interval %.3f-%.3f, %d rounds)"
+                 % (cf["speedup"], cf["lo"], cf["hi"], cf["pairs"]) if cf else "")
+    print("tune_demo: %s: %s, search %.3fx (interval %.3f-%.3f)%s, %.1f %% of the footprint in thp"
+          % (name, k["label"], k["speedup"], k["lo"], k["hi"], confirmed, 100 * k["fast_fraction"]))
+for t in (r.get("confirmation") or {}).get("tried", []):
+    if not t["confirmed"]:
+        print("tune_demo: not confirmed: %s (search %.3fx): %.3fx in %d rounds, %s"
+              % (t["label"], t["search_speedup"], t["speedup"], t["pairs"], t["why"]))
 m = re.search(r"plan-best.json: ([0-9.]+)x over .*\(95 % interval ([0-9.]+)-([0-9.]+)\): (.*)", open(cmp).read())
 if m and ch.get("best"):
-    print("tune_demo: applied: %sx (interval %s-%s, %s): %.2f of the tuned %.3fx"
+    # chosen.best's speedup is the confirmed figure (the search's without --confirm)
+    print("tune_demo: applied: %sx (interval %s-%s, %s): %.2f of the confirmed %.3fx"
           % (m.group(1), m.group(2), m.group(3), m.group(4), float(m.group(1)) / ch["best"]["speedup"],
              ch["best"]["speedup"]))
 elif m:

@@ -66,6 +66,7 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 	}
 	k->pairs = n;
 	hmpt_stats_paired(d, n, t->confirm_alpha, t->min_gain, &k->sp, &k->exact);
+	t->configs[k->config].sp = k->sp; /* its figure in results.json and .csv */
 	if (failed) {
 		k->settled = true;
 		snprintf(k->why, sizeof(k->why), "a run of it failed");

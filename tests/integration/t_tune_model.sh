@@ -68,10 +68,19 @@ PY
 note "$(grep 'model search:' "$work/me")"
 
 # every run is in results.csv: 6 sites alone and 2 x all-slow to rank, then
-# the 15 other combinations and 4 x all-slow, 3 rounds each; no
-# configuration is compared with another phase's reference
-runs=$(($(wc -l <"$out/results.csv") - 1))
-[ "$runs" = $(((6 + 2 + 15 + 4) * 3)) ] || fail "results.csv has $runs runs, want 81"
+# the 15 other combinations and 4 x all-slow, 3 rounds each, then the
+# confirmation's rounds (all-slow and the two plans' configurations in each);
+# no configuration is compared with another phase's reference
+runs=$(grep -vc ',confirmation,' "$out/results.csv")
+[ "$runs" = $((1 + (6 + 2 + 15 + 4) * 3)) ] || fail "results.csv has $((runs - 1)) runs before the confirmation, want 81"
+python3 - "$out/results.json" "$out/results.csv" <<'PY' || fail "the confirmation's runs are not as results.json says"
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+c = r["confirmation"]
+rows = [x for x in csv.DictReader(open(sys.argv[2])) if x["phase"] == "confirmation"]
+assert len(rows) == c["rounds"] + sum(t["pairs"] for t in c["tried"]), (len(rows), c)
+assert 8 <= c["rounds"] <= 20 and all(t["confirmed"] for t in c["tried"]), c
+PY
 python3 - "$out/results.json" <<'PY' || fail "a configuration is compared across phases"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -121,8 +130,8 @@ from model_truth import Model, Tuning, label
 m, t = Model(sys.argv[2:]), Tuning(sys.argv[1])
 groups = [(g, label(a)) for g, a in t.groups()]
 assert groups == [("G1", "h0+h1"), ("G2", "h2"), ("rest", "h3+s0+s1")], groups
-configs = t.configs()
-assert len(configs) == 8 and all(c["phase"] == "combinations" for c in configs), configs
+configs = t.configs("combinations")
+assert len(configs) == 8 and len(t.configs()) == 8 + 1 + len(t.r["confirmation"]["tried"]), configs
 sets = [frozenset().union(*c) for k in range(4) for c in itertools.combinations([a for _, a in t.groups()], k)]
 truth = sorted(((m.speedup(s), label(s)) for s in sets), reverse=True)
 assert truth[0][0] > 1.03 * truth[1][0], truth  # the test's own margin

@@ -1,0 +1,56 @@
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/tune_common.sh"
+# hmpt-test: timeout=600
+# The confirmation phase on the modelled workload (tests/progs/model.c: its
+# figure follows exactly from where its pages are, with seeded noise):
+# - the chosen configurations are measured again in fresh rounds, paired with
+#   all-slow runs, and the confirmed figures are what results.json, the
+#   summary and the plans' provenance give, beside the search's;
+# - the confirmed interval covers the model's true speedup, and compare of
+#   the written plan (more fresh runs) lands within it;
+# - the search's biased figure is the larger one here (its choice is the
+#   largest of several noisy estimates).
+need_thp
+model=(--base 1 h0:8M:1.0:2 h1:4M:0.4:2 h2:4M:0:1 --noise 0.02 --seed 3 --state "$work/state")
+out=$work/tune
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 -- \
+	"$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
+	fail "hmpt-tune exited $?: $(cat "$work/err")"
+cat "$work/summary"
+grep -q '^confirmation: the choices measured again' "$work/summary" || fail "no confirmation in the summary"
+grep -q 'confirmed in [0-9]* rounds; the search: ' "$work/summary" || fail "the best line lacks the confirmed figure"
+model_py - "$out" "${model[@]}" <<'PY' || fail "the confirmation is not what the model says"
+import json, sys
+from model_truth import Model, Tuning, label
+out = sys.argv[1]
+m, t = Model(sys.argv[2:]), Tuning(out + "/results.json")
+c = t.r["confirmation"]
+assert c and c["confidence"] == 1 - 0.05 / 4 and c["claimed_false_faster"] == 0.025, c
+best = c["plans"]["best"]
+assert best and best["confirmed"] and 8 <= best["pairs"] <= 20, best
+fast = frozenset(t.site_array[i] for i in best["fast_sites"])
+truth = m.speedup(fast)
+assert label(fast) == label(t.chosen("best")) == "h0+h1", (label(fast), label(t.chosen("best")))
+assert best["lo"] <= truth <= best["hi"], (best, truth)
+assert t.r["chosen"]["best"]["speedup"] == best["speedup"]
+# the confirmation's own configurations, paired with their own all-slow runs
+conf = t.configs("confirmation")
+assert len(conf) == 1 + len(c["tried"]) and all(x["reference"] == conf[0]["reference"] for x in conf)
+prov = json.load(open(out + "/plan-best.json"))["provenance"]["measurement"]
+assert f"confirmed {best['speedup']:.3f}x" in prov and "the search measured" in prov, prov
+print(f"plan-best {label(fast)}: confirmed {best['speedup']:.3f}x ({best['lo']:.3f}-{best['hi']:.3f},",
+      f"{best['pairs']} rounds), true {truth:.3f}x, the search said {best['search_speedup']:.3f}x")
+PY
+# compare of the written plan: more fresh runs of the same model
+$TUNE compare --lib "$LIB" -m 'Time in seconds' "$out/plan-slow.json" "$out/plan-best.json" -- \
+	"$MODEL" "${model[@]}" >"$work/cmp" 2>&1 || fail "compare failed: $(cat "$work/cmp")"
+cat "$work/cmp"
+grep -q 'Wilcoxon signed-rank interval' "$work/cmp" || fail "compare did not pair its rounds"
+applied=$(sed -n 's/.*plan-best.json: \([0-9.]*\)x over.*/\1/p' "$work/cmp")
+python3 - "$out/results.json" "$applied" <<'PY' || fail "compare disagrees with the confirmed figure"
+import json, sys
+b = json.load(open(sys.argv[1]))["confirmation"]["plans"]["best"]
+a = float(sys.argv[2])
+assert b["lo"] <= a <= b["hi"], (a, b)
+print(f"compare {a:.3f}x, within the confirmed interval {b['lo']:.3f}-{b['hi']:.3f}")
+PY
