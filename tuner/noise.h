@@ -17,9 +17,9 @@
 
 #include <stdbool.h>
 
-#define HMPT_NOISE_MARGIN 0.25
+#define HMPT_NOISE_MARGIN   0.25
 #define HMPT_NOISE_MIN_RUNS 5
-#define HMPT_NOISE_WINDOW 20
+#define HMPT_NOISE_WINDOW   20
 
 /* Busy time (user, nice, system, irq, softirq, steal) and steal of some
  * CPUs, summed, in seconds. */
