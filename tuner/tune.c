@@ -87,6 +87,10 @@ const char hmpt_tune_usage[] =
     "                        out (default: 30 s plus 5 times the profile run)\n"
     "      --min-gain PCT    smallest speedup reported as one, in percent\n"
     "                        (default: 1)\n"
+    "      --retakes N       a run that a change in other load on its CPUs\n"
+    "                        disturbed is measured again, at most N times\n"
+    "                        (default: 2; 0: never; at most a quarter of a\n"
+    "                        phase's runs)\n"
     "      --confidence PCT  of the intervals, before the correction for the\n"
     "                        number of configurations compared (default: 95)\n"
     "      --min-size SIZE   track allocations of at least SIZE (default: 1M)\n"
@@ -190,6 +194,7 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->exhaustive = !strcmp(arg, "exhaustive");
 		break;
 	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
+	case 'K': x->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
 	case 't':
 		t->timeout = strtod(arg, &end);
 		if (end == arg || *end || !(t->timeout > 0))
@@ -255,6 +260,7 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"budget", required_argument, 0, 'B'},
 	                                      {"timeout", required_argument, 0, 't'},
 	                                      {"min-gain", required_argument, 0, 'M'},
+	                                      {"retakes", required_argument, 0, 'K'},
 	                                      {"confidence", required_argument, 0, 'A'},
 	                                      {"min-size", required_argument, 0, 'z'},
 	                                      {"sample", required_argument, 0, 's'},
@@ -518,7 +524,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .candidates = 16,
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01};
-	hmpt_measure_t x = {.progress = isatty(2)};
+	hmpt_measure_t x = {.progress = isatty(2), .retakes = 2};
 	opts_t o = {
 	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
 	int rc;
