@@ -875,12 +875,12 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		fprintf(
 		    f,
 		    "Other load: %d run%s retaken (%d load, %d steal), %d kept though disturbed "
-		    "(retake bound); disturbed: others' share of the run's CPUs > median of the "
+		    "(retake bound); disturbed: others' share of the run's CPUs %s median of the "
 		    "last %d runs + %.2f, or steal likewise, from run %d on.%s",
 		    z->retaken_load + z->retaken_steal,
 		    z->retaken_load + z->retaken_steal == 1 ? "" : "s", z->retaken_load,
-		    z->retaken_steal, z->kept, HMPT_NOISE_WINDOW, HMPT_NOISE_MARGIN,
-		    HMPT_NOISE_MIN_RUNS + 1, nl);
+		    z->retaken_steal, z->kept, html ? "&gt;" : ">", HMPT_NOISE_WINDOW,
+		    HMPT_NOISE_MARGIN, HMPT_NOISE_MIN_RUNS + 1, nl);
 	if (z->have_trend) {
 		char drift[64];
 		if (z->trend.p < 0.05)
@@ -889,10 +889,8 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		else
 			snprintf(drift, sizeof(drift), "no trend (%+.1f %%, p = %.2f)",
 			         100 * z->trend.drift, z->trend.p);
-		fprintf(
-		    f,
-		    "All-slow over the tuning (%d runs): drift %s, spread %.1f %% (robust sd).%s",
-		    z->trend.n, drift, 100 * z->spread, nl);
+		fprintf(f, "All-slow over the tuning (%d runs): %s, spread %.1f %% (robust sd).%s",
+		        z->trend.n, drift, 100 * z->spread, nl);
 	}
 	if (!isfinite(z->detectable) || (z->detectable <= 0.03 && t->best >= 0))
 		return;
@@ -1142,8 +1140,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		/* the reference has more runs than the others: "12/12" */
+		int superseded = 0; /* retaken runs: neither counted nor failed */
+		for (int r = 0; r < c->nruns; r++)
+			superseded += !hmpt_tune_run_counts(&c->runs[r]);
 		if (!predicted)
-			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
+			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns - superseded);
 		fprintf(out, "%-24.24s %6.1f%% %7s %9s %15s %9s %5s  %s", c->label,
 		        100 * c->fast_fraction, acc, sp, iv, est, runs, verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
