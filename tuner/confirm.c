@@ -50,15 +50,16 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 
 	for (int a = 0; a < c->nruns; a++) {
 		const hmpt_trun_t *cr = &c->runs[a];
-		if (cr->rep >= rounds)
-			continue;
+		if (cr->rep >= rounds || *cr->retaken)
+			continue; /* a retaken run was superseded by its retake */
 		if (cr->status) {
 			failed++;
 			continue;
 		}
 		for (int b = 0; b < ref->nruns; b++) {
 			const hmpt_trun_t *rr = &ref->runs[b];
-			if (rr->rep != cr->rep || rr->status || !(rr->value > 0) || !(cr->value > 0))
+			if (rr->rep != cr->rep || *rr->retaken || rr->status || !(rr->value > 0) ||
+			    !(cr->value > 0))
 				continue;
 			d[n++] = t->maximize ? log(cr->value / rr->value) : log(rr->value / cr->value);
 			break;
@@ -150,6 +151,7 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 	x->warm = false;
 	x->done = 0;
 	x->spent = 0;
+	x->retaken = 0; /* the retake bound is per phase */
 	for (; rc == 0 && assign(t, x, r); r++) {
 		int items[HMPT_CONFIRM_MAX + 1], n = round_items(t, r, items);
 		/* the rounds left of the longest-measured entry, for the progress line */

@@ -147,6 +147,21 @@ void hmpt_journal_add_run(hmpt_journal_t *j, const hmpt_tconfig_t *c, const hmpt
 	                        "value", run->value, "why", run->why, "log", log);
 	if (*run->host)
 		json_object_set_new(rec, "host", json_string(run->host));
+	if (run->has_cpu) {
+		json_object_set_new(rec, "cpu_s", json_real(run->cpu));
+		json_object_set_new(rec, "nivcsw", json_integer(run->nivcsw));
+	}
+	if (run->has_load) {
+		json_object_set_new(rec, "others_s", json_real(run->others));
+		json_object_set_new(rec, "steal_s", json_real(run->steal));
+		json_object_set_new(rec, "ncpus", json_integer(run->ncpus));
+	}
+	/* a resumed tuning replays the same runs: a superseded one stays
+	 * superseded */
+	if (*run->retaken)
+		json_object_set_new(rec, "retaken", json_string(run->retaken));
+	if (*run->disturbed)
+		json_object_set_new(rec, "disturbed", json_string(run->disturbed));
 	append(j, rec);
 }
 
@@ -157,6 +172,11 @@ void hmpt_journal_runs(const hmpt_journal_t *j, const char *key, hmpt_trun_t **r
 			*runs = realloc(*runs, (size_t)(*nruns + 1) * sizeof(hmpt_trun_t));
 			(*runs)[(*nruns)++] = j->recs[r].run;
 		}
+}
+
+const hmpt_trun_t *hmpt_journal_run(const hmpt_journal_t *j, size_t i)
+{
+	return i < j->n ? &j->recs[i].run : NULL;
 }
 
 void hmpt_journal_close(hmpt_journal_t *j)

@@ -43,6 +43,9 @@ void hmpt_journal_add_run(hmpt_journal_t *j, const hmpt_tconfig_t *c, const hmpt
 /* Appends the runs of configuration `key` read from the journal to
  * (*runs, *nruns). */
 void hmpt_journal_runs(const hmpt_journal_t *j, const char *key, hmpt_trun_t **runs, int *nruns);
+/* The i-th run an earlier tuner recorded, in the order they ran, or NULL
+ * past the last (j->n). */
+const hmpt_trun_t *hmpt_journal_run(const hmpt_journal_t *j, size_t i);
 void hmpt_journal_close(hmpt_journal_t *j);
 
 #endif

@@ -3,6 +3,7 @@
 #include "measure.h"
 
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "noise.h"
 #include "profrun.h"
 #include "runner.h"
 
@@ -55,6 +57,10 @@ void hmpt_measure_free(hmpt_measure_t *x)
 	if (x->metric_set)
 		regfree(&x->metric);
 	x->metric_set = false;
+	free(x->hist);
+	x->hist = NULL;
+	x->nhist = 0;
+	x->hist_read = false;
 }
 
 int hmpt_measure_metric_read(const hmpt_measure_t *x, const char *log, double *value)
@@ -257,6 +263,31 @@ static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
 	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
 }
 
+/* ------------------------------------------------ the machine's load */
+
+/* Busy and steal time so far of the CPUs we (and so the runs) may use,
+ * from /proc/stat: 0, or -1 when it cannot be known. */
+static int load_sample(hmpt_noise_cpu_t *out)
+{
+	static bool allowed[CPU_SETSIZE];
+	cpu_set_t set;
+	char buf[1 << 16];
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int i = 0; i < CPU_SETSIZE; i++)
+		allowed[i] = CPU_ISSET(i, &set);
+	FILE *f = fopen("/proc/stat", "r");
+	if (!f)
+		return -1;
+	/* the per-CPU lines come first: 64 KiB holds ~700 CPUs' */
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	long hz = sysconf(_SC_CLK_TCK);
+	return hmpt_noise_cpustat(buf, allowed, CPU_SETSIZE, hz > 0 ? (double)hz : 100, out);
+}
+
 hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *plan_path,
                              const char *log, double timeout, bool metric)
 {
@@ -284,10 +315,24 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 	hmpt_run_spec_t spec = {
 	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
 	hmpt_run_result_t res;
+	hmpt_noise_cpu_t before, after;
+	bool load = load_sample(&before) == 0;
 	hmpt_run(&spec, &res);
+	load = load && load_sample(&after) == 0 && after.ncpus == before.ncpus;
 	hmpt_child_env_free(env, added);
 	run.wall = res.wall;
 	run.status = res.status;
+	run.has_cpu = true;
+	run.cpu = res.cpu;
+	run.nivcsw = res.nivcsw;
+	if (load) {
+		/* what the CPUs did less what the program did: the rest of the
+		 * machine (ticks against exact times: floored at 0) */
+		run.has_load = true;
+		run.ncpus = after.ncpus;
+		run.others = fmax(0, after.busy - before.busy - res.cpu);
+		run.steal = fmax(0, after.steal - before.steal);
+	}
 	if (res.status)
 		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));
 	run_figure(x, &run, log, metric);
@@ -299,7 +344,7 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep)
 {
 	for (int i = 0; i < c->nruns; i++)
-		if (c->runs[i].rep == rep)
+		if (c->runs[i].rep == rep && hmpt_tune_run_counts(&c->runs[i]))
 			return true;
 	return false;
 }
@@ -318,6 +363,42 @@ static void record_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep, hmpt_
 	hmpt_journal_add_run(x->journal, c, run, log);
 }
 
+/* A run's load and steal shares into the history (runs that succeeded and
+ * whose load is known). */
+static void hist_add(hmpt_measure_t *x, const hmpt_trun_t *r)
+{
+	if (r->status || !r->has_load)
+		return;
+	double *h = realloc(x->hist, (size_t)(x->nhist + 1) * 2 * sizeof(double));
+	if (!h)
+		return;
+	x->hist = h;
+	h[2 * x->nhist] = hmpt_noise_share(r->others, r->wall, r->ncpus);
+	h[2 * x->nhist + 1] = hmpt_noise_share(r->steal, r->wall, r->ncpus);
+	x->nhist++;
+}
+
+/* Whether other load disturbed run r, against the runs of this tuning
+ * before it (the journal's first): "load", "steal" or NULL. */
+static const char *disturbed(hmpt_measure_t *x, const hmpt_trun_t *r)
+{
+	if (!x->hist_read) {
+		x->hist_read = true;
+		for (size_t i = 0; x->journal && i < x->journal->n; i++)
+			hist_add(x, hmpt_journal_run(x->journal, i));
+	}
+	if (r->status || !r->has_load)
+		return NULL;
+	int n = x->nhist, w = n < HMPT_NOISE_WINDOW ? n : HMPT_NOISE_WINDOW;
+	double load[HMPT_NOISE_WINDOW], steal[HMPT_NOISE_WINDOW];
+	for (int i = 0; i < w; i++) {
+		load[i] = x->hist[2 * (n - w + i)];
+		steal[i] = x->hist[2 * (n - w + i) + 1];
+	}
+	return hmpt_noise_judge(load, steal, w, hmpt_noise_share(r->others, r->wall, r->ncpus),
+	                        hmpt_noise_share(r->steal, r->wall, r->ncpus), NULL);
+}
+
 int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 {
 	hmpt_tconfig_t *c = &t->configs[ci];
@@ -325,14 +406,34 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 
 	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
 		return -1;
-	snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
-	hmpt_measure_progress(x, c->label, rep);
-	hmpt_trun_t run =
-	    hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, t->metric != NULL);
-	if (interrupted)
-		return -1;
-	record_run(t, x, ci, rep, &run, log);
-	return 0;
+	for (int tries = 0;; tries++) {
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
+		hmpt_measure_progress(x, c->label, rep);
+		hmpt_trun_t run =
+		    hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, t->metric != NULL);
+		if (interrupted)
+			return -1;
+		const char *why = disturbed(x, &run);
+		hist_add(x, &run);
+		/* bounded: a machine that stays disturbed must not stall the
+		 * tuning; then the run is kept and counted as disturbed */
+		if (why && tries < x->retakes && x->retaken < (x->total - x->retaken + 3) / 4) {
+			char kept[PATH_MAX];
+			snprintf(run.retaken, sizeof(run.retaken), "%s", why);
+			snprintf(kept, sizeof(kept), "%s/runs/%s.%d.retaken-%d.log", t->dir, c->key,
+			         rep + 1, tries + 1);
+			if (rename(log, kept) == 0)
+				snprintf(log, sizeof(log), "%s", kept);
+			x->retaken++;
+			x->total++; /* for the progress line */
+			record_run(t, x, ci, rep, &run, log);
+			continue;
+		}
+		if (why)
+			snprintf(run.disturbed, sizeof(run.disturbed), "%s", why);
+		record_run(t, x, ci, rep, &run, log);
+		return 0;
+	}
 }
 
 typedef struct {
@@ -462,6 +563,7 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 	x->done = 0;
 	x->spent = 0;
 	x->total = k;
+	x->retaken = 0;
 	if (x->slurm) {
 		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
 	} else if (k) {

@@ -35,8 +35,16 @@ typedef struct {
 	int done, total; /* runs this session, for the progress line */
 	double spent;
 	bool progress, quiet;
-	bool warm; /* this phase's warm-up ran: batches that follow one another
-	              need no other (a phase sets it false) */
+	bool warm;    /* this phase's warm-up ran: batches that follow one another
+	                 need no other (a phase sets it false) */
+	int retakes;  /* a repetition disturbed by other load is taken again at
+	                 most this often (--retakes; 0: never) */
+	int retaken;  /* runs taken again in this phase (hmpt_measure_configs
+	                 sets it 0): at most a quarter of x->total, rounded up */
+	double *hist; /* the load and steal shares of the runs so far, in run
+	                 order (pairs), for the disturbance rule (noise.h) */
+	int nhist;
+	bool hist_read; /* the journal's runs are in hist */
 } hmpt_measure_t;
 
 /* Compile --metric's POSIX extended regular expression: 0, or -1 with why. */
@@ -44,7 +52,7 @@ int hmpt_measure_metric(hmpt_measure_t *x, const char *regex, char *why, size_t 
 /* The figure in a run's output: the last match's first group, or the first
  * number after the last match.  0, or -1 when there is none. */
 int hmpt_measure_metric_read(const hmpt_measure_t *x, const char *log, double *value);
-/* What x owns: the compiled --metric. */
+/* What x owns: the compiled --metric, the load history. */
 void hmpt_measure_free(hmpt_measure_t *x);
 
 /* Catch signal sig: kill the run in progress and stop. */
@@ -67,7 +75,11 @@ int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set
 bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
 /* Run configuration ci once here (not under --slurm) as repetition rep,
  * and record it (its runs and the journal): 0, or -1 when interrupted or its
- * plan cannot be written. */
+ * plan cannot be written.  A run that other load disturbed (noise.h's rule)
+ * is recorded as superseded ("retaken") and taken again, at most
+ * x->retakes times, while this phase's retakes stay within a quarter of
+ * x->total (a phase that schedules its own runs sets x->total and
+ * x->retaken = 0); past that it is kept and marked "disturbed". */
 int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);

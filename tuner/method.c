@@ -2,7 +2,9 @@
  * intervals, the linear estimate, the choices, and the ranking by impact. */
 #include "method.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 {
@@ -11,8 +13,10 @@ static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 
 	c->nfailed = 0;
 	for (int i = 0; i < c->nruns; i++) {
-		if (c->runs[i].rep >= hmpt_tune_config_want(t, c))
-			continue; /* from a tuning with more runs, or not asked for yet */
+		if (c->runs[i].rep >= hmpt_tune_config_want(t, c) ||
+		    !hmpt_tune_run_counts(&c->runs[i]))
+			continue; /* from a tuning with more runs, or not asked for yet;
+			             or disturbed and taken again */
 		if (c->runs[i].status == 0)
 			v[n++] = c->runs[i].value;
 		else
@@ -130,9 +134,48 @@ static void choose(hmpt_tune_t *t)
 	t->fit = ch.fit;
 }
 
+/* Retakes counted, the reference's drift and spread over its runs in run
+ * order, and the smallest speedup the tuning's noise lets it show. */
+static void noise(hmpt_tune_t *t)
+{
+	hmpt_tnoise_t *z = &t->noise;
+
+	memset(z, 0, sizeof(*z));
+	z->detectable = INFINITY;
+	for (int i = 0; i < t->nconfigs; i++)
+		for (int k = 0; k < t->configs[i].nruns; k++) {
+			const hmpt_trun_t *r = &t->configs[i].runs[k];
+			z->judged += r->has_load;
+			z->retaken_steal += !strcmp(r->retaken, "steal");
+			z->retaken_load += *r->retaken && strcmp(r->retaken, "steal");
+			z->kept += *r->disturbed && !*r->retaken;
+		}
+	if (t->ref < 0 || t->ref >= t->nconfigs)
+		return;
+	const hmpt_tconfig_t *ref = &t->configs[t->ref];
+	double v[ref->nruns > 0 ? ref->nruns : 1];
+	int n = 0;
+	for (int k = 0; k < ref->nruns; k++) {
+		const hmpt_trun_t *r = &ref->runs[k];
+		if (!r->status && hmpt_tune_run_counts(r) && r->rep < hmpt_tune_config_want(t, ref))
+			v[n++] = r->value;
+	}
+	z->have_trend = hmpt_noise_trend(v, n, &z->trend) == 0;
+	z->spread = hmpt_noise_spread(v, n);
+	/* at the alpha the verdicts use, from the pooled variance */
+	double sd = sqrt(t->pool.var);
+	int share = ref->share > 1 ? ref->share : 1;
+	z->detectable =
+	    hmpt_noise_detectable(sd, t->pool.df, t->reps, ref->sum.n, t->alpha_used, 0.8);
+	if (t->reps > 1 && t->pool.df > 0)
+		z->reps_needed = hmpt_noise_reps_for(sd, t->pool.df / (t->reps - 1), share,
+		                                     t->alpha_used, 0.8, t->min_gain, 100);
+}
+
 void hmpt_method_analyze(hmpt_tune_t *t)
 {
 	speedups(t);
+	noise(t);
 	estimates(t);
 	choose(t);
 }

@@ -141,6 +141,51 @@ static const char *phase_name(const hmpt_tconfig_t *c)
 	return c->in_combos ? "combinations" : c->in_confirm ? "confirmation" : "ranking";
 }
 
+/* What the machine did during run r (null where not known: --slurm), and
+ * whether it was superseded or kept though disturbed. */
+static void run_load_json(json_t *o, const hmpt_trun_t *r)
+{
+	json_object_set_new(o, "cpu_s", num_or_null(r->cpu, r->has_cpu));
+	json_object_set_new(o, "nivcsw", r->has_cpu ? json_integer(r->nivcsw) : json_null());
+	json_object_set_new(o, "others_s", num_or_null(r->others, r->has_load));
+	json_object_set_new(o, "steal_s", num_or_null(r->steal, r->has_load));
+	json_object_set_new(o, "ncpus", r->has_load ? json_integer(r->ncpus) : json_null());
+	if (*r->retaken)
+		json_object_set_new(o, "retaken", json_string(r->retaken));
+	if (*r->disturbed)
+		json_object_set_new(o, "disturbed", json_string(r->disturbed));
+}
+
+/* The rule that judges a run disturbed, in words (summary, results.json). */
+static void noise_rule(char *buf, size_t cap)
+{
+	snprintf(buf, cap,
+	         "a run is disturbed when the share of its CPUs' capacity that other load took "
+	         "(others / (wall x CPUs)) exceeds the median of the last %d runs by more than "
+	         "%.2f (steal likewise), once %d runs are there; it is taken again at most "
+	         "--retakes times, at most a quarter of a phase's runs",
+	         HMPT_NOISE_WINDOW, HMPT_NOISE_MARGIN, HMPT_NOISE_MIN_RUNS);
+}
+
+static json_t *noise_json(const hmpt_tune_t *t)
+{
+	const hmpt_tnoise_t *z = &t->noise;
+	char rule[400];
+	noise_rule(rule, sizeof(rule));
+	json_t *trend = json_null();
+	if (z->have_trend)
+		trend = json_pack("{s:i,s:f,s:f,s:f,s:f}", "runs", z->trend.n, "drift",
+		                  z->trend.drift, "slope_log_per_run", z->trend.slope, "z",
+		                  z->trend.z, "p", z->trend.p);
+	return json_pack("{s:s,s:i,s:{s:i,s:i},s:i,s:o,s:o,s:f,s:o,s:o}", "rule", rule,
+	                 "runs_with_load", z->judged, "retaken", "load", z->retaken_load, "steal",
+	                 z->retaken_steal, "disturbed_kept", z->kept, "reference_drift", trend,
+	                 "reference_spread", num_or_null(z->spread, z->have_trend), "power", 0.8,
+	                 "detectable_speedup",
+	                 num_or_null(1 + z->detectable, isfinite(z->detectable)), "reps_needed",
+	                 z->reps_needed ? json_integer(z->reps_needed) : json_null());
+}
+
 static json_t *config_json(const hmpt_tune_t *t, int i)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
@@ -153,6 +198,7 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 		              r->wall, "value", num_or_null(r->value, !r->status));
 		if (r->status)
 			json_object_set_new(o, "why", json_string(r->why));
+		run_load_json(o, r);
 		json_array_append_new(runs, o);
 	}
 	for (int s = 0; s < t->nsites; s++)
@@ -260,6 +306,7 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    choice_json(t, t->best, "plan-best.json"), "ninety",
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
+	json_object_set_new(doc, "noise", noise_json(t));
 	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	return rc;
@@ -276,8 +323,9 @@ static void csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* the columns after the run's: the configuration's own */
-static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i)
+/* the columns after the run's: the configuration's own, then what the
+ * machine did during run r (empty where not known, or no run) */
+static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i, const hmpt_trun_t *r)
 {
 	const hmpt_tconfig_t *c = &t->configs[i];
 	fprintf(f, ",%llu,%.6f,", (unsigned long long)c->fast_bytes, c->fast_fraction);
@@ -290,7 +338,15 @@ static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i)
 	        c->nruns > 0 ? "true" : "false");
 	if (c->predicted > 0)
 		fprintf(f, "%.6f", c->predicted);
-	fputc('\n', f);
+	if (r && r->has_cpu)
+		fprintf(f, ",%.6f,%ld", r->cpu, r->nivcsw);
+	else
+		fprintf(f, ",,");
+	if (r && r->has_load)
+		fprintf(f, ",%.6f,%.6f", r->others, r->steal);
+	else
+		fprintf(f, ",,");
+	fprintf(f, ",%s\n", r ? r->retaken : "");
 }
 
 /* A row per run, and one per predicted configuration (no run: empty run
@@ -301,7 +357,8 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 	if (!f)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
-	           "access_fraction,config_speedup,config_verdict,phase,measured,predicted\n");
+	           "access_fraction,config_speedup,config_verdict,phase,measured,predicted,"
+	           "cpu_s,nivcsw,others_s,steal_s,retaken\n");
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		for (int k = 0; k < c->nruns; k++) {
@@ -313,13 +370,13 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 			fprintf(f, ",%.6f,", r->wall);
 			if (!r->status)
 				fprintf(f, "%.9g", r->value);
-			csv_config_end(f, t, i);
+			csv_config_end(f, t, i, r);
 		}
 		if (hmpt_tune_config_predicted(c)) {
 			fprintf(f, "%s,", c->key);
 			csv_field(f, c->label);
 			fprintf(f, ",,,,,");
-			csv_config_end(f, t, i);
+			csv_config_end(f, t, i, NULL);
 		}
 	}
 	return fclose(f);
@@ -854,6 +911,56 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
                         bool html);
 static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html);
 
+/* Retakes, the reference's drift and spread, and (when it matters) what
+ * the noise still lets the tuning tell: lines of the summary, or sentences
+ * of report.html. */
+static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
+{
+	const hmpt_tnoise_t *z = &t->noise;
+	const char *nl = html ? " " : "\n";
+
+	if (z->judged)
+		fprintf(
+		    f,
+		    "Other load: %d run%s retaken (%d load, %d steal), %d kept though disturbed "
+		    "(retake bound); disturbed: others' share of the run's CPUs %s median of the "
+		    "last %d runs + %.2f, or steal likewise, from run %d on.%s",
+		    z->retaken_load + z->retaken_steal,
+		    z->retaken_load + z->retaken_steal == 1 ? "" : "s", z->retaken_load,
+		    z->retaken_steal, z->kept, html ? "&gt;" : ">", HMPT_NOISE_WINDOW,
+		    HMPT_NOISE_MARGIN, HMPT_NOISE_MIN_RUNS + 1, nl);
+	if (z->have_trend) {
+		char drift[64];
+		if (z->trend.p < 0.05)
+			snprintf(drift, sizeof(drift), "drift %+.1f %% (Mann-Kendall p = %.3f)",
+			         100 * z->trend.drift, z->trend.p);
+		else
+			snprintf(drift, sizeof(drift), "no trend (%+.1f %%, p = %.2f)",
+			         100 * z->trend.drift, z->trend.p);
+		fprintf(f, "All-slow over the tuning (%d runs): %s, spread %.1f %% (robust sd).%s",
+		        z->trend.n, drift, 100 * z->spread, nl);
+	}
+	if (!isfinite(z->detectable) || (z->detectable <= 0.03 && t->best >= 0))
+		return;
+	fprintf(f,
+	        "The smallest speedup this tuning could show is %.1f %% (80 %% power; pooled sd "
+	        "%.1f %%, %d runs per configuration)",
+	        100 * z->detectable, 100 * sqrt(t->pool.var), t->reps);
+	if (z->detectable <= t->min_gain)
+		fprintf(f, ": a gain the fast pool missed is smaller than that.%s", nl);
+	else if (z->reps_needed)
+		fprintf(
+		    f,
+		    ": too noisy here to tell --min-gain %.0f %%; --reps %d would, or tune on a "
+		    "quiet node.%s",
+		    100 * t->min_gain, z->reps_needed, nl);
+	else
+		fprintf(f,
+		        ": too noisy here to tell --min-gain %.0f %%, out of reach within --reps "
+		        "100; tune on a quiet node.%s",
+		        100 * t->min_gain, nl);
+}
+
 static int write_html(const hmpt_tune_t *t, const char *path, const int *order, int n, int plots)
 {
 	FILE *f = fopen(path, "w");
@@ -891,6 +998,9 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
 	confirm_lines(f, t, true);
+	fprintf(f, "<p>");
+	noise_lines(f, t, true);
+	fprintf(f, "</p>\n");
 	/* the plot, hoverable (an <img> would run none of its script), with the
 	 * groups beside it */
 	fprintf(f, "<h2>Speedup against fast-pool footprint</h2>\n<div class=row>");
@@ -1114,8 +1224,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		if (c->sum.n > 1 && i != c->ref)
 			snprintf(iv, sizeof(iv), "%.3f-%.3f", c->sp.lo, c->sp.hi);
 		/* the reference has more runs than the others: "12/12" */
+		int superseded = 0; /* retaken runs: neither counted nor failed */
+		for (int r = 0; r < c->nruns; r++)
+			superseded += !hmpt_tune_run_counts(&c->runs[r]);
 		if (!predicted)
-			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns);
+			snprintf(runs, sizeof(runs), "%d/%d", c->sum.n, c->nruns - superseded);
 		fprintf(out, "%-24.24s %6.1f%% %7s %9s %15s %9s %5s  %s", c->label,
 		        100 * c->fast_fraction, acc, sp, iv, est, runs, verdict(t, i));
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
@@ -1134,6 +1247,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		    "(~: predicted by the search model, not measured; %d of %d predicted shown: "
 		    "those above the best measured with as little in the fast pool)\n",
 		    npred, n - nm);
+	noise_lines(out, t, false);
 	fputc('\n', out);
 	if (t->best < 0 && !(t->search_best >= 0 && t->confirm_ref >= 0)) {
 		double top = 0, lo = 0, hi = 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,8 +58,10 @@ fail:;
 	_exit(e == ENOENT ? 127 : 126);
 }
 
-/* wait for pid, at most `timeout` seconds (0: forever); 1 if it timed out */
-static int wait_for(pid_t pid, double timeout, int *status)
+/* wait for pid, at most `timeout` seconds (0: forever); 1 if it timed out.
+ * wait4: its rusage counts the descendants it waited for, the program's
+ * whole process tree when it waits for its own children. */
+static int wait_for(pid_t pid, double timeout, int *status, struct rusage *ru)
 {
 	if (timeout > 0) {
 		int fd = (int)syscall(SYS_pidfd_open, pid, 0);
@@ -71,16 +74,16 @@ static int wait_for(pid_t pid, double timeout, int *status)
 				r = left > 0 ? poll(&p, 1, (int)(left * 1000) + 1) : 0;
 			} while (r < 0 && errno == EINTR);
 			close(fd);
-			if (r == 0 && waitpid(pid, status, WNOHANG) == 0) {
+			if (r == 0 && wait4(pid, status, WNOHANG, ru) == 0) {
 				kill(-pid, SIGKILL);
 				kill(pid, SIGKILL);
-				while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+				while (wait4(pid, status, 0, ru) < 0 && errno == EINTR)
 					;
 				return 1;
 			}
 		}
 	}
-	while (waitpid(pid, status, 0) < 0 && errno == EINTR)
+	while (wait4(pid, status, 0, ru) < 0 && errno == EINTR)
 		;
 	return 0;
 }
@@ -123,8 +126,12 @@ int hmpt_run(const hmpt_run_spec_t *spec, hmpt_run_result_t *res)
 	if (read(err_pipe[0], &res->exec_errno, sizeof(int)) != sizeof(int))
 		res->exec_errno = 0;
 	close(err_pipe[0]);
-	res->timed_out = wait_for(pid, spec->timeout, &status);
+	struct rusage ru = {0};
+	res->timed_out = wait_for(pid, spec->timeout, &status, &ru);
 	res->wall = hmpt_run_now() - t0;
+	res->cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	           (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-6;
+	res->nivcsw = ru.ru_nivcsw;
 	current_group = 0;
 	if (!spec->log) {
 		sigaction(SIGINT, &old_int, NULL);

@@ -31,6 +31,8 @@ typedef struct {
 	bool timed_out; /* killed after spec->timeout */
 	int exec_errno; /* it could not be run */
 	double wall;    /* seconds from fork to its end */
+	double cpu;     /* user + system seconds of it and the children it waited for */
+	long nivcsw;    /* its (and those children's) involuntary context switches */
 	pid_t pid;
 } hmpt_run_result_t;
 

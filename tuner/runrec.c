@@ -26,6 +26,20 @@ void hmpt_runrec_journal_line(const char *line, hmpt_runrec_t *r)
 		         json_string_value(json_object_get(j, "why")) ?: "");
 		snprintf(r->run.host, sizeof(r->run.host), "%s",
 		         json_string_value(json_object_get(j, "host")) ?: "");
+		/* what the machine did meanwhile: absent under --slurm and in
+		 * journals older than these fields */
+		json_t *cpu = json_object_get(j, "cpu_s"), *others = json_object_get(j, "others_s");
+		r->run.has_cpu = json_is_number(cpu);
+		r->run.cpu = json_number_value(cpu);
+		r->run.nivcsw = (long)json_integer_value(json_object_get(j, "nivcsw"));
+		r->run.has_load = json_is_number(others);
+		r->run.others = json_number_value(others);
+		r->run.steal = json_number_value(json_object_get(j, "steal_s"));
+		r->run.ncpus = (int)json_integer_value(json_object_get(j, "ncpus"));
+		snprintf(r->run.retaken, sizeof(r->run.retaken), "%s",
+		         json_string_value(json_object_get(j, "retaken")) ?: "");
+		snprintf(r->run.disturbed, sizeof(r->run.disturbed), "%s",
+		         json_string_value(json_object_get(j, "disturbed")) ?: "");
 	} else {
 		r->kind = HMPT_RUNREC_OTHER;
 	}

@@ -95,6 +95,10 @@ const char hmpt_tune_usage[] =
     "                        out (default: 30 s plus 5 times the profile run)\n"
     "      --min-gain PCT    smallest speedup reported as one, in percent\n"
     "                        (default: 1)\n"
+    "      --retakes N       a run that a change in other load on its CPUs\n"
+    "                        disturbed is measured again, at most N times\n"
+    "                        (default: 2; 0: never; at most a quarter of a\n"
+    "                        phase's runs)\n"
     "      --confidence PCT  of the intervals, before the correction for the\n"
     "                        number of configurations compared (default: 95)\n"
     "      --min-size SIZE   track allocations of at least SIZE (default: 1M)\n"
@@ -198,13 +202,14 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->exhaustive = !strcmp(arg, "exhaustive");
 		break;
 	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
-	case 'K': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
+	case 'F': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
 	case 'X':
 		t->precision = strtod(arg, &end) / 100;
 		if (end == arg || *end || !(t->precision > 0) || t->precision >= 1)
 			hmpt_cli_usage_error(
 			    cmd, "--precision: expected a percentage above 0 and below 100", arg);
 		break;
+	case 'K': x->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
 	case 't':
 		t->timeout = strtod(arg, &end);
 		if (end == arg || *end || !(t->timeout > 0))
@@ -268,10 +273,11 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"candidates", required_argument, 0, 'C'},
 	                                      {"search", required_argument, 0, 'Y'},
 	                                      {"budget", required_argument, 0, 'B'},
-	                                      {"confirm", required_argument, 0, 'K'},
+	                                      {"confirm", required_argument, 0, 'F'},
 	                                      {"precision", required_argument, 0, 'X'},
 	                                      {"timeout", required_argument, 0, 't'},
 	                                      {"min-gain", required_argument, 0, 'M'},
+	                                      {"retakes", required_argument, 0, 'K'},
 	                                      {"confidence", required_argument, 0, 'A'},
 	                                      {"min-size", required_argument, 0, 'z'},
 	                                      {"sample", required_argument, 0, 's'},
@@ -545,7 +551,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .search_best90 = -1,
 	                 .search_fit = -1,
 	                 .confirm_ref = -1};
-	hmpt_measure_t x = {.progress = isatty(2)};
+	hmpt_measure_t x = {.progress = isatty(2), .retakes = 2};
 	opts_t o = {
 	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
 	int rc;

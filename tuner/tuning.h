@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "noise.h"
 #include "slurmjob.h"
 #include "stats.h"
 #include "symbolize.h"
@@ -32,6 +33,17 @@ typedef struct {
 	char why[160]; /* how it failed, when it did */
 	int rep;
 	char host[64]; /* where it ran (under --slurm) */
+	/* What the rest of the machine did meanwhile (runs here; under --slurm
+	 * none of it is known).  Seconds. */
+	bool has_cpu, has_load; /* cpu and nivcsw known; others, steal, ncpus known */
+	double cpu;             /* user + system of the program's process tree */
+	long nivcsw;            /* its involuntary context switches */
+	double others;          /* busy time of the CPUs it may use, less cpu, >= 0 */
+	double steal;           /* steal time of those CPUs */
+	int ncpus;              /* the CPUs it may use (the tuner's affinity) */
+	char retaken[8];        /* "load" or "steal": disturbed and taken again, so
+	                           superseded: it does not count ("": it counts) */
+	char disturbed[8];      /* disturbed, but kept: the retake bound was reached */
 } hmpt_trun_t;
 
 /* The phases a configuration is measured in.  Each has its own all-slow
@@ -41,6 +53,18 @@ typedef enum {
 	HMPT_PHASE_COMBOS,  /* combinations of groups (the search) */
 	HMPT_PHASE_CONFIRM, /* the chosen plans again, in fresh paired rounds */
 } hmpt_phase_t;
+
+/* What load and drift did to a tuning (method.c fills it). */
+typedef struct {
+	int retaken_load, retaken_steal; /* runs superseded, by reason */
+	int kept;                        /* disturbed runs kept (the bound) */
+	int judged;                      /* runs with the machine's load known */
+	bool have_trend;                 /* the reference had >= 3 runs */
+	hmpt_noise_trend_t trend;        /* of the reference's runs in run order */
+	double spread;                   /* robust relative sd of the reference */
+	double detectable;               /* the smallest speedup - 1 shown faster at 80 % power */
+	int reps_needed;                 /* --reps that would tell --min-gain; 0: out of reach */
+} hmpt_tnoise_t;
 
 typedef struct {
 	char key[17];        /* hash of the sorted ids of its sites in the fast pool */
@@ -140,6 +164,7 @@ typedef struct {
 	bool confirm_done; /* it ran: only what it confirmed may be chosen */
 	double confirm_alpha;                  /* alpha of its intervals */
 	int search_best, search_best90, search_fit;
+	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
 
@@ -149,6 +174,13 @@ typedef struct {
 static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
 {
 	return c->want < 0 ? 0 : c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
+}
+
+/* A run that counts towards its configuration (when its rep is wanted):
+ * not superseded by a retake. */
+static inline bool hmpt_tune_run_counts(const hmpt_trun_t *r)
+{
+	return !r->retaken[0];
 }
 
 static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)

@@ -35,6 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           "why unterminated");
 		fuzz_check(strnlen(r.run.host, sizeof(r.run.host)) < sizeof(r.run.host),
 		           "host unterminated");
+		fuzz_check(strnlen(r.run.retaken, sizeof(r.run.retaken)) < sizeof(r.run.retaken),
+		           "retaken unterminated");
+		fuzz_check(strnlen(r.run.disturbed, sizeof(r.run.disturbed)) <
+		               sizeof(r.run.disturbed),
+		           "disturbed unterminated");
 		json_decref(r.key);
 		free(line);
 		p += n;

@@ -49,7 +49,7 @@ for line in open(sys.argv[1]):
         j = json.loads(line)
     except ValueError:
         continue
-    if "config" in j:
+    if "config" in j and "retaken" not in j:  # a retaken run is superseded
         k = (j["config"], j["rep"])
         assert k not in seen, f"run {k} done twice"
         seen[k] = 1
@@ -65,7 +65,8 @@ for c in configs:
         want = len(reps)
         assert c["measured"] == (want > 0) and (want % 2 == 0 or c["verdict"] == "reference"), c
     assert reps == list(range(want)), f"{c['label']}: runs {reps}, want {want}"
-assert len(seen) == sum(len(c["runs"]) for c in configs), "runs outside results.json"
+assert len(seen) == sum(1 for c in configs for r in c["runs"] if "retaken" not in r), \
+    "runs outside results.json"
 print(f"{len(seen)} runs of {len(configs)} configurations, none twice")
 PY
 [ -s "$out/plan-best.json" ] || fail "no plan after resuming"

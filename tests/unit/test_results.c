@@ -102,6 +102,15 @@ static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
 			hmpt_trun_t *run = &c->runs[c->nruns++];
 			run->rep = r;
 			run->value = run->wall = spec[i].runs[r];
+			if (i == 0 && r == 0) /* the one run whose machine's load is known */
+				*run = (hmpt_trun_t){.value = run->value,
+				                     .wall = run->wall,
+				                     .has_cpu = true,
+				                     .cpu = 1.5,
+				                     .nivcsw = 7,
+				                     .has_load = true,
+				                     .others = 0.25,
+				                     .ncpus = 2};
 			if (spec[i].runs[r] == 0) {
 				run->status = 134;
 				snprintf(run->why, sizeof(run->why),
@@ -164,6 +173,14 @@ static void check_json(void)
 	CHECK_OP(r, !=, NULL);
 	json_t *configs = json_object_get(r, "configs");
 	CHECK_OP(json_array_size(configs), ==, NCONF);
+	json_t *runs = json_object_get(json_array_get(configs, 0), "runs");
+	CHECK(json_real_value(json_object_get(json_array_get(runs, 0), "cpu_s")) == 1.5);
+	CHECK(json_integer_value(json_object_get(json_array_get(runs, 0), "nivcsw")) == 7);
+	CHECK(json_real_value(json_object_get(json_array_get(runs, 0), "others_s")) == 0.25);
+	CHECK(json_is_null(json_object_get(json_array_get(runs, 1), "cpu_s")));
+	CHECK(json_is_null(json_object_get(json_array_get(runs, 1), "others_s")));
+	CHECK(!json_object_get(json_array_get(runs, 0), "retaken"));
+	CHECK(json_is_object(json_object_get(r, "noise")));
 	for (size_t i = 0; i < json_array_size(configs) && i < NCONF; i++) {
 		json_t *c = json_array_get(configs, i);
 		json_t *m = json_object_get(c, "measured"), *p = json_object_get(c, "predicted");
@@ -195,18 +212,17 @@ static void check_csv(void)
 		return;
 	/* a row per run (4 + 5 x 3) and per prediction (2), and the header */
 	CHECK_OP(count(csv, "\n"), ==, 1 + 4 + 5 * 3 + 2);
-	CHECK(!strncmp(csv,
-	               "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
-	               "access_fraction,config_speedup,config_verdict,phase,measured,"
-	               "predicted\n",
-	               strlen("config,label,rep,status,why,wall_s,value,fast_bytes,"
-	                      "fast_fraction,access_fraction,config_speedup,config_verdict,"
-	                      "phase,measured,predicted\n")));
-	CHECK_OP(count(csv, ",true,\n"), ==, 4 + 5 * 3);
+	const char *head = "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
+	                   "access_fraction,config_speedup,config_verdict,phase,measured,"
+	                   "predicted,cpu_s,nivcsw,others_s,steal_s,retaken\n";
+	CHECK(!strncmp(csv, head, strlen(head)));
+	/* the machine's load: known for one run, empty for the others */
+	CHECK_OP(count(csv, ",true,,,,,,\n"), ==, 4 + 5 * 3 - 1);
+	CHECK_OP(count(csv, ",true,,1.500000,7,0.250000,0.000000,\n"), ==, 1);
 	CHECK_OP(count(csv, ",false,"), ==, 2);
 	/* the prediction: no run fields, no measured speedup */
 	CHECK_OP(strstr(csv, "00000000c0ffee07,\"fast\",,,,,,33554432,1.000000,1.000000,,predicted,"
-	                     "combinations,false,1.900000\n"),
+	                     "combinations,false,1.900000,,,,,\n"),
 	         !=, NULL);
 	CHECK_OP(strstr(csv, ",134,\"killed by signal 6 (SIGABRT)\","), !=, NULL);
 	free(csv);

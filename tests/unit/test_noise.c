@@ -1,0 +1,155 @@
+/* test_noise.c — the disturbance rule, /proc/stat's lines, the trend test,
+ * the robust spread and the smallest difference a tuning can tell, on
+ * synthetic data with values worked out by hand. */
+#include <math.h>
+
+#include "check.h"
+
+#include "noise.h"
+
+static int near(double a, double b, double tol)
+{
+	return fabs(a - b) <= tol;
+}
+
+static void test_cpustat(void)
+{
+	const char *text = "cpu  100 0 50 1000 0 0 0 0 0 0\n"
+	                   "cpu0 10 1 5 500 7 2 3 4 0 0\n"
+	                   "cpu1 20 0 10 500 0 0 0 0 0 0\n"
+	                   "cpu2 30 0 0 0\n" /* an old kernel: four fields */
+	                   "intr 12345 1 2\n";
+	bool allowed[3] = {true, false, true};
+	hmpt_noise_cpu_t c;
+
+	CHECK_OP(hmpt_noise_cpustat(text, allowed, 3, 100, &c), ==, 0);
+	CHECK_OP(c.ncpus, ==, 2);
+	/* cpu0: 10+1+5+2+3+4 = 25 ticks (idle and iowait not), cpu2: 30 */
+	CHECK(near(c.busy, 0.55, 1e-12));
+	CHECK(near(c.steal, 0.04, 1e-12));
+	bool none[1] = {false};
+	CHECK_OP(hmpt_noise_cpustat(text, none, 1, 100, &c), ==, -1);
+	CHECK_OP(hmpt_noise_cpustat("", allowed, 3, 100, &c), ==, -1);
+	/* a CPU the lines do not show counts nothing */
+	bool far[8] = {[7] = true};
+	CHECK_OP(hmpt_noise_cpustat(text, far, 8, 100, &c), ==, -1);
+}
+
+static void test_share(void)
+{
+	CHECK(near(hmpt_noise_share(0.5, 1, 2), 0.25, 1e-12));
+	CHECK_OP(hmpt_noise_share(-1, 1, 2), ==, 0);
+	CHECK_OP(hmpt_noise_share(5, 1, 2), ==, 1);
+	CHECK_OP(hmpt_noise_share(1, 0, 2), ==, 0);
+	CHECK_OP(hmpt_noise_share(1, 1, 0), ==, 0);
+}
+
+static void test_judge(void)
+{
+	double quiet[30] = {0}, busy[30], none[40] = {0}, med;
+	for (int i = 0; i < 30; i++)
+		busy[i] = 0.6 + 0.01 * (i % 3); /* two busy loops all the time */
+
+	/* too few runs to compare with: never disturbed */
+	CHECK(hmpt_noise_judge(quiet, none, 4, 0.9, 0, &med) == NULL);
+	CHECK(hmpt_noise_judge(quiet, none, 5, 0.9, 0, &med) != NULL);
+	CHECK_STREQ(hmpt_noise_judge(quiet, none, 5, 0.26, 0, &med), "load");
+	CHECK(hmpt_noise_judge(quiet, none, 5, 0.25, 0, &med) == NULL);
+	/* constant load is no disturbance; a change on top of it is */
+	CHECK(hmpt_noise_judge(busy, none, 30, 0.62, 0, &med) == NULL);
+	CHECK(near(med, 0.61, 1e-12));
+	CHECK(hmpt_noise_judge(busy, none, 30, 0.85, 0, &med) == NULL);
+	CHECK_STREQ(hmpt_noise_judge(busy, none, 30, 0.87, 0, &med), "load");
+	/* steal is judged by itself, and named first */
+	CHECK_STREQ(hmpt_noise_judge(quiet, none, 10, 0.5, 0.3, &med), "steal");
+	/* only the last HMPT_NOISE_WINDOW runs: the machine became busy */
+	double shift[40];
+	for (int i = 0; i < 40; i++)
+		shift[i] = i < 20 ? 0 : 0.6;
+	CHECK(hmpt_noise_judge(shift, none, 40, 0.7, 0, &med) == NULL);
+	CHECK(near(med, 0.6, 1e-12));
+	CHECK_STREQ(hmpt_noise_judge(shift, none, 30, 0.7, 0, &med), "load");
+	CHECK(near(med, 0.3, 1e-12)); /* 10 quiet, 10 busy */
+}
+
+static void test_trend(void)
+{
+	double x[10], flat[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	hmpt_noise_trend_t tr;
+
+	for (int i = 0; i < 10; i++)
+		x[i] = exp(0.01 * i);
+	CHECK_OP(hmpt_noise_trend(x, 10, &tr), ==, 0);
+	CHECK(near(tr.slope, 0.01, 1e-12));
+	CHECK(near(tr.drift, exp(0.09) - 1, 1e-12));
+	/* S = 45 of 45 pairs, var = 10*9*25/18 = 125 */
+	CHECK(near(tr.z, 44 / sqrt(125), 1e-12));
+	CHECK(near(tr.p, erfc(44 / sqrt(125) / sqrt(2)), 1e-15));
+	CHECK_OP(tr.p, <, 0.001);
+
+	/* all tied: no slope, no trend */
+	CHECK_OP(hmpt_noise_trend(flat, 8, &tr), ==, 0);
+	CHECK_OP(tr.slope, ==, 0);
+	CHECK_OP(tr.z, ==, 0);
+	CHECK_OP(tr.p, ==, 1);
+
+	/* 1 2 1 2 2: of the 10 pairs 5 rise, 1 falls, 4 tie -> S = 4; ties:
+	 * 2 ones, 3 twos: var = (5*4*15 - 2*1*9 - 3*2*11) / 18 = 12; the
+	 * slopes sorted: -l, 0 x4, l/4, l/3, l/2, l, l (l = log 2): median l/8 */
+	double zig[5] = {1, 2, 1, 2, 2};
+	CHECK_OP(hmpt_noise_trend(zig, 5, &tr), ==, 0);
+	CHECK(near(tr.z, 3 / sqrt(12), 1e-12));
+	CHECK(near(tr.slope, log(2) / 8, 1e-12));
+
+	double bad[3] = {1, 0, 2};
+	CHECK_OP(hmpt_noise_trend(bad, 3, &tr), ==, -1);
+	CHECK_OP(hmpt_noise_trend(x, 2, &tr), ==, -1);
+	CHECK_OP(tr.n, ==, 0);
+}
+
+static void test_spread(void)
+{
+	double x[5], y[6];
+	for (int i = 0; i < 5; i++)
+		x[i] = exp(0.1 * (i - 2)); /* logs -0.2 .. 0.2: MAD 0.1 */
+	CHECK(near(hmpt_noise_spread(x, 5), 0.14826, 1e-12));
+	/* one far outlier moves it little: logs 0 0 0 .1 -.1 9 */
+	double o[6] = {1, 1, 1, exp(0.1), exp(-0.1), exp(9)};
+	CHECK(near(hmpt_noise_spread(o, 6), 1.4826 * 0.05, 1e-12));
+	for (int i = 0; i < 6; i++)
+		y[i] = 2;
+	CHECK_OP(hmpt_noise_spread(y, 6), ==, 0);
+	CHECK_OP(hmpt_noise_spread(x, 1), ==, 0);
+	y[3] = -1;
+	CHECK_OP(hmpt_noise_spread(y, 6), ==, 0);
+}
+
+static void test_detectable(void)
+{
+	/* at huge df the t quantiles are the normal's: (1.95996 + 0.84162) *
+	 * 0.05 * sqrt(1/3 + 1/6) */
+	double d = hmpt_noise_detectable(0.05, 1e7, 3, 6, 0.05, 0.8);
+	CHECK(near(d, expm1((1.959964 + 0.841621) * 0.05 * sqrt(0.5)), 1e-5));
+	/* fewer df, a wider difference */
+	CHECK_OP(hmpt_noise_detectable(0.05, 10, 3, 6, 0.05, 0.8), >, d);
+	CHECK(isinf(hmpt_noise_detectable(0.05, 0, 3, 6, 0.05, 0.8)));
+	CHECK(isinf(hmpt_noise_detectable(0.05, 10, 0, 6, 0.05, 0.8)));
+	/* the reps that tell 3 % at sd 5 %: the first N with detectable <= 3 % */
+	int n = hmpt_noise_reps_for(0.05, 20, 2, 0.05, 0.8, 0.03, 100);
+	CHECK_OP(n, >, 2);
+	CHECK_OP(hmpt_noise_detectable(0.05, 20 * (n - 1), n, 2 * n, 0.05, 0.8), <=, 0.03);
+	CHECK_OP(hmpt_noise_detectable(0.05, 20 * (n - 2), n - 1, 2 * (n - 1), 0.05, 0.8), >, 0.03);
+	/* 0.1 % at sd 20 %: out of reach in 100 */
+	CHECK_OP(hmpt_noise_reps_for(0.2, 20, 2, 0.05, 0.8, 0.001, 100), ==, 0);
+}
+
+int main(void)
+{
+	test_cpustat();
+	test_share();
+	test_judge();
+	test_trend();
+	test_spread();
+	test_detectable();
+	return failures ? 1 : 0;
+}
