@@ -28,11 +28,12 @@
  *   lognormal  exp(SD z), as above (the default: the same figures as before)
  *   drift      the machine slows or speeds over the tuning: exp(SD z + D(n)),
  *              n the run's number among all runs of all placements (kept in
- *              FILE too, so drift needs --state), D(n) a trend of SD (1 + 2u)
+ *              FILE too, so drift needs --state), D(n) a trend of SD (2 + 2u)
  *              per 100 runs, its sign and u in [0, 1) from the seed, plus a
- *              random walk of step SD/5 from the seed; with SD 0.05: 5-15 %
- *              per 100 runs and the walk's sd 10 % after 100 runs, 10-30 %
- *              over a tuning of 100 runs, as a busy shared node drifts
+ *              random walk of step SD/5 from the seed; with SD 0.05: 10-20 %
+ *              per 100 runs and the walk's sd 10 % after 100 runs: 5-30 %
+ *              over a tuning of 100 runs (the walk may cancel the trend),
+ *              as a busy shared node drifts
  *   burst      exp(SD z), and one run in 10 slower by a factor 1.3-3
  *              (uniform): another job's burst on the node
  *   heavy      exp(SD t), t Student's t with 3 degrees of freedom: heavy
@@ -424,7 +425,7 @@ static double drift_log(double sd, uint64_t seed, uint64_t n)
 {
 	uint64_t s = seed * 0xd6e8feb86659fd93ull ^ 0x5851f42d4c957f2dull;
 	double sign = uniform(&s) < 0.5 ? -1 : 1;
-	double trend = sign * sd * (1 + 2 * uniform(&s)) / 100; /* per run */
+	double trend = sign * sd * (2 + 2 * uniform(&s)) / 100; /* per run */
 	double walk = 0;
 	for (uint64_t i = 0; i < n; i++)
 		walk += sd / 5 * normal(&s);
