@@ -184,6 +184,7 @@ def table(rows, markdown):
                      pct(s["good"], s["n_gain"]), f"{s['ratio_p5']:.3f} / {s['ratio_min']:.3f}",
                      "+".join(s["sources"])])
     if markdown:
+        head = [h.replace("|", "\\|") for h in head]
         lines = ["| " + " | ".join(head) + " |", "| --- |" + " --: |" * (len(head) - 2) + " --- |"]
         lines += ["| " + " | ".join(b) + " |" for b in body]
     else:
