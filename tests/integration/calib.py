@@ -124,7 +124,7 @@ def judge(out, margs):
     rec = dict(source=source, bound=bound, claims_faster=claims, true_best=true_best,
                best_true=best_true, best_label=best.get("label") if best else None,
                best_speedup=best["speedup"] if best else None, covered=None)
-    if cand:
+    if cand and cand.get("lo") is not None and cand.get("hi") is not None:
         t = true_of(cand["fast_sites"])
         rec.update(covered=cand["lo"] <= t <= cand["hi"], cand_true=t, cand_lo=cand["lo"],
                    cand_hi=cand["hi"])
@@ -180,8 +180,9 @@ def table(rows, markdown):
     body = []
     for name, s in rows:
         body.append([name, str(s["n"]), pct(s["false"], s["n_null"]), f"{100 * s['bound']:.1f} %",
-                     f"{s['false_tail']:.3f}", pct(s["covered"], s["n_cov"]),
-                     pct(s["good"], s["n_gain"]), f"{s['ratio_p5']:.3f} / {s['ratio_min']:.3f}",
+                     f"{s['false_tail']:.3f}" if s["n_null"] else "-",
+                     pct(s["covered"], s["n_cov"]), pct(s["good"], s["n_gain"]),
+                     f"{s['ratio_p5']:.3f} / {s['ratio_min']:.3f}" if s["n_gain"] else "-",
                      "+".join(s["sources"])])
     if markdown:
         head = [h.replace("|", "\\|") for h in head]
@@ -252,6 +253,8 @@ def main():
     ap.add_argument("--markdown", action="store_true")
     ap.add_argument("--keep", help="keep the tunings in this directory")
     ap.add_argument("--records", help="write every tuning's record here (JSON)")
+    ap.add_argument("--by-landscape", action="store_true",
+                    help="a row per noise model and landscape, too")
     ap.add_argument("--check", action="store_true",
                     help="exit 1 where the slice misses the issue's targets")
     a = ap.parse_args()
@@ -277,6 +280,10 @@ def main():
         json.dump(recs, open(a.records, "w"), indent=1)
     rows = [(m, [r for r in recs if r["noise_model"] == m]) for m in models]
     print(table([(m, summarize(rs)) for m, rs in rows], a.markdown))
+    if a.by_landscape:
+        print(table([(f"{m} {l}", summarize([r for r in recs if r["noise_model"] == m
+                                             and r["landscape"] == l]))
+                     for m in models for l in LANDSCAPES], a.markdown))
     print(f"{len(recs)} tunings in {secs:.0f} s with {a.jobs} workers "
           f"({100 * secs / max(len(recs), 1):.0f} s per 100 tunings)")
     print(f"targets: false faster <= {100 * FALSE_TARGET:.0f} % and <= the claimed bound; "
