@@ -13,9 +13,10 @@
 # Usage: bench/calibrate.sh [--tunings N] [--models lognormal,drift,...]
 #   [--seed-base S] [--jobs J] [--tune-args 'OPTIONS'] [--markdown]
 #   [--keep DIR] [--records FILE]
-# --tunings: per noise model, half null and half gain (default 200; 1000
-# tunings in all, about 2 s each on a 2-core VM); --jobs: parallel tunings
-# (default: the CPUs).  Environment: CALIBRATE_ARGS, options for
+# --tunings: per noise model, half null and half gain (default 200: 1000
+# tunings in all; on the shared 2-core VM 2 at a time took 210-370 s per 100
+# tunings, about an hour for the default); --jobs: parallel tunings (default:
+# the CPUs).  Environment: CALIBRATE_ARGS, options for
 # bench/run.sh's run (default "--tunings 40").
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

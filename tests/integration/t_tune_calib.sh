@@ -1,6 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
-# hmpt-test: timeout=900  (60 tunings: about 40 s on a quiet 2-core VM before the confirmation phase)
+# hmpt-test: timeout=900  (60 tunings: 141 s on the 2-core VM under load, 184 s with the confirmation phase)
 # The tuner's statistics against the truth under noise they do not assume
 # (issue 27): a fixed slice of bench/calibrate.sh's sweep, 12 seeded tunings
 # per noise model of tests/progs/model.c (lognormal, drift, burst, heavy,
