@@ -22,6 +22,29 @@
  * the same noise in every tuning, in any order of runs.  Without --state
  * the noise is drawn afresh.
  *
+ * --noise-model picks the noise's shape, for calibrating the tuner's
+ * statistics against noise they do not assume (bench/calibrate.sh); each
+ * is deterministic under --state like the default:
+ *   lognormal  exp(SD z), as above (the default: the same figures as before)
+ *   drift      the machine slows or speeds over the tuning: exp(SD z + D(n)),
+ *              n the run's number among all runs of all placements (kept in
+ *              FILE too, so drift needs --state), D(n) a trend of SD (2 + 2u)
+ *              per 100 runs, its sign and u in [0, 1) from the seed, plus a
+ *              random walk of step SD/5 from the seed; with SD 0.05: 10-20 %
+ *              per 100 runs and the walk's sd 10 % after 100 runs: 5-30 %
+ *              over a tuning of 100 runs (the walk may cancel the trend),
+ *              as a busy shared node drifts
+ *   burst      exp(SD z), and one run in 10 slower by a factor 1.3-3
+ *              (uniform): another job's burst on the node
+ *   heavy      exp(SD t), t Student's t with 3 degrees of freedom: heavy
+ *              tails (t's sd is sqrt(3) SD)
+ *   bimodal    exp(SD z), times 1.12 in half the runs: two modes 12 % apart
+ *              (as a huge page granted or not to something else)
+ * Every model draws its noise alike for every placement (D(n) depends on
+ * when a run is, not on what it places): the noise is exchangeable between
+ * placements, so the true speedup of a placement is the ratio of the
+ * noise-free figures (what tests/integration/model_truth.py computes).
+ *
  * Usage: model [options] ARRAY...
  *   ARRAY = NAME:SIZE:WEIGHT[:RATIO], e.g. h0:8M:1.5:2 (static arrays take
  *   SIZE "-": they are 8 MiB)
@@ -105,7 +128,8 @@ static void usage_error(const char *what, const char *arg)
 	fprintf(stderr,
 	        "model: %s%s%s%s\nUsage: model [--fast huge|nodes=LIST] [--base S] "
 	        "[--saturate S] [--pair A,B,S] [--noise SD] [--seed N] [--state FILE] "
-	        "[--read-back HOW] NAME:SIZE:WEIGHT[:RATIO]...\n",
+	        "[--noise-model lognormal|drift|burst|heavy|bimodal] [--read-back HOW] "
+	        "NAME:SIZE:WEIGHT[:RATIO]...\n",
 	        what, arg ? ": '" : "", arg ? arg : "", arg ? "'" : "");
 	exit(2);
 }
@@ -342,12 +366,14 @@ static double normal(uint64_t *s)
 }
 
 /* This placement's run count so far, counted up in FILE under a lock:
- * lines "PLACEMENT COUNT" */
-static uint64_t state_next(const char *path, unsigned placement)
+ * lines "PLACEMENT COUNT", and "runs COUNT" for all placements together
+ * (returned in *all_runs: drift's clock) */
+static uint64_t state_next(const char *path, unsigned placement, uint64_t *all_runs)
 {
 	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	char buf[8192] = "", out[8192 + 64];
+	char buf[8192] = "", out[8192 + 128];
 	uint64_t count = 0;
+	unsigned long long runs = 0;
 	size_t o = 0;
 
 	if (fd < 0 || flock(fd, LOCK_EX) != 0) {
@@ -359,21 +385,76 @@ static uint64_t state_next(const char *path, unsigned placement)
 	for (char *s = buf, *line; (line = strsep(&s, "\n"));) {
 		unsigned pl;
 		unsigned long long c;
-		if (sscanf(line, "%x %llu", &pl, &c) != 2)
+		if (sscanf(line, "runs %llu", &c) == 1)
+			runs = c;
+		else if (sscanf(line, "%x %llu", &pl, &c) != 2)
 			continue;
-		if (pl == placement)
+		else if (pl == placement)
 			count = c;
 		else
 			o += (size_t)snprintf(out + o, sizeof(out) - o, "%x %llu\n", pl, c);
 	}
-	o += (size_t)snprintf(out + o, sizeof(out) - o, "%x %llu\n", placement,
-	                      (unsigned long long)count + 1);
+	o += (size_t)snprintf(out + o, sizeof(out) - o, "%x %llu\nruns %llu\n", placement,
+	                      (unsigned long long)count + 1, runs + 1);
 	if (ftruncate(fd, 0) != 0 || pwrite(fd, out, o, 0) != (ssize_t)o) {
 		fprintf(stderr, "model: --state %s: %s\n", path, strerror(errno));
 		exit(1);
 	}
 	close(fd); /* drops the lock */
+	*all_runs = runs;
 	return count;
+}
+
+static double uniform(uint64_t *s)
+{
+	return (double)(splitmix(s) >> 11) / 9007199254740992.0;
+}
+
+typedef enum {
+	NOISE_LOGNORMAL,
+	NOISE_DRIFT,
+	NOISE_BURST,
+	NOISE_HEAVY,
+	NOISE_BIMODAL
+} noise_model_t;
+static const char *const noise_model_names[] = {"lognormal", "drift", "burst", "heavy", "bimodal"};
+
+/* The log of drift's factor at run n of all runs: a trend and a random walk,
+ * both drawn from the seed alone, so every placement sees the same drift */
+static double drift_log(double sd, uint64_t seed, uint64_t n)
+{
+	uint64_t s = seed * 0xd6e8feb86659fd93ull ^ 0x5851f42d4c957f2dull;
+	double sign = uniform(&s) < 0.5 ? -1 : 1;
+	double trend = sign * sd * (2 + 2 * uniform(&s)) / 100; /* per run */
+	double walk = 0;
+	for (uint64_t i = 0; i < n; i++)
+		walk += sd / 5 * normal(&s);
+	return trend * (double)n + walk;
+}
+
+/* The factor a run's figure is multiplied by; s: the run's own stream
+ * (seed, placement, count), n: its number among all runs */
+static double noise_factor(noise_model_t m, double sd, uint64_t *s, uint64_t seed, uint64_t n)
+{
+	double z = normal(s); /* the first draw: lognormal's, as before */
+	switch (m) {
+	case NOISE_LOGNORMAL: break;
+	case NOISE_DRIFT: return exp(sd * z + drift_log(sd, seed, n));
+	case NOISE_BURST:
+		if (uniform(s) < 0.1)
+			return exp(sd * z) * (1.3 + 1.7 * uniform(s));
+		break;
+	case NOISE_HEAVY: {
+		double chi2 = 0;
+		for (int i = 0; i < 3; i++) {
+			double x = normal(s);
+			chi2 += x * x;
+		}
+		return exp(sd * z / sqrt(chi2 / 3));
+	}
+	case NOISE_BIMODAL: return exp(sd * z) * (uniform(s) < 0.5 ? 1.12 : 1);
+	}
+	return exp(sd * z);
 }
 
 static int mpi_rank(void)
@@ -394,6 +475,7 @@ int main(int argc, char **argv)
 	double base = 0, saturate = 0, noise = 0;
 	uint64_t seed = 1;
 	const char *state = NULL;
+	noise_model_t noise_model = NOISE_LOGNORMAL;
 	int narrays = 0, npairs = 0;
 
 	for (int i = 1; i < argc; i++) {
@@ -435,6 +517,16 @@ int main(int argc, char **argv)
 			noise = parse_double(v, "--noise: expected a relative sd such as 0.05");
 			if (noise < 0)
 				usage_error("--noise: expected a relative sd of at least 0", v);
+		} else if (strcmp(o, "--noise-model") == 0) {
+			size_t k = 0, n = sizeof(noise_model_names) / sizeof(*noise_model_names);
+			while (k < n && strcmp(v, noise_model_names[k]) != 0)
+				k++;
+			if (k == n)
+				usage_error(
+				    "--noise-model: expected lognormal, drift, burst, heavy "
+				    "or bimodal",
+				    v);
+			noise_model = (noise_model_t)k;
 		} else if (strcmp(o, "--seed") == 0) {
 			seed = (uint64_t)parse_double(v, "--seed: expected a number");
 		} else if (strcmp(o, "--read-back") == 0) {
@@ -477,6 +569,8 @@ int main(int argc, char **argv)
 	}
 	if (narrays == 0)
 		usage_error("no arrays given", NULL);
+	if (noise_model == NOISE_DRIFT && noise > 0 && !state)
+		usage_error("--noise-model drift: needs --state FILE (its clock)", NULL);
 
 	/* first touch, after the shim has placed the arrays */
 	for (int k = 0; k < narrays; k++)
@@ -512,15 +606,16 @@ int main(int argc, char **argv)
 	for (int k = 0; k < npairs; k++)
 		t += pairs[k].seconds * arrays[pairs[k].a].fast * arrays[pairs[k].b].fast;
 	if (noise > 0 && !quiet) {
-		uint64_t s = seed * 0x9e3779b97f4a7c15ull ^ (uint64_t)placement << 40;
-		s ^= state ? state_next(state, placement) * 0xd1b54a32d192ed03ull
+		uint64_t s = seed * 0x9e3779b97f4a7c15ull ^ (uint64_t)placement << 40, all_runs = 0;
+		s ^= state ? state_next(state, placement, &all_runs) * 0xd1b54a32d192ed03ull
 		           : (uint64_t)getpid() << 20 ^ (uint64_t)time(NULL);
-		t *= exp(noise * normal(&s));
+		t *= noise_factor(noise_model, noise, &s, seed, all_runs);
 	}
 	if (!quiet)
 		printf("model: pages read back by %s and move_pages; placement %x\n"
 		       "Time in seconds = %.6f (modelled: a cost model of where the pages are, "
-		       "not a measured time)\n",
-		       method_g, placement, t);
+		       "not a measured time; %s noise, sd %g)\n",
+		       method_g, placement, t, noise > 0 ? noise_model_names[noise_model] : "no",
+		       noise);
 	return 0;
 }

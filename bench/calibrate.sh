@@ -1,0 +1,33 @@
+#!/bin/bash
+# The tuner's statistics against the true answer (issue 27): seeded tunings
+# of the modelled workload (tests/progs/model.c) under each noise model
+# (lognormal, drift, burst, heavy, bimodal), on a null landscape and on
+# landscapes of known gain, judged by tests/integration/model_truth.py: the
+# share of null tunings that claim a plan faster, the coverage of plan-best's
+# interval and plan-best's true speedup over the true best.  The figures are
+# modelled, not measured: the same seeds give the same table on any machine,
+# busy or not; only the run time depends on it (hmpt-tune runs for real).
+# It fails only when a tool fails, never on a figure (t_tune_calib checks a
+# fixed slice of it).
+#
+# Usage: bench/calibrate.sh [--tunings N] [--models lognormal,drift,...]
+#   [--seed-base S] [--jobs J] [--tune-args 'OPTIONS'] [--markdown]
+#   [--keep DIR] [--records FILE]
+# --tunings: per noise model, half null and half gain (default 200: 1000
+# tunings in all; on the shared 2-core VM 2 at a time took 210-370 s per 100
+# tunings, about an hour for the default); --jobs: parallel tunings (default:
+# the CPUs).  Environment: CALIBRATE_ARGS, options for
+# bench/run.sh's run (default "--tunings 40").
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+B=$top/build
+thp=/sys/kernel/mm/transparent_hugepage/enabled
+if [ ! -r $thp ] || grep -q '\[never\]' $thp; then
+	echo "calibrate: no transparent huge pages here ($thp): pools thp and 4k are the same; skipped" >&2
+	exit 77
+fi
+# the modelled workload is a test program; build it alone where the tests were not built
+[ -x "$B/progs/model" ] || make -s -C "$top/tests/progs" B="$B/progs" "$B/progs/model" >&2
+PYTHONPATH=$top/tests/integration${PYTHONPATH:+:$PYTHONPATH} exec python3 \
+	"$top/tests/integration/calib.py" --tune "$B/hmpt-tune" --lib "$B/libhmpt.so" \
+	--model "$B/progs/model" "$@"
