@@ -38,7 +38,29 @@ static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *pla
 	t->configs[ci].ref = t->confirm_ref;
 	t->configs[ci].want = -1; /* set round by round */
 	t->tried[t->ntried++] = (hmpt_tconfirm_t){
-	    .config = ci, .of = i, .for_plan = plan, .first_round = r};
+	    .config = ci, .of = i, .for_plan = plan, .first_round = r, .behind = -1};
+}
+
+/* The log ratios of rounds in which both a and b (configurations) ran
+ * cleanly, a's speedup over b: their number. */
+static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
+                  int rounds, double *d)
+{
+	int n = 0;
+	for (int i = 0; i < a->nruns; i++) {
+		const hmpt_trun_t *ar = &a->runs[i];
+		/* a retaken run was superseded by its retake */
+		if (ar->rep >= rounds || *ar->retaken || ar->status || !(ar->value > 0))
+			continue;
+		for (int j = 0; j < b->nruns; j++) {
+			const hmpt_trun_t *br = &b->runs[j];
+			if (br->rep != ar->rep || *br->retaken || br->status || !(br->value > 0))
+				continue;
+			d[n++] = t->maximize ? log(ar->value / br->value) : log(br->value / ar->value);
+			break;
+		}
+	}
+	return n;
 }
 
 /* The pairs of tried entry k so far, and what they say. */
@@ -46,25 +68,11 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 {
 	const hmpt_tconfig_t *ref = &t->configs[t->confirm_ref], *c = &t->configs[k->config];
 	double d[rounds > 0 ? rounds : 1];
-	int n = 0, failed = 0;
+	int failed = 0;
 
-	for (int a = 0; a < c->nruns; a++) {
-		const hmpt_trun_t *cr = &c->runs[a];
-		if (cr->rep >= rounds || *cr->retaken)
-			continue; /* a retaken run was superseded by its retake */
-		if (cr->status) {
-			failed++;
-			continue;
-		}
-		for (int b = 0; b < ref->nruns; b++) {
-			const hmpt_trun_t *rr = &ref->runs[b];
-			if (rr->rep != cr->rep || *rr->retaken || rr->status || !(rr->value > 0) ||
-			    !(cr->value > 0))
-				continue;
-			d[n++] = t->maximize ? log(cr->value / rr->value) : log(rr->value / cr->value);
-			break;
-		}
-	}
+	for (int a = 0; a < c->nruns; a++)
+		failed += c->runs[a].rep < rounds && !*c->runs[a].retaken && c->runs[a].status;
+	int n = paired(t, c, ref, rounds, d);
 	k->pairs = n;
 	hmpt_stats_paired(d, n, t->confirm_alpha, t->min_gain, &k->sp, &k->exact);
 	t->configs[k->config].sp = k->sp; /* its figure in results.json and .csv */
@@ -107,15 +115,45 @@ static int round_items(const hmpt_tune_t *t, int r, int *items)
 	return n;
 }
 
+/* plan-best's choice against the fastest, once both are confirmed: in the
+ * rounds where both ran, is it measurably slower, or slower by its point
+ * estimate by more than --min-gain (the search's rule, on fresh runs)?
+ * Then it is not plan-best (true).  The search's own comparison was made on
+ * the runs that chose the fastest, and its noise lets a configuration 6 %
+ * slower pass as "within the noise" of it. */
+static bool judge_best(hmpt_tune_t *t, int rounds)
+{
+	const hmpt_tconfirm_t *f = hmpt_confirm_of(t, t->fastest);
+	hmpt_tconfirm_t *b = (hmpt_tconfirm_t *)hmpt_confirm_of(t, t->best);
+	if (!b || !f || b == f || !b->confirmed || !f->confirmed)
+		return false;
+	double d[rounds > 0 ? rounds : 1];
+	bool exact;
+	int n = paired(t, &t->configs[b->config], &t->configs[f->config], rounds, d);
+	if (n < hmpt_stats_paired_min(t->alpha))
+		return false;
+	hmpt_stats_paired(d, n, t->alpha, t->min_gain, &b->vs_fastest, &exact);
+	b->vs_pairs = n;
+	if (!b->vs_fastest.slower && b->vs_fastest.speedup >= 1 - t->min_gain)
+		return false;
+	b->behind = f->of;
+	t->configs[b->of].not_best = true;
+	return true;
+}
+
 /* The search's choices now (those found not faster excluded): each one not
  * tried yet is tried from round r on.  true while any is still measured. */
 static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
 {
-	hmpt_method_analyze(t);
-	try_config(t, x, t->best, "best", r);
-	try_config(t, x, t->best90, "ninety", r);
-	if (t->capacity)
-		try_config(t, x, t->fit, "capacity", r);
+	do {
+		hmpt_method_analyze(t);
+		try_config(t, x, t->best, "best", r);
+		/* the fastest beside it, to tell whether the best is really as fast */
+		try_config(t, x, t->fastest, "fastest", r);
+		try_config(t, x, t->best90, "ninety", r);
+		if (t->capacity)
+			try_config(t, x, t->fit, "capacity", r);
+	} while (judge_best(t, r));
 	for (int k = 0; k < t->ntried; k++)
 		if (!t->tried[k].settled)
 			return true;

@@ -118,7 +118,8 @@ static void choose(hmpt_tune_t *t)
 			                           .eligible = hmpt_tune_config_shown(t, i) &&
 			                                       !c->nfailed && c->sum.n > 0 &&
 			                                       i != c->ref && c->confirmed >= 0 &&
-			                                       (!t->confirm_done || c->confirmed)};
+			                                       (!t->confirm_done || c->confirmed),
+			                           .not_best = c->not_best};
 		}
 		/* each configuration judged on its own against the fastest: at
 		 * the uncorrected alpha (corrected for 2^K comparisons, almost
@@ -226,7 +227,8 @@ void hmpt_method_choose(const hmpt_choice_in_t *c, int n, const hmpt_pooled_t *p
 	for (int pass = 0; pass < 2; pass++) {
 		int top = pass ? fastest_fit : out->fastest, *pick = pass ? &out->fit : &out->best;
 		for (int i = 0; top >= 0 && i < n; i++) {
-			if (!c[i].eligible || !c[i].sp.faster || (pass && c[i].bytes > capacity))
+			if (!c[i].eligible || !c[i].sp.faster || (pass && c[i].bytes > capacity) ||
+			    (!pass && c[i].not_best))
 				continue;
 			hmpt_speedup_t vs;
 			/* from the pooled variance alone: a configuration's own larger

@@ -28,6 +28,7 @@ typedef struct {
 	hmpt_speedup_t sp;  /* over its reference, as analysed */
 	double bytes;       /* fast footprint */
 	bool eligible;      /* measured cleanly in the phase chosen from */
+	bool not_best;      /* known slower than the fastest: not plan-best */
 } hmpt_choice_in_t;
 
 typedef struct {

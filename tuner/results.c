@@ -240,13 +240,19 @@ static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
 	for (int s = 0; s < t->nsites; s++)
 		if (c->fast[s])
 			json_array_append_new(sites, json_string(t->sites[s].id));
-	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o}", "key", c->key,
+	json_t *behind = json_null();
+	if (cf->behind >= 0)
+		behind = json_pack("{s:s,s:f,s:f,s:f,s:i}", "key", t->configs[cf->behind].key,
+		                   "speedup", cf->vs_fastest.speedup, "lo", cf->vs_fastest.lo, "hi",
+		                   cf->vs_fastest.hi, "pairs", cf->vs_pairs);
+	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o,s:o}", "key", c->key,
 	                 "confirmation_key", t->configs[cf->config].key, "label", c->label, "for",
 	                 cf->for_plan, "speedup", cf->sp.speedup, "lo",
 	                 num_or_null(cf->sp.lo, cf->pairs > 1), "hi",
 	                 num_or_null(cf->sp.hi, cf->pairs > 1), "pairs", cf->pairs, "exact",
 	                 cf->exact, "confirmed", cf->confirmed, "why", cf->why, "search_speedup",
-	                 c->sp.speedup, "fast_fraction", c->fast_fraction, "fast_sites", sites);
+	                 c->sp.speedup, "fast_fraction", c->fast_fraction, "fast_sites", sites,
+	                 "slower_than", behind);
 }
 
 /* The confirmation phase: what it tried, and what each plan got; null when
@@ -1156,10 +1162,15 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		if (cf->pairs > 1)
 			snprintf(fig, sizeof(fig), "%.3fx (%.3f-%.3f)", cf->sp.speedup, cf->sp.lo,
 			         cf->sp.hi);
-		fprintf(f, html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s</li>\n"
-		                : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s\n",
+		char behind[160] = "";
+		if (cf->behind >= 0)
+			snprintf(behind, sizeof(behind),
+			         "; %.3fx of %s beside it (%d rounds): slower, not plan-best",
+			         cf->vs_fastest.speedup, t->configs[cf->behind].label, cf->vs_pairs);
+		fprintf(f, html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s%s</li>\n"
+		                : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s%s\n",
 		        c->label, c->sp.speedup, cf->confirmed ? "confirmed" : "NOT confirmed:",
-		        fig, cf->pairs, cf->confirmed ? "" : ": ", cf->why);
+		        fig, cf->pairs, cf->confirmed ? "" : ": ", cf->why, behind);
 	}
 	fprintf(f, html ? "</ul>\n" : "\n");
 }

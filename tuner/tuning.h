@@ -76,6 +76,8 @@ typedef struct {
 	bool in_confirm; /* measured again in the confirmation phase */
 	int confirmed;   /* combinations: 1 the confirmation found it faster, -1
 	                    it did not (never chosen then), 0 not tried */
+	bool not_best;   /* the confirmation found it slower than the fastest
+	                    (beside it, in the same rounds): never plan-best */
 	int ref;        /* the all-slow configuration of its phase: runs of a phase
 	                   are compared only with each other */
 	int share;      /* runs per round (0: one; the reference: more) */
@@ -105,7 +107,7 @@ typedef struct {
 /* Most configurations the confirmation phase measures in one tuning: its
  * intervals are at alpha over this (Bonferroni), so that a tuning confirms a
  * false speedup with a chance of at most alpha / 2. */
-#define HMPT_CONFIRM_MAX 4
+#define HMPT_CONFIRM_MAX 5
 
 /* A configuration of the search measured again against all-slow in fresh
  * paired rounds (confirm.c). */
@@ -120,6 +122,9 @@ typedef struct {
 	bool settled;   /* measured enough: precise, hopeless or out of rounds */
 	bool confirmed; /* settled and sp.faster */
 	char why[96];   /* why it is not confirmed, when settled so */
+	int behind;     /* the fastest it was found slower than, or -1 */
+	hmpt_speedup_t vs_fastest; /* its speedup over that one, paired */
+	int vs_pairs;
 } hmpt_tconfirm_t;
 
 typedef struct {
