@@ -1162,10 +1162,10 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		if (cf->pairs > 1)
 			snprintf(fig, sizeof(fig), "%.3fx (%.3f-%.3f)", cf->sp.speedup, cf->sp.lo,
 			         cf->sp.hi);
-		char behind[160] = "";
+		char behind[192] = "";
 		if (cf->behind >= 0)
 			snprintf(behind, sizeof(behind),
-			         "; %.3fx of %s beside it (%d rounds): slower, not plan-best",
+			         "; %.3fx of %.80s beside it (%d rounds): slower, not plan-best",
 			         cf->vs_fastest.speedup, t->configs[cf->behind].label, cf->vs_pairs);
 		fprintf(f, html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s%s</li>\n"
 		                : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s%s\n",
