@@ -29,7 +29,11 @@ const hmpt_tconfirm_t *hmpt_confirm_of(const hmpt_tune_t *t, int i)
  * or no more may be. */
 static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *plan, int r)
 {
-	if (i < 0 || hmpt_confirm_of(t, i) || t->ntried == HMPT_CONFIRM_MAX)
+	/* the phase's budget: twice --confirm rounds, and a newcomer needs
+	 * the rounds of an exact interval */
+	int min_pairs = hmpt_stats_paired_min(t->confirm_alpha);
+	if (i < 0 || hmpt_confirm_of(t, i) || t->ntried == HMPT_CONFIRM_MAX ||
+	    r + min_pairs > 2 * t->confirm_rounds)
 		return;
 	char label[128];
 	snprintf(label, sizeof(label), "%.100s (confirmation)", t->configs[i].label);
@@ -81,18 +85,21 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 		snprintf(k->why, sizeof(k->why), "a run of it failed");
 	} else if (n >= min_pairs) {
 		bool precise = hmpt_confirm_half_width(&k->sp) <= t->precision;
-		bool hopeless = k->sp.hi < 1 + t->min_gain;
-		bool spent = rounds - k->first_round >= t->confirm_rounds;
+		/* it cannot be confirmed (its interval lies below the gain
+		 * sought), or will hardly be: its estimate is below it */
+		bool hopeless = k->sp.hi < 1 + t->min_gain || k->sp.speedup < 1 + t->min_gain;
+		bool spent = rounds - k->first_round >= t->confirm_rounds ||
+		             rounds >= 2 * t->confirm_rounds;
 		k->settled = precise || hopeless || spent;
-	} else if (rounds - k->first_round >= t->confirm_rounds) {
+	} else if (rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds) {
 		k->settled = true;
 	}
 	k->confirmed = k->settled && !failed && k->exact && k->sp.faster;
 	if (k->settled && !k->confirmed && !failed)
 		snprintf(k->why, sizeof(k->why), "%s",
-		         !k->exact                ? "too few rounds for an interval"
-		         : k->sp.hi < 1 + t->min_gain ? "not faster"
-		                                   : "not measurably faster");
+		         !k->exact ? "too few rounds for an interval"
+		         : k->sp.speedup < 1 + t->min_gain ? "not faster"
+		                                           : "not measurably faster");
 	t->configs[k->of].confirmed = k->settled ? (k->confirmed ? 1 : -1) : 0;
 }
 
@@ -166,8 +173,16 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 	t->search_best90 = t->best90;
 	t->search_fit = t->fit;
 	t->confirm_ref = -1;
-	if (!t->confirm_rounds || (t->best < 0 && t->best90 < 0 && t->fit < 0))
+	if (!t->confirm_rounds)
 		return 0;
+	t->confirming = true;
+	hmpt_method_analyze(t);
+	if (t->best < 0 && t->best90 < 0 && t->fit < 0) {
+		/* no estimate reaches --min-gain: nothing worth confirming */
+		t->confirming = false;
+		hmpt_method_analyze(t);
+		return 0;
+	}
 	unsigned char *none = calloc((size_t)t->nsites + 1, 1);
 	if (!none)
 		return -1;
@@ -223,6 +238,7 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");
 	t->confirm_rounds_run = r;
+	t->confirming = false;
 	for (int k = 0; k < t->ntried; k++) /* all their runs, in results.json */
 		t->configs[t->tried[k].config].want = r;
 	t->configs[t->confirm_ref].want = r;

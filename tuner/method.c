@@ -112,8 +112,16 @@ static void choose(hmpt_tune_t *t)
 	if (in) {
 		for (int i = 0; i < t->nconfigs; i++) {
 			const hmpt_tconfig_t *c = &t->configs[i];
+			hmpt_speedup_t sp = c->sp;
+			/* while confirming, the search's point estimate proposes and
+			 * the confirmation decides (its own family-wise control): a
+			 * gain the search's few runs could not tell is still tried */
+			if (t->confirming)
+				sp.faster = sp.speedup >= 1 + t->min_gain;
+			if (t->confirm_done)
+				sp.faster = c->confirmed > 0;
 			in[i] = (hmpt_choice_in_t){.sum = c->sum,
-			                           .sp = c->sp,
+			                           .sp = sp,
 			                           .bytes = (double)c->fast_bytes,
 			                           .eligible = hmpt_tune_config_shown(t, i) &&
 			                                       !c->nfailed && c->sum.n > 0 &&

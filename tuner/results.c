@@ -1260,7 +1260,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		    npred, n - nm);
 	noise_lines(out, t, false);
 	fputc('\n', out);
-	if (t->best < 0 && !(t->search_best >= 0 && t->confirm_ref >= 0)) {
+	if (t->best < 0 && t->search_best < 0) {
 		double top = 0, lo = 0, hi = 0;
 		for (int k = 0; k < n; k++)
 			if (order[k] != t->ref && !t->configs[order[k]].nfailed &&
@@ -1273,9 +1273,12 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		fprintf(out,
 		        "No configuration was measurably faster than all-slow: the largest speedup "
 		        "measured, %.3fx (interval %.3f-%.3f), is within the noise or below "
-		        "--min-gain %.0f %%.\nThe fast pool does not help this program here; the "
+		        "--min-gain %.0f %%%s.\nThe fast pool does not help this program here; the "
 		        "plans place nothing in it.\n",
-		        top, lo, hi, 100 * t->min_gain);
+		        top, lo, hi, 100 * t->min_gain,
+		        t->confirm_ref >= 0 ? ", and fresh runs of the most promising did not confirm "
+		                              "a gain either"
+		                            : "");
 	}
 	confirm_lines(out, t, false);
 	if (t->best < 0 && t->search_best >= 0 && t->confirm_ref >= 0)
@@ -1285,6 +1288,10 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        "does not help this program; the plans place nothing in it.\n",
 		        t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup);
 	choice_line(out, t, t->best, "best:", "plan-best.json", false);
+	if (t->best >= 0 && t->search_best < 0)
+		fprintf(out, "%-13s (the search's few runs could not tell this gain from the noise; "
+		             "the confirmation's could)\n",
+		        "");
 	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best)
 		fprintf(
 		    out,

@@ -166,6 +166,7 @@ typedef struct {
 	int ntried;
 	int confirm_ref; /* its all-slow configuration, -1: it did not run */
 	int confirm_rounds_run;
+	bool confirming;   /* it runs: the search's point estimates propose */
 	bool confirm_done; /* it ran: only what it confirmed may be chosen */
 	double confirm_alpha;                  /* alpha of its intervals */
 	int search_best, search_best90, search_fit;

@@ -1,7 +1,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
 # hmpt-test: timeout=900  (many tunings: 62 s on a quiet 2-core VM, 166 s under load)
-# The tuner's statistics on the modelled workload, over many tunings with
+# The search's statistics on the modelled workload, over many tunings with
 # seeded noise (the same tunings, and so the same counts, on every run of
 # this test, loaded machine or not):
 # - no false speedups: with identical costs and 5 % noise, the share of
@@ -9,6 +9,8 @@
 #   family-wise confidence allows (a one-sided binomial test at 1 %); the
 #   others say that the fast pool does not help and place nothing in it;
 # - power: a true 3 % gain under 1 % noise is found (--reps 5), every time.
+# The confirmation phase is left out (--confirm 0): these are the search's
+# own verdicts and plans; t_tune_calib and t_tune_confirm test it.
 need_thp
 model_py - "$TUNE" "$LIB" "$MODEL" "$work" <<'PY' || fail "the tuner's statistics are off"
 import json, math, os, subprocess, sys
@@ -18,7 +20,7 @@ tune, lib, model, work = sys.argv[1:5]
 def tuning(name, seed, tune_args, model_args):
     out = f"{work}/{name}.{seed}"
     cmd = [tune, "-o", out, "--lib", lib, "--pools", "thp,4k", "-m", "Time in seconds",
-           "--groups", "2", *tune_args, "--", model, "--seed", str(seed),
+           "--groups", "2", "--confirm", "0", "--retakes", "0", *tune_args, "--", model, "--seed", str(seed),
            "--state", out + ".state", *model_args]
     p = subprocess.run(cmd, capture_output=True, text=True)
     assert p.returncode == 0, (cmd, p.stderr)
