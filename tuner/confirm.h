@@ -3,20 +3,24 @@
  *
  * Why: the search reports the largest of many noisy estimates, measured on
  * the very runs that chose it, so its figure is biased upward; on a busy
- * node a burst of other load can pass for a speedup.  Here each chosen
- * configuration (plan-best's, plan-90's, plan-capacity's) runs again in
- * fresh rounds, each round one run of all-slow and one of each
- * configuration still measured, in a shuffled order; a round's ratio of a
- * configuration to the all-slow run beside it cancels drift and slow
- * changes of load, and the Hodges-Lehmann estimate with Wilcoxon's interval
- * (stats.h) is not moved by a burst in a few rounds.  Intervals are at
- * alpha / HMPT_CONFIRM_MAX.  A configuration is measured until its
- * interval's half-width is within --precision, or it cannot reach
- * --min-gain any more, or --confirm rounds ran; one not confirmed faster is
- * never chosen, and the search's next choice for that plan is measured in
- * its place while fewer than HMPT_CONFIRM_MAX were tried.  In the end only
- * confirmed configurations are chosen (t->best, best90, fit), and a plan
- * with none places nothing.
+ * node a burst of other load can pass for a speedup; and its few runs per
+ * configuration miss real gains of 10 % under 5 % noise.  Here the
+ * search's choices, made from its point estimates (significant or not),
+ * run again in fresh rounds: plan-best's, the fastest beside it,
+ * plan-90's and plan-capacity's configurations; each round one run of
+ * all-slow and one of each configuration still measured, in a shuffled
+ * order.  A round's ratio of a configuration to the all-slow run beside it
+ * cancels drift and slow changes of load, and the Hodges-Lehmann estimate
+ * with Wilcoxon's interval (stats.h) is not moved by a burst in a few
+ * rounds.  Intervals are at alpha / HMPT_CONFIRM_MAX.  A configuration is
+ * measured until its interval's half-width is within --precision, or its
+ * estimate or interval lies below 1 + --min-gain, or --confirm rounds ran
+ * (the phase at most twice that); one not confirmed faster is never chosen,
+ * and the search's next choice for that plan is measured in its place while
+ * fewer than HMPT_CONFIRM_MAX were tried.  plan-best's choice that is slower
+ * than the fastest in the rounds both ran (measurably, or by more than
+ * --min-gain) is not plan-best.  In the end only confirmed configurations
+ * are chosen (t->best, best90, fit), and a plan with none places nothing.
  *
  * Contract: runs through measure.h (journaled, so a resumed tuning takes
  * the same steps on the same runs); 0, or -1 when interrupted or a plan
