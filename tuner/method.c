@@ -17,6 +17,8 @@ static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 		    !hmpt_tune_run_counts(&c->runs[i]))
 			continue; /* from a tuning with more runs, or not asked for yet;
 			             or disturbed and taken again */
+		if (c->runs[i].outlier)
+			continue; /* counted in c->noutliers */
 		if (c->runs[i].status == 0)
 			v[n++] = c->runs[i].value;
 		else
@@ -25,11 +27,67 @@ static void summarize(const hmpt_tune_t *t, hmpt_tconfig_t *c)
 	hmpt_stats_summary(v, n, &c->sum);
 }
 
+/* A run that succeeded and counts towards c (before outliers are judged). */
+static bool run_judged(const hmpt_tune_t *t, const hmpt_tconfig_t *c, const hmpt_trun_t *r)
+{
+	return r->rep < hmpt_tune_config_want(t, c) && hmpt_tune_run_counts(r) && !r->status &&
+	       r->value > 0;
+}
+
+/* Slow outliers among the search's runs (ranking and combinations): marks
+ * them, counts them per configuration and in t->noise.  Judged over all the
+ * search's configurations together: their runs are interleaved, so the noise
+ * is alike for all, and more runs give a steadier scale.  The confirmation
+ * keeps every run: its paired rank statistics need no such help. */
+static void outliers(hmpt_tune_t *t)
+{
+	int total = 0, at = 0;
+	for (int i = 0; i < t->nconfigs; i++) {
+		t->configs[i].noutliers = 0;
+		for (int k = 0; k < t->configs[i].nruns; k++)
+			t->configs[i].runs[k].outlier = false;
+		total += t->configs[i].nruns;
+	}
+	double *lx = malloc(((size_t)total + 1) * sizeof(double));
+	int *n = calloc((size_t)t->nconfigs + 1, sizeof(int));
+	bool *out = malloc(((size_t)total + 1) * sizeof(bool));
+	if (!lx || !n || !out)
+		goto done; /* nothing set aside: the plain statistics */
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		for (int k = 0; k < c->nruns && !c->in_confirm; k++)
+			if (run_judged(t, c, &c->runs[k]))
+				lx[at + n[i]++] = log(c->runs[k].value);
+		at += n[i];
+	}
+	int got =
+	    hmpt_noise_outliers(lx, n, t->nconfigs, t->maximize, out, &t->noise.outlier_scale);
+	if (got < 0)
+		goto done;
+	t->noise.outliers = got;
+	t->noise.outliers_of = at;
+	at = 0;
+	for (int i = 0; i < t->nconfigs; i++) {
+		hmpt_tconfig_t *c = &t->configs[i];
+		for (int k = 0, j = 0; k < c->nruns && !c->in_confirm; k++)
+			if (run_judged(t, c, &c->runs[k]) && out[at + j++]) {
+				c->runs[k].outlier = true;
+				c->noutliers++;
+			}
+		at += n[i];
+	}
+done:
+	free(lx);
+	free(n);
+	free(out);
+}
+
 /* Every configuration's speedup over its reference. */
 static void speedups(hmpt_tune_t *t)
 {
 	int compared = 0;
 	hmpt_pooled_t pool = {0};
+	outliers(t);
 	for (int i = 0; i < t->nconfigs; i++) {
 		summarize(t, &t->configs[i]);
 		if (t->configs[i].in_confirm)
@@ -149,7 +207,6 @@ static void noise(hmpt_tune_t *t)
 {
 	hmpt_tnoise_t *z = &t->noise;
 
-	memset(z, 0, sizeof(*z));
 	z->detectable = INFINITY;
 	for (int i = 0; i < t->nconfigs; i++)
 		for (int k = 0; k < t->configs[i].nruns; k++) {
@@ -183,6 +240,7 @@ static void noise(hmpt_tune_t *t)
 
 void hmpt_method_analyze(hmpt_tune_t *t)
 {
+	memset(&t->noise, 0, sizeof(t->noise)); /* outliers() fills part of it */
 	speedups(t);
 	noise(t);
 	estimates(t);

@@ -165,3 +165,58 @@ int hmpt_noise_reps_for(double sd, double df_per_rep, int ref_share, double alph
 			return n;
 	return 0;
 }
+
+int hmpt_noise_outliers(const double *lx, const int *n, int nconf, bool higher_is_better, bool *out,
+                        double *scale)
+{
+	int total = 0, na = 0, count = 0;
+	for (int i = 0; i < nconf; i++)
+		total += n[i] > 0 ? n[i] : 0;
+	if (scale)
+		*scale = 0;
+	if (total)
+		memset(out, 0, (size_t)total * sizeof(bool));
+	double *d = malloc(((size_t)total + 1) * sizeof(double));
+	double *ad = malloc(((size_t)total + 1) * sizeof(double));
+	double *tmp = malloc(((size_t)total + 1) * sizeof(double));
+	if (!d || !ad || !tmp) {
+		free(d), free(ad), free(tmp);
+		return -1;
+	}
+	for (int i = 0, at = 0; i<nconf; at += n[i]> 0 ? n[i] : 0, i++) {
+		if (n[i] < 3)
+			continue;
+		memcpy(tmp, lx + at, (size_t)n[i] * sizeof(double));
+		double m = median_sorting(tmp, n[i]);
+		/* an odd sample's median run deviates by 0 by construction, not by
+		 * noise: counted, a third of the deviations of 3 runs would be 0 and
+		 * the scale half what it is (without it, 1.03 sd for n = 3) */
+		bool median_left_out = n[i] % 2 == 0;
+		for (int k = 0; k < n[i]; k++) {
+			d[at + k] = higher_is_better ? m - lx[at + k] : lx[at + k] - m;
+			if (!median_left_out && lx[at + k] == m) {
+				median_left_out = true;
+				continue;
+			}
+			ad[na++] = fabs(d[at + k]);
+		}
+	}
+	/* 1.4826: the MAD of a normal sample is 0.6745 of its sd */
+	double s = na ? 1.4826 * median_sorting(ad, na) : 0;
+	if (scale)
+		*scale = s;
+	for (int i = 0, at = 0; i < nconf && s > 0; at += n[i] > 0 ? n[i] : 0, i++)
+		/* a third at most: a configuration's summary stands on the rest */
+		for (int j = 0; n[i] >= 3 && j < n[i] / 3; j++) {
+			int top = -1;
+			for (int k = 0; k < n[i]; k++)
+				if (!out[at + k] && (top < 0 || d[at + k] > d[at + top]))
+					top = k;
+			if (!(d[at + top] > HMPT_NOISE_OUTLIER_K * s))
+				break;
+			out[at + top] = true;
+			count++;
+		}
+	free(d), free(ad), free(tmp);
+	return count;
+}

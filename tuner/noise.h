@@ -73,4 +73,22 @@ double hmpt_noise_detectable(double sd, double df, int n, int nref, double alpha
 int hmpt_noise_reps_for(double sd, double df_per_rep, int ref_share, double alpha, double power,
                         double gain, int max);
 
+/* Slow outliers: runs of configurations measured alike (interleaved, so
+ * the same noise for all) that other load made much slower.  Load only ever
+ * slows a run, so only the slow side is judged.  For each configuration with
+ * at least 3 runs: the median m of its log values, each run's deviation
+ * d = log(x) - m (negated for rates: positive is slower); a robust scale
+ * s = 1.4826 x the median |d| over the runs of all those configurations (the
+ * zero deviation of an odd sample's median run left out); a run is an
+ * outlier when d > HMPT_NOISE_OUTLIER_K s and s > 0, at most a third of a
+ * configuration's runs (its largest deviations). */
+#define HMPT_NOISE_OUTLIER_K 4.0
+
+/* lx: the log values of nconf configurations one after the other, n[i] of
+ * configuration i; out[0..sum n - 1] gets which of them are outliers; *scale
+ * (when given) gets s (0: none, fewer than 3 runs everywhere).  The number
+ * of outliers, or -1 when out of memory (then none is marked). */
+int hmpt_noise_outliers(const double *lx, const int *n, int nconf, bool higher_is_better, bool *out,
+                        double *scale);
+
 #endif

@@ -154,6 +154,8 @@ static void run_load_json(json_t *o, const hmpt_trun_t *r)
 		json_object_set_new(o, "retaken", json_string(r->retaken));
 	if (*r->disturbed)
 		json_object_set_new(o, "disturbed", json_string(r->disturbed));
+	if (r->outlier)
+		json_object_set_new(o, "outlier", json_true());
 }
 
 /* The rule that judges a run disturbed, in words (summary, results.json). */
@@ -177,11 +179,11 @@ static json_t *noise_json(const hmpt_tune_t *t)
 		trend = json_pack("{s:i,s:f,s:f,s:f,s:f}", "runs", z->trend.n, "drift",
 		                  z->trend.drift, "slope_log_per_run", z->trend.slope, "z",
 		                  z->trend.z, "p", z->trend.p);
-	return json_pack("{s:s,s:i,s:{s:i,s:i},s:i,s:o,s:o,s:f,s:o,s:o}", "rule", rule,
+	return json_pack("{s:s,s:i,s:{s:i,s:i},s:i,s:i,s:o,s:o,s:f,s:o,s:o}", "rule", rule,
 	                 "runs_with_load", z->judged, "retaken", "load", z->retaken_load, "steal",
-	                 z->retaken_steal, "disturbed_kept", z->kept, "reference_drift", trend,
-	                 "reference_spread", num_or_null(z->spread, z->have_trend), "power", 0.8,
-	                 "detectable_speedup",
+	                 z->retaken_steal, "disturbed_kept", z->kept, "outliers", z->outliers,
+	                 "reference_drift", trend, "reference_spread",
+	                 num_or_null(z->spread, z->have_trend), "power", 0.8, "detectable_speedup",
 	                 num_or_null(1 + z->detectable, isfinite(z->detectable)), "reps_needed",
 	                 z->reps_needed ? json_integer(z->reps_needed) : json_null());
 }
@@ -352,7 +354,7 @@ static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i, const hmpt_trun
 		fprintf(f, ",%.6f,%.6f", r->others, r->steal);
 	else
 		fprintf(f, ",,");
-	fprintf(f, ",%s\n", r ? r->retaken : "");
+	fprintf(f, ",%s,%s\n", r ? r->retaken : "", r && r->outlier ? "1" : "");
 }
 
 /* A row per run, and one per predicted configuration (no run: empty run
@@ -364,7 +366,7 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
 	           "access_fraction,config_speedup,config_verdict,phase,measured,predicted,"
-	           "cpu_s,nivcsw,others_s,steal_s,retaken\n");
+	           "cpu_s,nivcsw,others_s,steal_s,retaken,outlier\n");
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		for (int k = 0; k < c->nruns; k++) {
@@ -946,6 +948,12 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		fprintf(f, "All-slow over the tuning (%d runs): %s, spread %.1f %% (robust sd).%s",
 		        z->trend.n, drift, 100 * z->spread, nl);
 	}
+	if (z->outliers > 0)
+		fprintf(f,
+		        "%d run%s set aside as slow outliers (slower than their configuration's "
+		        "median by more than %.0f robust sd, %.1f %%).%s",
+		        z->outliers, z->outliers == 1 ? "" : "s", HMPT_NOISE_OUTLIER_K,
+		        100.0 * z->outliers / (z->outliers_of > 0 ? z->outliers_of : 1), nl);
 	if (!isfinite(z->detectable) || (z->detectable <= 0.03 && t->best >= 0))
 		return;
 	fprintf(f,

@@ -44,6 +44,8 @@ typedef struct {
 	char retaken[8];        /* "load" or "steal": disturbed and taken again, so
 	                           superseded: it does not count ("": it counts) */
 	char disturbed[8];      /* disturbed, but kept: the retake bound was reached */
+	bool outlier;           /* a slow outlier of the search (method.c): left out of its
+	                           configuration's summary, never taken again */
 } hmpt_trun_t;
 
 /* The phases a configuration is measured in.  Each has its own all-slow
@@ -64,6 +66,8 @@ typedef struct {
 	double spread;                   /* robust relative sd of the reference */
 	double detectable;               /* the smallest speedup - 1 shown faster at 80 % power */
 	int reps_needed;                 /* --reps that would tell --min-gain; 0: out of reach */
+	int outliers, outliers_of;       /* slow outliers set aside, of the search's runs judged */
+	double outlier_scale;            /* the robust sd they were judged with */
 } hmpt_tnoise_t;
 
 typedef struct {
@@ -89,6 +93,8 @@ typedef struct {
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
 	int nruns, nfailed;
+	int noutliers; /* runs that count but were set aside as slow outliers:
+	                  taken, though not in sum */
 	hmpt_summary_t sum;
 	hmpt_speedup_t sp;
 	double estimate;  /* from single-group speedups; 0: none */

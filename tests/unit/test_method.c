@@ -167,7 +167,7 @@ static void test_reps(void)
 
 	reset(&t);
 	t.reps = 2;
-	hmpt_tconfig_t *ref = add(&t, (double[]){10, 10.2, 9.8, 100}, 4, 0);
+	hmpt_tconfig_t *ref = add(&t, (double[]){10, 10.2, 9.8, 10.1}, 4, 0);
 	hmpt_tconfig_t *c = add(&t, (double[]){5, 5.1, 100}, 3, 1);
 	ref->share = 2;
 	hmpt_method_analyze(&t);
@@ -176,6 +176,55 @@ static void test_reps(void)
 	ref->share = 1;
 	hmpt_method_analyze(&t);
 	CHECK(ref->sum.n == 2 && near(ref->sum.mean, 10.1, 1e-12));
+}
+
+/* Slow outliers of the search are left out of the summaries (and so of the
+ * pooled variance and the speedups), kept in the runs; the confirmation's
+ * runs are never judged. */
+static void test_outliers(void)
+{
+	hmpt_tune_t t;
+
+	reset(&t);
+	hmpt_tconfig_t *ref = add(&t, (double[]){10, 10.1, 9.9, 10.05}, 4, 0);
+	ref->share = 2;
+	add(&t, (double[]){5, 5.05, 4.95}, 3, 100);
+	hmpt_tconfig_t *c = add(&t, (double[]){5.4, 5.45, 12}, 3, 40); /* a burst */
+	add(&t, (double[]){7, 7.05, 6.95}, 3, 10);
+	hmpt_method_analyze(&t);
+	CHECK(c->runs[2].outlier && !c->runs[0].outlier && !c->runs[1].outlier);
+	CHECK_OP(c->sum.n, ==, 2);
+	CHECK_OP(c->noutliers, ==, 1);
+	CHECK_OP(c->nruns, ==, 3);
+	CHECK(near(c->sum.mean, 5.425, 1e-12));
+	CHECK_OP(t.noise.outliers, ==, 1);
+	CHECK_OP(t.noise.outliers_of, ==, 13);
+	CHECK_OP(t.noise.outlier_scale, >, 0);
+	CHECK_OP(ref->sum.n, ==, 4);
+	CHECK_OP(ref->noutliers, ==, 0);
+	/* without it the pooled variance is that of the burst: far wider */
+	double var = t.pool.var;
+	CHECK_OP(var, <, 1e-4);
+	/* a fast outlier stays */
+	c->runs[2].value = 2;
+	hmpt_method_analyze(&t);
+	CHECK(!c->runs[2].outlier && c->sum.n == 3 && t.noise.outliers == 0);
+	/* a rate: the low figure is the slow one */
+	t.maximize = true;
+	hmpt_method_analyze(&t);
+	CHECK(c->runs[2].outlier && c->sum.n == 2 && t.noise.outliers == 1);
+	t.maximize = false;
+	/* the confirmation keeps every run */
+	c->runs[2].value = 12;
+	c->in_confirm = true;
+	hmpt_method_analyze(&t);
+	CHECK(!c->runs[2].outlier && c->sum.n == 3 && t.noise.outliers == 0);
+	CHECK_OP(t.noise.outliers_of, ==, 10);
+	c->in_confirm = false;
+	/* a retaken run is not judged: it does not count at all */
+	strcpy(c->runs[2].retaken, "load");
+	hmpt_method_analyze(&t);
+	CHECK(!c->runs[2].outlier && c->sum.n == 2 && c->noutliers == 0);
 }
 
 /* The combination phase: groups' speedups alone, and the linear estimate
@@ -235,6 +284,7 @@ int main(void)
 	test_capacity();
 	test_best_rule();
 	test_reps();
+	test_outliers();
 	test_estimate();
 	test_rank();
 	return failures != 0;

@@ -2,6 +2,8 @@
  * the robust spread and the smallest difference a tuning can tell, on
  * synthetic data with values worked out by hand. */
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #include "check.h"
 
@@ -143,6 +145,128 @@ static void test_detectable(void)
 	CHECK_OP(hmpt_noise_reps_for(0.2, 20, 2, 0.05, 0.8, 0.001, 100), ==, 0);
 }
 
+static void test_outliers(void)
+{
+	/* logs in eighths (exact): three quiet configurations and one with a
+	 * burst of +2 (7.4x); |d| without the medians' zeros: 1/8 seven times,
+	 * 2 once: median 1/8 */
+	double lx[12] = {0,   0.125, -0.125, 1, 1.125, 0.875, /* */
+	                 0.5, 0.375, 0.625,  0, 0.125, 2.125};
+	int n[4] = {3, 3, 3, 3};
+	bool out[12];
+	double s;
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, false, out, &s), ==, 1);
+	CHECK_OP(s, ==, 1.4826 * 0.125);
+	for (int i = 0; i < 12; i++)
+		CHECK_OP(out[i], ==, i == 11);
+	/* a rate: that run is the fastest, never set aside */
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, true, out, &s), ==, 0);
+	/* a fast outlier of a time stays; of a rate it is the slow one */
+	lx[11] = -2;
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, false, out, &s), ==, 0);
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, true, out, &s), ==, 1);
+	CHECK(out[11]);
+	/* just over and just at K s: 0.125 + 4 s is not more than 4 s above */
+	lx[11] = 0.125 + HMPT_NOISE_OUTLIER_K * s;
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, false, out, &s), ==, 0);
+	lx[11] = 0.125 + 4.01 * s;
+	CHECK_OP(hmpt_noise_outliers(lx, n, 4, false, out, &s), ==, 1);
+
+	/* at most a third: of 6 runs two (the largest), of 5 one; a sample of
+	 * 2 is neither judged nor counted in the scale */
+	double many[13] = {0, 0.125, -0.125, 0, 3, 4, /* 6 */
+	                   0, 0.125, -0.125, 5, 6,    /* 5 */
+	                   0, 9};                     /* 2 */
+	int nm[3] = {6, 5, 2};
+	bool om[13];
+	CHECK_OP(hmpt_noise_outliers(many, nm, 3, false, om, &s), ==, 3);
+	/* |d| (6: median 1/16; 5: median 1/8, left out) 1/16 1/16 3/16 1/16
+	 * 47/16 63/16, 1/8 1/4 39/8 47/8: median (3/16 + 1/4) / 2 */
+	CHECK_OP(s, ==, 1.4826 * 0.21875);
+	bool want[13] = {[4] = true, [5] = true, [10] = true};
+	for (int i = 0; i < 13; i++)
+		CHECK_OP(om[i], ==, want[i]);
+
+	/* quantized figures: most deviations 0, s = 0, nothing set aside */
+	double q[9] = {1, 1, 1, 1, 1, 1, 1, 1, 5};
+	int nq[3] = {3, 3, 3};
+	bool oq[9];
+	CHECK_OP(hmpt_noise_outliers(q, nq, 3, false, oq, &s), ==, 0);
+	CHECK_OP(s, ==, 0);
+	int few[2] = {2, 1};
+	CHECK_OP(hmpt_noise_outliers(q, few, 2, false, oq, &s), ==, 0);
+	CHECK_OP(s, ==, 0);
+}
+
+/* xorshift64 and Box-Muller: normal deviates, the same on every machine
+ * with IEEE doubles */
+static double gauss(uint64_t *st)
+{
+	double u[2];
+	for (int i = 0; i < 2; i++) {
+		*st ^= *st << 13, *st ^= *st >> 7, *st ^= *st << 17;
+		u[i] = ((double)(*st >> 11) + 0.5) / 9007199254740992.0;
+	}
+	return sqrt(-2 * log(u[0])) * cos(2 * M_PI * u[1]);
+}
+
+/* lognormal runs (sd 0.05), no burst: the scale is the sd (n = 3 without
+ * the median's zero: 1.03 sd), and the rule seldom sets a run aside: about
+ * 1e-3 per run for a search's layout (a 9-run and a 6-run all-slow, 11
+ * configurations of 3), where bursts of one run in 10 are the target */
+static void test_outliers_lognormal(void)
+{
+	enum { NC = 13, NR = 6 + 9 + 11 * 3, TRIALS = 4000 };
+	int n[NC] = {6, 9, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+	double lx[NR], sum_s = 0;
+	bool out[NR];
+	uint64_t st = 0x2545f4914f6cdd1dull;
+	long set_aside = 0;
+	for (int t = 0; t < TRIALS; t++) {
+		double s;
+		for (int i = 0; i < NR; i++)
+			lx[i] = 0.05 * gauss(&st);
+		set_aside += hmpt_noise_outliers(lx, n, NC, false, out, &s);
+		sum_s += s;
+	}
+	double rate = (double)set_aside / ((double)TRIALS * NR);
+	printf("lognormal sd 0.05: mean scale %.4f, outliers per run %.2e\n", sum_s / TRIALS, rate);
+	CHECK(near(sum_s / TRIALS, 0.05, 0.003));
+	CHECK_OP(rate, <, 0.003);
+
+	/* n = 3 alone: 1.4826 x the median |d| is 1.03 sd (no correction) */
+	enum { N3 = 3 * 2000 };
+	static double l3[N3];
+	static bool o3[N3];
+	static int n3[N3 / 3];
+	for (int i = 0; i < N3; i++)
+		l3[i] = 0.05 * gauss(&st);
+	for (int i = 0; i < N3 / 3; i++)
+		n3[i] = 3;
+	double s3;
+	hmpt_noise_outliers(l3, n3, N3 / 3, false, o3, &s3);
+	printf("n = 3: scale %.4f for sd 0.05\n", s3);
+	CHECK(near(s3, 0.05 * 1.03, 0.002));
+
+	/* with a burst of 1.3-3x in one run in 10, most are set aside */
+	int bursts = 0, caught = 0;
+	for (int t = 0; t < 500; t++) {
+		bool burst[NR];
+		for (int i = 0; i < NR; i++) {
+			lx[i] = 0.05 * gauss(&st);
+			st ^= st << 13, st ^= st >> 7, st ^= st << 17;
+			burst[i] = st % 10 == 0;
+			lx[i] += burst[i] ? log(1.3 + 1.7 * (double)(st >> 40) / 16777216.0) : 0;
+			bursts += burst[i];
+		}
+		hmpt_noise_outliers(lx, n, NC, false, out, NULL);
+		for (int i = 0; i < NR; i++)
+			caught += burst[i] && out[i];
+	}
+	printf("bursts: %d of %d set aside\n", caught, bursts);
+	CHECK_OP(caught, >, bursts * 3 / 4);
+}
+
 int main(void)
 {
 	test_cpustat();
@@ -151,5 +275,7 @@ int main(void)
 	test_trend();
 	test_spread();
 	test_detectable();
+	test_outliers();
+	test_outliers_lognormal();
 	return failures ? 1 : 0;
 }
