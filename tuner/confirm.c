@@ -60,7 +60,8 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 			const hmpt_trun_t *br = &b->runs[j];
 			if (br->rep != ar->rep || *br->retaken || br->status || !(br->value > 0))
 				continue;
-			d[n++] = t->maximize ? log(ar->value / br->value) : log(br->value / ar->value);
+			d[n++] =
+			    t->maximize ? log(ar->value / br->value) : log(br->value / ar->value);
 			break;
 		}
 	}
@@ -88,16 +89,17 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 		/* it cannot be confirmed (its interval lies below the gain
 		 * sought), or will hardly be: its estimate is below it */
 		bool hopeless = k->sp.hi < 1 + t->min_gain || k->sp.speedup < 1 + t->min_gain;
-		bool spent = rounds - k->first_round >= t->confirm_rounds ||
-		             rounds >= 2 * t->confirm_rounds;
+		bool spent =
+		    rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds;
 		k->settled = precise || hopeless || spent;
-	} else if (rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds) {
+	} else if (rounds - k->first_round >= t->confirm_rounds ||
+	           rounds >= 2 * t->confirm_rounds) {
 		k->settled = true;
 	}
 	k->confirmed = k->settled && !failed && k->exact && k->sp.faster;
 	if (k->settled && !k->confirmed && !failed)
 		snprintf(k->why, sizeof(k->why), "%s",
-		         !k->exact ? "too few rounds for an interval"
+		         !k->exact                         ? "too few rounds for an interval"
 		         : k->sp.speedup < 1 + t->min_gain ? "not faster"
 		                                           : "not measurably faster");
 	t->configs[k->of].confirmed = k->settled ? (k->confirmed ? 1 : -1) : 0;
@@ -221,11 +223,12 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 			if (!x->warm && !hmpt_measure_has_rep(c, r)) {
 				/* the first run after a pause meets cold caches: not counted */
 				char plan_path[PATH_MAX], log[PATH_MAX];
-				rc = hmpt_config_plan_path(t, &t->configs[t->confirm_ref], plan_path,
-				                           sizeof(plan_path));
+				rc = hmpt_config_plan_path(t, &t->configs[t->confirm_ref],
+				                           plan_path, sizeof(plan_path));
 				snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
 				if (rc == 0)
-					hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+					hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout,
+					                 false);
 				x->warm = true;
 			}
 			if (rc == 0 && !hmpt_measure_has_rep(c, r))

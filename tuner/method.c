@@ -117,7 +117,8 @@ int hmpt_method_single(const hmpt_tune_t *t, int g)
 {
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		bool same = !c->in_combos && !c->in_confirm && i != c->ref && c->sum.n > 0 && c->fast;
+		bool same =
+		    !c->in_combos && !c->in_confirm && i != c->ref && c->sum.n > 0 && c->fast;
 		for (int s = 0; s < t->nsites && same; s++)
 			same = (c->fast[s] != 0) == (t->sites[s].group == g);
 		if (same)

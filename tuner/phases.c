@@ -555,14 +555,15 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, out[k].config);
 		const hmpt_tconfirm_t *lost = k < 3 ? hmpt_confirm_of(t, searched[k]) : NULL;
 		if (out[k].config < 0 && lost)
-			snprintf(text, sizeof(text),
-			         "%s: none; the search's choice, %s at %.3fx, was not confirmed "
-			         "faster in %d fresh rounds beside all-slow (%.3fx, %.2f %% interval "
-			         "%.3f-%.3f), nor any next choice, so nothing is placed in the fast "
-			         "pool",
-			         out[k].what, t->configs[lost->of].label,
-			         t->configs[lost->of].sp.speedup, lost->pairs, lost->sp.speedup,
-			         100 * (1 - t->confirm_alpha), lost->sp.lo, lost->sp.hi);
+			snprintf(
+			    text, sizeof(text),
+			    "%s: none; the search's choice, %s at %.3fx, was not confirmed "
+			    "faster in %d fresh rounds beside all-slow (%.3fx, %.2f %% interval "
+			    "%.3f-%.3f), nor any next choice, so nothing is placed in the fast "
+			    "pool",
+			    out[k].what, t->configs[lost->of].label,
+			    t->configs[lost->of].sp.speedup, lost->pairs, lost->sp.speedup,
+			    100 * (1 - t->confirm_alpha), lost->sp.lo, lost->sp.hi);
 		else if (out[k].config < 0)
 			snprintf(
 			    text, sizeof(text),
@@ -572,12 +573,13 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 		else if (ci == t->ref)
 			snprintf(text, sizeof(text), "%s", out[k].what);
 		else if (cf)
-			snprintf(text, sizeof(text),
-			         "%s: %s, confirmed %.3fx over all-slow (%.2f %% interval %.3f-%.3f, %d "
-			         "fresh paired rounds; the search measured %.3fx), %.1f %% of the "
-			         "footprint in the fast pool",
-			         out[k].what, c->label, cf->sp.speedup, 100 * (1 - t->confirm_alpha),
-			         cf->sp.lo, cf->sp.hi, cf->pairs, c->sp.speedup, 100 * c->fast_fraction);
+			snprintf(
+			    text, sizeof(text),
+			    "%s: %s, confirmed %.3fx over all-slow (%.2f %% interval %.3f-%.3f, %d "
+			    "fresh paired rounds; the search measured %.3fx), %.1f %% of the "
+			    "footprint in the fast pool",
+			    out[k].what, c->label, cf->sp.speedup, 100 * (1 - t->confirm_alpha),
+			    cf->sp.lo, cf->sp.hi, cf->pairs, c->sp.speedup, 100 * c->fast_fraction);
 		else
 			snprintf(text, sizeof(text),
 			         "%s: %s, %.3fx over all-slow (%.0f %% interval %.3f-%.3f, %d runs "

@@ -212,10 +212,10 @@ static json_t *config_json(const hmpt_tune_t *t, int i)
 	bool have = c->sum.n > 0;
 	return json_pack(
 	    "{s:s,s:s,s:s,s:s,s:o,s:o,s:I,s:f,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:s,s:i,s:o,s:b,s:o}",
-	    "key", c->key, "label", c->label, "phase", phase_name(c),
-	    "reference", t->configs[c->ref].key, "groups", groups, "fast_sites", sites,
-	    "fast_bytes", (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction,
-	    "access_fraction", num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
+	    "key", c->key, "label", c->label, "phase", phase_name(c), "reference",
+	    t->configs[c->ref].key, "groups", groups, "fast_sites", sites, "fast_bytes",
+	    (json_int_t)c->fast_bytes, "fast_fraction", c->fast_fraction, "access_fraction",
+	    num_or_null(c->access_fraction, c->access_fraction >= 0), "mean",
 	    num_or_null(c->sum.mean, have), "sd", num_or_null(c->sum.sd, have), "speedup",
 	    num_or_null(c->sp.speedup, have), "lo", num_or_null(c->sp.lo, c->sum.n > 1), "hi",
 	    num_or_null(c->sp.hi, c->sum.n > 1), "estimate",
@@ -247,14 +247,13 @@ static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
 		behind = json_pack("{s:s,s:f,s:f,s:f,s:i}", "key", t->configs[cf->behind].key,
 		                   "speedup", cf->vs_fastest.speedup, "lo", cf->vs_fastest.lo, "hi",
 		                   cf->vs_fastest.hi, "pairs", cf->vs_pairs);
-	return json_pack("{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o,s:o}", "key", c->key,
-	                 "confirmation_key", t->configs[cf->config].key, "label", c->label, "for",
-	                 cf->for_plan, "speedup", cf->sp.speedup, "lo",
-	                 num_or_null(cf->sp.lo, cf->pairs > 1), "hi",
-	                 num_or_null(cf->sp.hi, cf->pairs > 1), "pairs", cf->pairs, "exact",
-	                 cf->exact, "confirmed", cf->confirmed, "why", cf->why, "search_speedup",
-	                 c->sp.speedup, "fast_fraction", c->fast_fraction, "fast_sites", sites,
-	                 "slower_than", behind);
+	return json_pack(
+	    "{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o,s:o}", "key", c->key,
+	    "confirmation_key", t->configs[cf->config].key, "label", c->label, "for", cf->for_plan,
+	    "speedup", cf->sp.speedup, "lo", num_or_null(cf->sp.lo, cf->pairs > 1), "hi",
+	    num_or_null(cf->sp.hi, cf->pairs > 1), "pairs", cf->pairs, "exact", cf->exact,
+	    "confirmed", cf->confirmed, "why", cf->why, "search_speedup", c->sp.speedup,
+	    "fast_fraction", c->fast_fraction, "fast_sites", sites, "slower_than", behind);
 }
 
 /* The confirmation phase: what it tried, and what each plan got; null when
@@ -342,8 +341,7 @@ static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i, const hmpt_trun
 	fputc(',', f);
 	if (c->sum.n > 0 || i == c->ref)
 		fprintf(f, "%.6f", c->sp.speedup);
-	fprintf(f, ",%s,%s,%s,", verdict(t, i), phase_name(c),
-	        c->nruns > 0 ? "true" : "false");
+	fprintf(f, ",%s,%s,%s,", verdict(t, i), phase_name(c), c->nruns > 0 ? "true" : "false");
 	if (c->predicted > 0)
 		fprintf(f, "%.6f", c->predicted);
 	if (r && r->has_cpu)
@@ -1140,15 +1138,16 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
 	const hmpt_speedup_t *sp = cf ? &cf->sp : &c->sp;
 	char also[64] = "";
 	if (cf)
-		snprintf(also, sizeof(also), ", confirmed in %d rounds; the search: %.3fx", cf->pairs,
-		         c->sp.speedup);
-	fprintf(f,
-	        html ? "<li>%s: <b>%s</b>, <b>%.3fx</b> (interval %.3f&ndash;%.3f%s) with %.1f %% of "
-	               "the footprint (%s) in the fast pool: <a href=\"%s\">%s</a></li>\n"
-	             : "%-13s %s: %.3fx (interval %.3f-%.3f%s) with %.1f %% of the footprint "
-	               "(%s) in the fast pool -> %s/%s\n",
-	        what, c->label, sp->speedup, sp->lo, sp->hi, also, 100 * c->fast_fraction,
-	        hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
+		snprintf(also, sizeof(also), ", confirmed in %d rounds; the search: %.3fx",
+		         cf->pairs, c->sp.speedup);
+	fprintf(
+	    f,
+	    html ? "<li>%s: <b>%s</b>, <b>%.3fx</b> (interval %.3f&ndash;%.3f%s) with %.1f %% of "
+	           "the footprint (%s) in the fast pool: <a href=\"%s\">%s</a></li>\n"
+	         : "%-13s %s: %.3fx (interval %.3f-%.3f%s) with %.1f %% of the footprint "
+	           "(%s) in the fast pool -> %s/%s\n",
+	    what, c->label, sp->speedup, sp->lo, sp->hi, also, 100 * c->fast_fraction,
+	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
 }
 
 /* What the confirmation phase measured: one line per configuration tried. */
@@ -1174,11 +1173,14 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		if (cf->behind >= 0)
 			snprintf(behind, sizeof(behind),
 			         "; %.3fx of %.80s beside it (%d rounds): slower, not plan-best",
-			         cf->vs_fastest.speedup, t->configs[cf->behind].label, cf->vs_pairs);
-		fprintf(f, html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s%s</li>\n"
-		                : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s%s\n",
-		        c->label, c->sp.speedup, cf->confirmed ? "confirmed" : "NOT confirmed:",
-		        fig, cf->pairs, cf->confirmed ? "" : ": ", cf->why, behind);
+			         cf->vs_fastest.speedup, t->configs[cf->behind].label,
+			         cf->vs_pairs);
+		fprintf(f,
+		        html ? "<li>%s: search %.3fx; %s %s, %d rounds%s%s%s</li>\n"
+		             : "  %-22.22s search %.3fx  %s %s, %d rounds%s%s%s\n",
+		        c->label, c->sp.speedup,
+		        cf->confirmed ? "confirmed" : "NOT confirmed:", fig, cf->pairs,
+		        cf->confirmed ? "" : ": ", cf->why, behind);
 	}
 	fprintf(f, html ? "</ul>\n" : "\n");
 }
@@ -1284,21 +1286,24 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        "--min-gain %.0f %%%s.\nThe fast pool does not help this program here; the "
 		        "plans place nothing in it.\n",
 		        top, lo, hi, 100 * t->min_gain,
-		        t->confirm_ref >= 0 ? ", and fresh runs of the most promising did not confirm "
-		                              "a gain either"
-		                            : "");
+		        t->confirm_ref >= 0
+		            ? ", and fresh runs of the most promising did not confirm "
+		              "a gain either"
+		            : "");
 	}
 	confirm_lines(out, t, false);
 	if (t->best < 0 && t->search_best >= 0 && t->confirm_ref >= 0)
-		fprintf(out,
-		        "The search found %s %.3fx faster, but fresh runs beside all-slow did not "
-		        "confirm it (nor any next choice): within this machine's noise, the fast pool "
-		        "does not help this program; the plans place nothing in it.\n",
-		        t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup);
+		fprintf(
+		    out,
+		    "The search found %s %.3fx faster, but fresh runs beside all-slow did not "
+		    "confirm it (nor any next choice): within this machine's noise, the fast pool "
+		    "does not help this program; the plans place nothing in it.\n",
+		    t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup);
 	choice_line(out, t, t->best, "best:", "plan-best.json", false);
 	if (t->best >= 0 && t->search_best < 0)
-		fprintf(out, "%-13s (the search's few runs could not tell this gain from the noise; "
-		             "the confirmation's could)\n",
+		fprintf(out,
+		        "%-13s (the search's few runs could not tell this gain from the noise; "
+		        "the confirmation's could)\n",
 		        "");
 	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best)
 		fprintf(

@@ -484,8 +484,7 @@ static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
 	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
 	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
 	    hmpt_phases_analyze(t) == 0 && hmpt_confirm_run(t, x) == 0 &&
-	    hmpt_phases_write_plans(t) == 0 &&
-	    hmpt_tune_write_results(t) == 0) {
+	    hmpt_phases_write_plans(t) == 0 && hmpt_tune_write_results(t) == 0) {
 		if (!x->quiet)
 			hmpt_tune_print_summary(t, stdout);
 		rc = 0;

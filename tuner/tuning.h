@@ -75,20 +75,20 @@ typedef struct {
 	char label[128];     /* "slow", "fast", "G1+G3", "alone: <site>" */
 	unsigned char *fast; /* per site */
 	int nfast;
-	unsigned mask;  /* its groups, in the combination phase */
+	unsigned mask;   /* its groups, in the combination phase */
 	bool in_combos;  /* one of the 2^K */
 	bool in_confirm; /* measured again in the confirmation phase */
 	int confirmed;   /* combinations: 1 the confirmation found it faster, -1
 	                    it did not (never chosen then), 0 not tried */
 	bool not_best;   /* the confirmation found it slower than the fastest
 	                    (beside it, in the same rounds): never plan-best */
-	int ref;        /* the all-slow configuration of its phase: runs of a phase
-	                   are compared only with each other */
-	int share;      /* runs per round (0: one; the reference: more) */
-	int want;       /* runs that count, reps 0..want-1 (0: --reps, times the
-	                   share for a reference; -1: none, a configuration the
-	                   model search has not asked for: its runs in the
-	                   journal wait until it does) */
+	int ref;         /* the all-slow configuration of its phase: runs of a phase
+	                    are compared only with each other */
+	int share;       /* runs per round (0: one; the reference: more) */
+	int want;        /* runs that count, reps 0..want-1 (0: --reps, times the
+	                    share for a reference; -1: none, a configuration the
+	                    model search has not asked for: its runs in the
+	                    journal wait until it does) */
 	uint64_t fast_bytes;
 	double fast_fraction, access_fraction; /* access < 0: not sampled */
 	hmpt_trun_t *runs;
@@ -118,17 +118,17 @@ typedef struct {
 /* A configuration of the search measured again against all-slow in fresh
  * paired rounds (confirm.c). */
 typedef struct {
-	int config;      /* its configuration in the confirmation phase */
-	int of;          /* the combination it measures again */
+	int config;           /* its configuration in the confirmation phase */
+	int of;               /* the combination it measures again */
 	const char *for_plan; /* the plan it was first tried for: "best", ... */
 	int first_round;
 	hmpt_speedup_t sp; /* paired, over the confirmation's all-slow runs */
 	int pairs;
-	bool exact;     /* sp's interval is Wilcoxon's (enough pairs) */
-	bool settled;   /* measured enough: precise, hopeless or out of rounds */
-	bool confirmed; /* settled and sp.faster */
-	char why[96];   /* why it is not confirmed, when settled so */
-	int behind;     /* the fastest it was found slower than, or -1 */
+	bool exact;                /* sp's interval is Wilcoxon's (enough pairs) */
+	bool settled;              /* measured enough: precise, hopeless or out of rounds */
+	bool confirmed;            /* settled and sp.faster */
+	char why[96];              /* why it is not confirmed, when settled so */
+	int behind;                /* the fastest it was found slower than, or -1 */
 	hmpt_speedup_t vs_fastest; /* its speedup over that one, paired */
 	int vs_pairs;
 } hmpt_tconfirm_t;
@@ -142,10 +142,10 @@ typedef struct {
 	const char *metric; /* regular expression, or NULL: wall clock */
 	bool maximize;      /* the metric is a rate */
 	int reps, ngroups_max, candidates;
-	bool exhaustive; /* --search exhaustive: all 2^K, not the model's choice */
+	bool exhaustive;    /* --search exhaustive: all 2^K, not the model's choice */
 	int confirm_rounds; /* --confirm: most rounds per plan; 0: no confirmation */
 	double precision;   /* --precision: the half-width confirmation aims at */
-	int budget;      /* --budget: runs of the combination phase, 0: none */
+	int budget;         /* --budget: runs of the combination phase, 0: none */
 	double alpha, min_gain, timeout;
 	uint64_t capacity; /* 0: none */
 	json_t *fast_pool, *slow_pool;
@@ -172,9 +172,9 @@ typedef struct {
 	int ntried;
 	int confirm_ref; /* its all-slow configuration, -1: it did not run */
 	int confirm_rounds_run;
-	bool confirming;   /* it runs: the search's point estimates propose */
-	bool confirm_done; /* it ran: only what it confirmed may be chosen */
-	double confirm_alpha;                  /* alpha of its intervals */
+	bool confirming;      /* it runs: the search's point estimates propose */
+	bool confirm_done;    /* it ran: only what it confirmed may be chosen */
+	double confirm_alpha; /* alpha of its intervals */
 	int search_best, search_best90, search_fit;
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
