@@ -132,9 +132,14 @@ static int round_items(const hmpt_tune_t *t, int r, int *items)
  * slower pass as "within the noise" of it. */
 static bool judge_best(hmpt_tune_t *t, int rounds)
 {
-	const hmpt_tconfirm_t *f = hmpt_confirm_of(t, t->fastest);
 	hmpt_tconfirm_t *b = (hmpt_tconfirm_t *)hmpt_confirm_of(t, t->best);
-	if (!b || !f || b == f || !b->confirmed || !f->confirmed)
+	/* the fastest is the one fresh runs found fastest: the search's
+	 * estimates may rank them otherwise */
+	const hmpt_tconfirm_t *f = NULL;
+	for (int k = 0; k < t->ntried; k++)
+		if (t->tried[k].confirmed && (!f || t->tried[k].sp.speedup > f->sp.speedup))
+			f = &t->tried[k];
+	if (!b || !f || b == f || !b->confirmed)
 		return false;
 	double d[rounds > 0 ? rounds : 1];
 	bool exact;
@@ -150,6 +155,27 @@ static bool judge_best(hmpt_tune_t *t, int rounds)
 	return true;
 }
 
+/* The runner-up of the search: the highest estimate among the
+ * configurations not tried yet that the search cannot tell from its
+ * fastest (at its uncorrected confidence), or -1.  A few runs per
+ * configuration rank close ones by chance. */
+static int runner_up(const hmpt_tune_t *t)
+{
+	int top = t->fastest, pick = -1;
+	for (int i = 0; top >= 0 && i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		if (!c->in_combos || c->nfailed || c->sum.n < 1 || c->confirmed < 0 || i == c->ref ||
+		    hmpt_confirm_of(t, i) || c->sp.speedup < 1 + t->min_gain)
+			continue;
+		hmpt_speedup_t vs;
+		hmpt_stats_speedup(&t->configs[top].sum, &c->sum, &t->pool, t->alpha, t->min_gain,
+		                   t->maximize, &vs);
+		if (!vs.slower && (pick < 0 || c->sp.speedup > t->configs[pick].sp.speedup))
+			pick = i;
+	}
+	return pick;
+}
+
 /* The search's choices now (those found not faster excluded): each one not
  * tried yet is tried from round r on.  true while any is still measured. */
 static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
@@ -162,6 +188,10 @@ static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
 		try_config(t, x, t->best90, "ninety", r);
 		if (t->capacity)
 			try_config(t, x, t->fit, "capacity", r);
+		/* at the start, the runner-up too, while a slot stays free for a
+		 * replacement */
+		if (r == 0 && t->ntried < HMPT_CONFIRM_MAX - 1)
+			try_config(t, x, runner_up(t), "runner-up", r);
 	} while (judge_best(t, r));
 	for (int k = 0; k < t->ntried; k++)
 		if (!t->tried[k].settled)
