@@ -7,7 +7,8 @@
  * configuration miss real gains of 10 % under 5 % noise.  Here the
  * search's choices, made from its point estimates (significant or not),
  * run again in fresh rounds: plan-best's, the fastest beside it,
- * plan-90's and plan-capacity's configurations; each round one run of
+ * plan-90's and plan-capacity's configurations, and the search's runner-up
+ * when it cannot tell it from the fastest; each round one run of
  * all-slow and one of each configuration still measured, in a shuffled
  * order.  A round's ratio of a configuration to the all-slow run beside it
  * cancels drift and slow changes of load, and the Hodges-Lehmann estimate
@@ -18,8 +19,8 @@
  * (the phase at most twice that); one not confirmed faster is never chosen,
  * and the search's next choice for that plan is measured in its place while
  * fewer than HMPT_CONFIRM_MAX were tried.  plan-best's choice that is slower
- * than the fastest in the rounds both ran (measurably, or by more than
- * --min-gain) is not plan-best.  In the end only confirmed configurations
+ * than the configuration confirmed fastest, in the rounds both ran
+ * (measurably, or by more than --min-gain), is not plan-best.  In the end only confirmed configurations
  * are chosen (t->best, best90, fit), and a plan with none places nothing.
  *
  * Contract: runs through measure.h (journaled, so a resumed tuning takes
