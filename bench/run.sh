@@ -21,6 +21,8 @@ echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
 bench/stream_vs_classic.sh || [ $? = 77 ]
 echo "== hmpt-tune on the demo, pools thp,4k (bench/tune_demo.sh)"
 bench/tune_demo.sh || [ $? = 77 ]
+echo "== the demo's tuning under competing load, then compare (bench/demo_load.sh)"
+bench/demo_load.sh || [ $? = 77 ]
 echo "== the tuner's statistics against the truth, modelled (bench/calibrate.sh \${CALIBRATE_ARGS:---tunings 40})"
 read -r -a calibrate_args <<<"${CALIBRATE_ARGS:---tunings 40}"
 bench/calibrate.sh "${calibrate_args[@]}" || [ $? = 77 ]

@@ -28,24 +28,11 @@ stop_load() {
 }
 trap 'stop_load; rm -rf "$work"' EXIT
 
-# the generator: off 0.3-0.9 s, then 5 busy loops pinned to the runs' CPU
-# for 0.2-0.6 s (about a third of the time loaded: the median run is a
-# quiet one), seeded
+# the generator (scripts/loadgen.sh): off 0.3-0.9 s, then 5 busy loops
+# pinned to the runs' CPU for 0.2-0.6 s (about a third of the time loaded:
+# the median run is a quiet one), seeded
 generator() {
-	RANDOM=$1
-	local pids=()
-	trap 'kill "${pids[@]}" 2>/dev/null; exit 0' TERM
-	while :; do
-		sleep "0.$((3 + RANDOM % 7))"
-		for _ in 1 2 3 4 5; do
-			taskset -c "$cpu" bash -c 'while :; do :; done' &
-			pids+=($!)
-		done
-		sleep "0.$((2 + RANDOM % 5))"
-		kill "${pids[@]}" 2>/dev/null
-		wait "${pids[@]}" 2>/dev/null
-		pids=()
-	done
+	exec "$top/scripts/loadgen.sh" "$1" "$cpu" 5
 }
 
 for k in $(seq $tunings); do
