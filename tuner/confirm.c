@@ -199,6 +199,72 @@ static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
 	return false;
 }
 
+/* Whether confirmed entry e is slower than confirmed entry top: in the
+ * rounds both ran (measurably, at the uncorrected confidence, or by more
+ * than --min-gain), else by their confirmed estimates.  Fills e's
+ * comparison with top. */
+static bool slower_than(hmpt_tune_t *t, hmpt_tconfirm_t *e, const hmpt_tconfirm_t *top, int rounds)
+{
+	double d[rounds > 0 ? rounds : 1];
+	bool exact;
+	int n = paired(t, &t->configs[e->config], &t->configs[top->config], rounds, d);
+	e->vs_pairs = n;
+	if (n >= hmpt_stats_paired_min(t->alpha)) {
+		hmpt_stats_paired(d, n, t->alpha, t->min_gain, &e->vs_fastest, &exact);
+		return e->vs_fastest.slower || e->vs_fastest.speedup < 1 - t->min_gain;
+	}
+	e->vs_fastest = (hmpt_speedup_t){.speedup = e->sp.speedup / top->sp.speedup};
+	return e->vs_fastest.speedup < 1 - t->min_gain;
+}
+
+/* The choices among the confirmed, by the confirmation's figures: the
+ * fastest confirmed; plan-best the smallest footprint not slower than it;
+ * plan-90 the smallest reaching 90 % of its speedup; plan-capacity the
+ * smallest within --capacity not slower than the fastest there.  Nothing
+ * confirmed: nothing chosen. */
+static void choose_confirmed(hmpt_tune_t *t, int rounds)
+{
+	hmpt_tconfirm_t *top = NULL, *top_fit = NULL;
+	t->fastest = t->best = t->best90 = t->fit = -1;
+	for (int k = 0; k < t->ntried; k++) {
+		hmpt_tconfirm_t *e = &t->tried[k];
+		e->behind = -1; /* judged again below, against the final fastest */
+		bool fits = t->capacity && t->configs[e->of].fast_bytes <= t->capacity;
+		if (!e->confirmed)
+			continue;
+		if (!top || e->sp.speedup > top->sp.speedup)
+			top = e;
+		if (fits && (!top_fit || e->sp.speedup > top_fit->sp.speedup))
+			top_fit = e;
+	}
+	for (int pass = 0; pass < 2; pass++) {
+		hmpt_tconfirm_t *lead = pass ? top_fit : top;
+		int *pick = pass ? &t->fit : &t->best;
+		for (int k = 0; lead && k < t->ntried; k++) {
+			hmpt_tconfirm_t *e = &t->tried[k];
+			const hmpt_tconfig_t *c = &t->configs[e->of];
+			if (!e->confirmed || (pass && c->fast_bytes > t->capacity))
+				continue;
+			if (e != lead && slower_than(t, e, lead, rounds)) {
+				if (!pass)
+					e->behind = lead->of;
+				continue;
+			}
+			if (*pick < 0 || c->fast_bytes < t->configs[*pick].fast_bytes)
+				*pick = e->of;
+		}
+	}
+	for (int k = 0; top && k < t->ntried; k++) {
+		const hmpt_tconfirm_t *e = &t->tried[k];
+		const hmpt_tconfig_t *c = &t->configs[e->of];
+		if (e->confirmed && e->sp.speedup >= 0.9 * top->sp.speedup &&
+		    (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes))
+			t->best90 = e->of;
+	}
+	t->fastest = top ? top->of : -1;
+	t->confirm_done = true;
+}
+
 int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	t->search_best = t->best;
@@ -277,7 +343,6 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 	t->configs[t->confirm_ref].want = r;
 	if (rc)
 		return -1;
-	t->confirm_done = true;
-	hmpt_method_analyze(t); /* only the confirmed may be chosen now */
+	choose_confirmed(t, r);
 	return 0;
 }

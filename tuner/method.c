@@ -165,6 +165,8 @@ static void estimates(hmpt_tune_t *t)
 /* Choices among configurations shown that ran cleanly */
 static void choose(hmpt_tune_t *t)
 {
+	if (t->confirm_done)
+		return; /* the confirmation chose, by its own figures (confirm.c) */
 	hmpt_choice_in_t *in = calloc((size_t)t->nconfigs + 1, sizeof(*in));
 	hmpt_choice_t ch = {-1, -1, -1, -1};
 
@@ -177,15 +179,12 @@ static void choose(hmpt_tune_t *t)
 			 * gain the search's few runs could not tell is still tried */
 			if (t->confirming)
 				sp.faster = sp.speedup >= 1 + t->min_gain;
-			if (t->confirm_done)
-				sp.faster = c->confirmed > 0;
 			in[i] = (hmpt_choice_in_t){.sum = c->sum,
 			                           .sp = sp,
 			                           .bytes = (double)c->fast_bytes,
 			                           .eligible = hmpt_tune_config_shown(t, i) &&
 			                                       !c->nfailed && c->sum.n > 0 &&
-			                                       i != c->ref && c->confirmed >= 0 &&
-			                                       (!t->confirm_done || c->confirmed),
+			                                       i != c->ref && c->confirmed >= 0,
 			                           .not_best = c->not_best};
 		}
 		/* each configuration judged on its own against the fastest: at

@@ -1305,12 +1305,15 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        "%-13s (the search's few runs could not tell this gain from the noise; "
 		        "the confirmation's could)\n",
 		        "");
-	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best)
+	if (t->best >= 0 && t->fastest >= 0 && t->fastest != t->best) {
+		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, t->fastest);
 		fprintf(
 		    out,
 		    "%-13s (the fastest, %s at %.3fx, is not measurably faster: the best is the "
 		    "smallest footprint within its noise)\n",
-		    "", t->configs[t->fastest].label, t->configs[t->fastest].sp.speedup);
+		    "", t->configs[t->fastest].label,
+		    cf ? cf->sp.speedup : t->configs[t->fastest].sp.speedup);
+	}
 	choice_line(out, t, t->best90, "90 % of best:", "plan-90.json", false);
 	if (t->capacity)
 		choice_line(out, t, t->fit, "in capacity:", "plan-capacity.json", false);
