@@ -20,8 +20,12 @@
  * and the search's next choice for that plan is measured in its place while
  * fewer than HMPT_CONFIRM_MAX were tried.  plan-best's choice that is slower
  * than the configuration confirmed fastest, in the rounds both ran
- * (measurably, or by more than --min-gain), is not plan-best.  In the end only confirmed configurations
- * are chosen (t->best, best90, fit), and a plan with none places nothing.
+ * (measurably, or by more than --min-gain), is not plan-best.  In the end
+ * the choices (t->best, best90, fit, fastest) are made among the confirmed
+ * only, by the confirmation's figures: the fastest confirmed; plan-best the
+ * smallest footprint not slower than it in their common rounds; plan-90 the
+ * smallest reaching 90 % of its speedup; plan-capacity the best by the same
+ * rule within --capacity.  A plan with none places nothing.
  *
  * Contract: runs through measure.h (journaled, so a resumed tuning takes
  * the same steps on the same runs); 0, or -1 when interrupted or a plan
