@@ -19,13 +19,8 @@
 # the CPUs).  Environment: CALIBRATE_ARGS, options for
 # bench/run.sh's run (default "--tunings 40").
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-if [ ! -r $thp ] || grep -q '\[never\]' $thp; then
-	echo "calibrate: no transparent huge pages here ($thp): pools thp and 4k are the same; skipped" >&2
-	exit 77
-fi
+. "$(dirname "$0")/bench_lib.sh"
+bench_need_thp calibrate
 # the modelled workload is a test program; build it alone where the tests were not built
 [ -x "$B/progs/model" ] || make -s -C "$top/tests/progs" B="$B/progs" "$B/progs/model" >&2
 PYTHONPATH=$top/tests/integration${PYTHONPATH:+:$PYTHONPATH} exec python3 \

@@ -10,13 +10,8 @@
 # Environment: DEMO_ARGS (default "-s 512 -i 2", as make demo), LOOPS (busy
 #   loops per burst, default: the number of CPUs)
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-if [ ! -r $thp ] || grep -q '\[never\]' $thp; then
-	echo "demo_load: no transparent huge pages here ($thp): pools thp and 4k are the same; skipped" >&2
-	exit 77
-fi
+. "$(dirname "$0")/bench_lib.sh"
+bench_need_thp demo_load
 read -r -a args <<<"${DEMO_ARGS:--s 512 -i 2}"
 seed=${1:-27}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hmpt-demo-load.XXXXXX")

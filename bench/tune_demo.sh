@@ -10,13 +10,8 @@
 # Environment: DEMO_ARGS (default "-s 512 -i 1"), REPS (default 3),
 #   CAPACITY (default 600M: the 512 MiB table fits, table and counts do not)
 set -eu
-top=$(cd "$(dirname "$0")/.." && pwd)
-B=$top/build
-thp=/sys/kernel/mm/transparent_hugepage/enabled
-if [ ! -r $thp ] || grep -q '\[never\]' $thp; then
-	echo "tune_demo: no transparent huge pages here ($thp): pools thp and 4k are the same; skipped" >&2
-	exit 77
-fi
+. "$(dirname "$0")/bench_lib.sh"
+bench_need_thp tune_demo
 read -r -a args <<<"${DEMO_ARGS:--s 512 -i 1}"
 reps=${REPS:-3}
 capacity=${CAPACITY:-600M}
