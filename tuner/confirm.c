@@ -164,8 +164,8 @@ static int runner_up(const hmpt_tune_t *t)
 	int top = t->fastest, pick = -1;
 	for (int i = 0; top >= 0 && i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!c->in_combos || c->nfailed || c->sum.n < 1 || c->confirmed < 0 || i == c->ref ||
-		    hmpt_confirm_of(t, i) || c->sp.speedup < 1 + t->min_gain)
+		if (!c->in_combos || c->nfailed || c->sum.n < 1 || c->confirmed < 0 ||
+		    i == c->ref || hmpt_confirm_of(t, i) || c->sp.speedup < 1 + t->min_gain)
 			continue;
 		hmpt_speedup_t vs;
 		hmpt_stats_speedup(&t->configs[top].sum, &c->sum, &t->pool, t->alpha, t->min_gain,
@@ -203,18 +203,19 @@ static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
  * rounds both ran (measurably, at the uncorrected confidence, or by more
  * than --min-gain), else by their confirmed estimates.  Fills e's
  * comparison with top. */
-static bool slower_than(hmpt_tune_t *t, hmpt_tconfirm_t *e, const hmpt_tconfirm_t *top, int rounds)
+static bool slower_than(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hmpt_tconfirm_t *top,
+                        int rounds, hmpt_speedup_t *vs, int *pairs)
 {
 	double d[rounds > 0 ? rounds : 1];
 	bool exact;
 	int n = paired(t, &t->configs[e->config], &t->configs[top->config], rounds, d);
-	e->vs_pairs = n;
+	*pairs = n;
 	if (n >= hmpt_stats_paired_min(t->alpha)) {
-		hmpt_stats_paired(d, n, t->alpha, t->min_gain, &e->vs_fastest, &exact);
-		return e->vs_fastest.slower || e->vs_fastest.speedup < 1 - t->min_gain;
+		hmpt_stats_paired(d, n, t->alpha, t->min_gain, vs, &exact);
+		return vs->slower || vs->speedup < 1 - t->min_gain;
 	}
-	e->vs_fastest = (hmpt_speedup_t){.speedup = e->sp.speedup / top->sp.speedup};
-	return e->vs_fastest.speedup < 1 - t->min_gain;
+	*vs = (hmpt_speedup_t){.speedup = e->sp.speedup / top->sp.speedup};
+	return vs->speedup < 1 - t->min_gain;
 }
 
 /* The choices among the confirmed, by the confirmation's figures: the
@@ -245,12 +246,20 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 			const hmpt_tconfig_t *c = &t->configs[e->of];
 			if (!e->confirmed || (pass && c->fast_bytes > t->capacity))
 				continue;
-			if (e != lead && slower_than(t, e, lead, rounds)) {
-				if (!pass)
+			hmpt_speedup_t vs;
+			int pairs;
+			if (e != lead && slower_than(t, e, lead, rounds, &vs, &pairs)) {
+				if (!pass) { /* reported: plan-best's comparison */
 					e->behind = lead->of;
+					e->vs_fastest = vs;
+					e->vs_pairs = pairs;
+				}
 				continue;
 			}
-			if (*pick < 0 || c->fast_bytes < t->configs[*pick].fast_bytes)
+			/* the smallest footprint; of equal ones the faster */
+			if (*pick < 0 || c->fast_bytes < t->configs[*pick].fast_bytes ||
+			    (c->fast_bytes == t->configs[*pick].fast_bytes &&
+			     e->sp.speedup > hmpt_confirm_of(t, *pick)->sp.speedup))
 				*pick = e->of;
 		}
 	}
@@ -258,7 +267,9 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 		const hmpt_tconfirm_t *e = &t->tried[k];
 		const hmpt_tconfig_t *c = &t->configs[e->of];
 		if (e->confirmed && e->sp.speedup >= 0.9 * top->sp.speedup &&
-		    (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes))
+		    (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
+		     (c->fast_bytes == t->configs[t->best90].fast_bytes &&
+		      e->sp.speedup > hmpt_confirm_of(t, t->best90)->sp.speedup)))
 			t->best90 = e->of;
 	}
 	t->fastest = top ? top->of : -1;

@@ -554,16 +554,20 @@ int hmpt_phases_write_plans(hmpt_tune_t *t)
 			continue;
 		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, out[k].config);
 		const hmpt_tconfirm_t *lost = k < 3 ? hmpt_confirm_of(t, searched[k]) : NULL;
+		char fig[96] = "";
+		if (lost && lost->pairs > 1)
+			snprintf(fig, sizeof(fig), " (%.3fx, %.2f %% interval %.3f-%.3f)",
+			         lost->sp.speedup, 100 * (1 - t->confirm_alpha), lost->sp.lo,
+			         lost->sp.hi);
 		if (out[k].config < 0 && lost)
 			snprintf(
 			    text, sizeof(text),
 			    "%s: none; the search's choice, %s at %.3fx, was not confirmed "
-			    "faster in %d fresh rounds beside all-slow (%.3fx, %.2f %% interval "
-			    "%.3f-%.3f), nor any next choice, so nothing is placed in the fast "
-			    "pool",
+			    "faster in %d fresh rounds beside all-slow%s%s, so nothing is placed "
+			    "in the fast pool",
 			    out[k].what, t->configs[lost->of].label,
-			    t->configs[lost->of].sp.speedup, lost->pairs, lost->sp.speedup,
-			    100 * (1 - t->confirm_alpha), lost->sp.lo, lost->sp.hi);
+			    t->configs[lost->of].sp.speedup, lost->pairs, fig,
+			    t->ntried > 1 ? ", nor was any other configuration tried" : "");
 		else if (out[k].config < 0)
 			snprintf(
 			    text, sizeof(text),

@@ -274,8 +274,8 @@ static json_t *confirmation_json(const hmpt_tune_t *t)
 	}
 	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o}", "rounds", t->confirm_rounds_run,
 	                 "max_rounds", t->confirm_rounds, "precision", t->precision, "confidence",
-	                 1 - t->confirm_alpha, "alpha_per_plan", t->confirm_alpha,
-	                 "claimed_false_faster", t->alpha / 2, "plans", plans, "tried", tried);
+	                 1 - t->confirm_alpha, "alpha_per_configuration", t->confirm_alpha,
+	                 "claimed_false_faster", t->alpha, "plans", plans, "tried", tried);
 }
 
 static int write_json(const hmpt_tune_t *t, const char *path)
@@ -929,12 +929,13 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		fprintf(
 		    f,
 		    "Other load: %d run%s retaken (%d load, %d steal), %d kept though disturbed "
-		    "(retake bound); disturbed: others' share of the run's CPUs %s median of the "
+		    "(%s); disturbed: others' share of the run's CPUs %s median of the "
 		    "last %d runs + %.2f, or steal likewise, from run %d on.%s",
 		    z->retaken_load + z->retaken_steal,
 		    z->retaken_load + z->retaken_steal == 1 ? "" : "s", z->retaken_load,
-		    z->retaken_steal, z->kept, html ? "&gt;" : ">", HMPT_NOISE_WINDOW,
-		    HMPT_NOISE_MARGIN, HMPT_NOISE_MIN_RUNS + 1, nl);
+		    z->retaken_steal, z->kept, t->retakes ? "the retake bound" : "--retakes 0",
+		    html ? "&gt;" : ">", HMPT_NOISE_WINDOW, HMPT_NOISE_MARGIN,
+		    HMPT_NOISE_MIN_RUNS + 1, nl);
 	if (z->have_trend) {
 		char drift[64];
 		if (z->trend.p < 0.05)
@@ -954,6 +955,16 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		        100.0 * z->outliers / (z->outliers_of > 0 ? z->outliers_of : 1), nl);
 	if (!isfinite(z->detectable) || (z->detectable <= 0.03 && t->best >= 0))
 		return;
+	if (t->confirm_ref >= 0 && t->best >= 0) {
+		/* the confirmation's rounds told what the search's could not */
+		fprintf(
+		    f,
+		    "The search's runs alone could show speedups of %.1f %% or more (80 %% power; "
+		    "pooled sd %.1f %%, %d runs per configuration); the confirmation's paired "
+		    "rounds tell finer ones (its intervals below).%s",
+		    100 * z->detectable, 100 * sqrt(t->pool.var), t->reps, nl);
+		return;
+	}
 	fprintf(f,
 	        "The smallest speedup this tuning could show is %.1f %% (80 %% power; pooled sd "
 	        "%.1f %%, %d runs per configuration)",
@@ -1296,9 +1307,10 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		fprintf(
 		    out,
 		    "The search found %s %.3fx faster, but fresh runs beside all-slow did not "
-		    "confirm it (nor any next choice): within this machine's noise, the fast pool "
-		    "does not help this program; the plans place nothing in it.\n",
-		    t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup);
+		    "confirm it%s: within this machine's noise, the fast pool does not help this "
+		    "program; the plans place nothing in it.\n",
+		    t->configs[t->search_best].label, t->configs[t->search_best].sp.speedup,
+		    t->ntried > 1 ? " (nor any other configuration tried)" : "");
 	choice_line(out, t, t->best, "best:", "plan-best.json", false);
 	if (t->best >= 0 && t->search_best < 0)
 		fprintf(out,

@@ -78,8 +78,9 @@ const char hmpt_tune_usage[] =
     "      --budget RUNS     the model search stops before the combination phase\n"
     "                        exceeds RUNS runs (all-slow's included)\n"
     "      --confirm ROUNDS  measure the chosen plans again, each in up to ROUNDS\n"
-    "                        fresh rounds beside an all-slow run (default: 20,\n"
-    "                        at least 8); a plan not confirmed faster is replaced\n"
+    "                        fresh rounds beside an all-slow run (default: 20;\n"
+    "                        at least the 8 an exact interval needs at 95 %);\n"
+    "                        a plan not confirmed faster is replaced\n"
     "                        by the next choice or places nothing; 0: no\n"
     "                        confirmation, the search's figures stand\n"
     "      --precision PCT   confirm until the interval's half-width is within\n"
@@ -555,7 +556,9 @@ static int tune_main(int argc, char **argv, bool comparing)
 	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
 	int rc;
 
-	if (parse_options(argc, argv, &t, &x, &o) != 0)
+	int parsed = parse_options(argc, argv, &t, &x, &o);
+	t.retakes = x.retakes;
+	if (parsed != 0)
 		rc = 0; /* --help */
 	else if (comparing)
 		rc = compare_command(&t, &x, &o, argv + optind, argc - optind);

@@ -8,7 +8,7 @@
 # on every run of this test, loaded machine or not:
 # - false "faster": of the 20 null tunings no more claim a plan faster than
 #   a true rate at the bound the tuner claims explains (a one-sided binomial
-#   test at 1 %: at 2.5 %, 3 of 20);
+#   test at 1 %: at 5 %, 4 of 20);
 # - coverage: at least 90 % of the intervals for plan-best (the plan used,
 #   else its first candidate) hold its true speedup;
 # - quality: in every gain tuning (true best 1.11-1.33x) plan-best's true

@@ -28,7 +28,7 @@ from model_truth import Model, Tuning, label
 out = sys.argv[1]
 m, t = Model(sys.argv[2:]), Tuning(out + "/results.json")
 c = t.r["confirmation"]
-assert c and abs(c["confidence"] - (1 - 0.05 / 5)) < 1e-12 and c["claimed_false_faster"] == 0.025, c
+assert c and abs(c["confidence"] - (1 - 0.05 / 5)) < 1e-12 and c["claimed_false_faster"] == 0.05, c
 best = c["plans"]["best"]
 assert best and best["confirmed"] and 8 <= best["pairs"] <= 20, best
 fast = frozenset(t.site_array[i] for i in best["fast_sites"])
