@@ -58,6 +58,8 @@ for line in open(sys.argv[1]):
 configs = json.load(open(sys.argv[2]))["configs"]
 for c in configs:
     reps = sorted(r for key, r in seen if key == c["key"])
+    if c["phase"] == "confirmation":
+        continue  # rounds from the one it was first tried in, as many as it needed
     if c["phase"] == "ranking":
         k = sum(1 for o in configs if o["reference"] == c["key"]) - 1
         want = 2 * max(1, round(math.sqrt(k))) if k >= 0 else 2
