@@ -73,9 +73,11 @@ int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set
                            double timeout, hmpt_sjob_t *job);
 /* c has a run recorded as repetition rep. */
 bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
-/* Run configuration ci once here (not under --slurm) as repetition rep,
- * and record it (its runs and the journal): 0, or -1 when interrupted or its
- * plan cannot be written.  A run that other load disturbed (noise.h's rule)
+/* Run configuration ci once as repetition rep, and record it (its runs and
+ * the journal): 0, or -1 when interrupted or its plan cannot be written.
+ * Under --slurm the run is one batch job, waited for (the confirmation's
+ * rounds run so, one job at a time: --parallel does not apply, and a
+ * round's runs may land on different nodes).  A run that other load disturbed (noise.h's rule)
  * is recorded as superseded ("retaken") and taken again, at most
  * x->retakes times, while this phase's retakes stay within a quarter of
  * x->total (a phase that schedules its own runs sets x->total and
