@@ -48,19 +48,6 @@ double hmpt_noise_share(double seconds, double wall, int ncpus)
 	return s < 0 ? 0 : s > 1 ? 1 : s;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-/* the median of x[0..n-1] (n >= 1), which it sorts */
-static double median_sorting(double *x, int n)
-{
-	qsort(x, (size_t)n, sizeof(double), cmp_double);
-	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
-}
-
 const char *hmpt_noise_judge(const double *load_hist, const double *steal_hist, int n, double load,
                              double steal, double *median)
 {
@@ -73,7 +60,8 @@ const char *hmpt_noise_judge(const double *load_hist, const double *steal_hist, 
 		return NULL;
 	memcpy(l, load_hist + from, (size_t)m * sizeof(double));
 	memcpy(s, steal_hist + from, (size_t)m * sizeof(double));
-	double ml = median_sorting(l, m), ms = median_sorting(s, m);
+	double ml = hmpt_stats_median_sorting(l, (size_t)m),
+	       ms = hmpt_stats_median_sorting(s, (size_t)m);
 	if (median)
 		*median = ml;
 	/* steal first: it is the more specific reason (the hypervisor) */
@@ -103,12 +91,12 @@ int hmpt_noise_trend(const double *x, int n, hmpt_noise_trend_t *tr)
 			s += (d > 0) - (d < 0);
 		}
 	tr->n = n;
-	tr->slope = median_sorting(slopes, (int)npairs);
+	tr->slope = hmpt_stats_median_sorting(slopes, npairs);
 	tr->drift = expm1(tr->slope * (n - 1));
 	/* Mann-Kendall's variance, less what tied values take away */
 	double var = (double)n * (n - 1) * (2 * n + 5);
 	memcpy(slopes, x, (size_t)n * sizeof(double));
-	qsort(slopes, (size_t)n, sizeof(double), cmp_double);
+	hmpt_stats_sort(slopes, (size_t)n);
 	for (int i = 0; i < n;) {
 		int j = i;
 		while (j < n && slopes[j] == slopes[i])
@@ -139,10 +127,10 @@ double hmpt_noise_spread(const double *x, int n)
 		}
 		l[i] = log(x[i]);
 	}
-	double med = median_sorting(l, n);
+	double med = hmpt_stats_median_sorting(l, (size_t)n);
 	for (int i = 0; i < n; i++)
 		l[i] = fabs(l[i] - med);
-	double mad = median_sorting(l, n);
+	double mad = hmpt_stats_median_sorting(l, (size_t)n);
 	free(l);
 	/* 1.4826: the MAD of a normal sample is 0.6745 of its sd */
 	return 1.4826 * mad;
@@ -187,7 +175,7 @@ int hmpt_noise_outliers(const double *lx, const int *n, int nconf, bool higher_i
 		if (n[i] < 3)
 			continue;
 		memcpy(tmp, lx + at, (size_t)n[i] * sizeof(double));
-		double m = median_sorting(tmp, n[i]);
+		double m = hmpt_stats_median_sorting(tmp, (size_t)n[i]);
 		/* an odd sample's median run deviates by 0 by construction, not by
 		 * noise: counted, a third of the deviations of 3 runs would be 0 and
 		 * the scale half what it is (without it, 1.03 sd for n = 3) */
@@ -202,7 +190,7 @@ int hmpt_noise_outliers(const double *lx, const int *n, int nconf, bool higher_i
 		}
 	}
 	/* 1.4826: the MAD of a normal sample is 0.6745 of its sd */
-	double s = na ? 1.4826 * median_sorting(ad, na) : 0;
+	double s = na ? 1.4826 * hmpt_stats_median_sorting(ad, (size_t)na) : 0;
 	if (scale)
 		*scale = s;
 	for (int i = 0, at = 0; i < nconf && s > 0; at += n[i] > 0 ? n[i] : 0, i++)

@@ -11,6 +11,17 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+void hmpt_stats_sort(double *x, size_t n)
+{
+	qsort(x, n, sizeof(double), cmp_double);
+}
+
+double hmpt_stats_median_sorting(double *x, size_t n)
+{
+	hmpt_stats_sort(x, n);
+	return n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+}
+
 void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s)
 {
 	double sum = 0, ss = 0, sorted[n > 0 ? n : 1];
@@ -26,10 +37,9 @@ void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s)
 		ss += (x[i] - s->mean) * (x[i] - s->mean);
 	s->sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
 	memcpy(sorted, x, (size_t)n * sizeof(double));
-	qsort(sorted, (size_t)n, sizeof(double), cmp_double);
+	s->median = hmpt_stats_median_sorting(sorted, (size_t)n);
 	s->min = sorted[0];
 	s->max = sorted[n - 1];
-	s->median = n % 2 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
 	if (s->min > 0) {
 		double lmean = 0;
 		for (int i = 0; i < n; i++)
@@ -197,8 +207,7 @@ void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hm
 	for (int i = 0; i < n; i++)
 		for (int j = i; j < n; j++)
 			walsh[k++] = (d[i] + d[j]) / 2;
-	qsort(walsh, m, sizeof(double), cmp_double);
-	double centre = m % 2 ? walsh[m / 2] : (walsh[m / 2 - 1] + walsh[m / 2]) / 2;
+	double centre = hmpt_stats_median_sorting(walsh, m);
 	double lo = -INFINITY, hi = INFINITY;
 	int c = signed_rank_critical(n, alpha / 2);
 	if (c >= 0) {

@@ -15,6 +15,7 @@
 #define HMPT_TUNER_STATS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 typedef struct {
 	int n;
@@ -34,6 +35,10 @@ typedef struct {
 	bool slower;    /* hi < 1 and speedup <= 1 - min_gain */
 } hmpt_speedup_t;
 
+/* Sorts x[0..n-1] ascending, in place. */
+void hmpt_stats_sort(double *x, size_t n);
+/* Sorts x[0..n-1] (n >= 1) in place and returns its median. */
+double hmpt_stats_median_sorting(double *x, size_t n);
 /* Summary of x[0..n-1] (n >= 1); sorts a copy for the median. */
 void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s);
 /* Quantile of Student's t distribution with df degrees of freedom (df > 0,
