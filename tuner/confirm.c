@@ -84,17 +84,15 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 	if (failed) {
 		k->settled = true;
 		snprintf(k->why, sizeof(k->why), "a run of it failed");
-	} else if (n >= min_pairs) {
+	} else {
+		/* its rounds, or the phase's, are used up */
+		bool spent =
+		    rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds;
 		bool precise = hmpt_confirm_half_width(&k->sp) <= t->precision;
 		/* it cannot be confirmed (its interval lies below the gain
 		 * sought), or will hardly be: its estimate is below it */
 		bool hopeless = k->sp.hi < 1 + t->min_gain || k->sp.speedup < 1 + t->min_gain;
-		bool spent =
-		    rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds;
-		k->settled = precise || hopeless || spent;
-	} else if (rounds - k->first_round >= t->confirm_rounds ||
-	           rounds >= 2 * t->confirm_rounds) {
-		k->settled = true;
+		k->settled = spent || (n >= min_pairs && (precise || hopeless));
 	}
 	k->confirmed = k->settled && !failed && k->exact && k->sp.faster;
 	if (k->settled && !k->confirmed && !failed)
@@ -124,6 +122,41 @@ static int round_items(const hmpt_tune_t *t, int r, int *items)
 	return n;
 }
 
+/* The confirmed entry fresh runs found fastest (among those within
+ * --capacity when `fits`), or NULL. */
+static hmpt_tconfirm_t *confirmed_fastest(hmpt_tune_t *t, bool fits)
+{
+	hmpt_tconfirm_t *top = NULL;
+	for (int k = 0; k < t->ntried; k++) {
+		hmpt_tconfirm_t *e = &t->tried[k];
+		if (e->confirmed && (!fits || t->configs[e->of].fast_bytes <= t->capacity) &&
+		    (!top || e->sp.speedup > top->sp.speedup))
+			top = e;
+	}
+	return top;
+}
+
+/* e's speedup over f in the rounds both ran, at the uncorrected confidence,
+ * into *vs and *pairs: false when they are too few for an exact interval. */
+static bool paired_vs(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hmpt_tconfirm_t *f,
+                      int rounds, hmpt_speedup_t *vs, int *pairs)
+{
+	double d[rounds > 0 ? rounds : 1];
+	bool exact;
+	*pairs = paired(t, &t->configs[e->config], &t->configs[f->config], rounds, d);
+	if (*pairs < hmpt_stats_paired_min(t->alpha))
+		return false;
+	hmpt_stats_paired(d, *pairs, t->alpha, t->min_gain, vs, &exact);
+	return true;
+}
+
+/* The search's rule for "slower than the fastest", on fresh runs:
+ * measurably, or by its estimate by more than --min-gain. */
+static bool is_slower(const hmpt_tune_t *t, const hmpt_speedup_t *vs)
+{
+	return vs->slower || vs->speedup < 1 - t->min_gain;
+}
+
 /* plan-best's choice against the fastest, once both are confirmed: in the
  * rounds where both ran, is it measurably slower, or slower by its point
  * estimate by more than --min-gain (the search's rule, on fresh runs)?
@@ -135,20 +168,14 @@ static bool judge_best(hmpt_tune_t *t, int rounds)
 	hmpt_tconfirm_t *b = (hmpt_tconfirm_t *)hmpt_confirm_of(t, t->best);
 	/* the fastest is the one fresh runs found fastest: the search's
 	 * estimates may rank them otherwise */
-	const hmpt_tconfirm_t *f = NULL;
-	for (int k = 0; k < t->ntried; k++)
-		if (t->tried[k].confirmed && (!f || t->tried[k].sp.speedup > f->sp.speedup))
-			f = &t->tried[k];
-	if (!b || !f || b == f || !b->confirmed)
+	const hmpt_tconfirm_t *f = confirmed_fastest(t, false);
+	hmpt_speedup_t vs;
+	int n;
+	if (!b || !f || b == f || !b->confirmed || !paired_vs(t, b, f, rounds, &vs, &n))
 		return false;
-	double d[rounds > 0 ? rounds : 1];
-	bool exact;
-	int n = paired(t, &t->configs[b->config], &t->configs[f->config], rounds, d);
-	if (n < hmpt_stats_paired_min(t->alpha))
-		return false;
-	hmpt_stats_paired(d, n, t->alpha, t->min_gain, &b->vs_fastest, &exact);
+	b->vs_fastest = vs;
 	b->vs_pairs = n;
-	if (!b->vs_fastest.slower && b->vs_fastest.speedup >= 1 - t->min_gain)
+	if (!is_slower(t, &vs))
 		return false;
 	b->behind = f->of;
 	t->configs[b->of].not_best = true;
@@ -206,16 +233,20 @@ static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
 static bool slower_than(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hmpt_tconfirm_t *top,
                         int rounds, hmpt_speedup_t *vs, int *pairs)
 {
-	double d[rounds > 0 ? rounds : 1];
-	bool exact;
-	int n = paired(t, &t->configs[e->config], &t->configs[top->config], rounds, d);
-	*pairs = n;
-	if (n >= hmpt_stats_paired_min(t->alpha)) {
-		hmpt_stats_paired(d, n, t->alpha, t->min_gain, vs, &exact);
-		return vs->slower || vs->speedup < 1 - t->min_gain;
-	}
+	if (paired_vs(t, e, top, rounds, vs, pairs))
+		return is_slower(t, vs);
 	*vs = (hmpt_speedup_t){.speedup = e->sp.speedup / top->sp.speedup};
 	return vs->speedup < 1 - t->min_gain;
+}
+
+/* e rather than configuration `pick` (-1: none yet): the smaller footprint,
+ * and of equal ones the faster. */
+static bool better_pick(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, int pick)
+{
+	if (pick < 0)
+		return true;
+	uint64_t eb = t->configs[e->of].fast_bytes, pb = t->configs[pick].fast_bytes;
+	return eb < pb || (eb == pb && e->sp.speedup > hmpt_confirm_of(t, pick)->sp.speedup);
 }
 
 /* The choices among the confirmed, by the confirmation's figures: the
@@ -225,19 +256,11 @@ static bool slower_than(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hm
  * confirmed: nothing chosen. */
 static void choose_confirmed(hmpt_tune_t *t, int rounds)
 {
-	hmpt_tconfirm_t *top = NULL, *top_fit = NULL;
+	hmpt_tconfirm_t *top = confirmed_fastest(t, false);
+	hmpt_tconfirm_t *top_fit = t->capacity ? confirmed_fastest(t, true) : NULL;
 	t->fastest = t->best = t->best90 = t->fit = -1;
-	for (int k = 0; k < t->ntried; k++) {
-		hmpt_tconfirm_t *e = &t->tried[k];
-		e->behind = -1; /* judged again below, against the final fastest */
-		bool fits = t->capacity && t->configs[e->of].fast_bytes <= t->capacity;
-		if (!e->confirmed)
-			continue;
-		if (!top || e->sp.speedup > top->sp.speedup)
-			top = e;
-		if (fits && (!top_fit || e->sp.speedup > top_fit->sp.speedup))
-			top_fit = e;
-	}
+	for (int k = 0; k < t->ntried; k++)
+		t->tried[k].behind = -1; /* judged again below, against the final fastest */
 	for (int pass = 0; pass < 2; pass++) {
 		hmpt_tconfirm_t *lead = pass ? top_fit : top;
 		int *pick = pass ? &t->fit : &t->best;
@@ -256,20 +279,14 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 				}
 				continue;
 			}
-			/* the smallest footprint; of equal ones the faster */
-			if (*pick < 0 || c->fast_bytes < t->configs[*pick].fast_bytes ||
-			    (c->fast_bytes == t->configs[*pick].fast_bytes &&
-			     e->sp.speedup > hmpt_confirm_of(t, *pick)->sp.speedup))
+			if (better_pick(t, e, *pick))
 				*pick = e->of;
 		}
 	}
 	for (int k = 0; top && k < t->ntried; k++) {
 		const hmpt_tconfirm_t *e = &t->tried[k];
-		const hmpt_tconfig_t *c = &t->configs[e->of];
 		if (e->confirmed && e->sp.speedup >= 0.9 * top->sp.speedup &&
-		    (t->best90 < 0 || c->fast_bytes < t->configs[t->best90].fast_bytes ||
-		     (c->fast_bytes == t->configs[t->best90].fast_bytes &&
-		      e->sp.speedup > hmpt_confirm_of(t, t->best90)->sp.speedup)))
+		    better_pick(t, e, t->best90))
 			t->best90 = e->of;
 	}
 	t->fastest = top ? top->of : -1;
