@@ -2,7 +2,6 @@
  * against all-slow in fresh paired rounds. */
 #include "confirm.h"
 
-#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -344,17 +343,8 @@ int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
 		for (int i = 0; i < n && rc == 0; i++) {
 			hmpt_tconfig_t *c = &t->configs[items[i]];
 			c->want = r + 1;
-			if (!x->warm && !hmpt_measure_has_rep(c, r)) {
-				/* the first run after a pause meets cold caches: not counted */
-				char plan_path[PATH_MAX], log[PATH_MAX];
-				rc = hmpt_config_plan_path(t, &t->configs[t->confirm_ref],
-				                           plan_path, sizeof(plan_path));
-				snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-				if (rc == 0)
-					hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout,
-					                 false);
-				x->warm = true;
-			}
+			if (!hmpt_measure_has_rep(c, r))
+				rc = hmpt_measure_warm_up(t, x, t->confirm_ref);
 			if (rc == 0 && !hmpt_measure_has_rep(c, r))
 				rc = hmpt_measure_config_run(t, x, items[i], r);
 		}

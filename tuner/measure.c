@@ -543,6 +543,22 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 	return k;
 }
 
+int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci)
+{
+	char plan_path[PATH_MAX], log[PATH_MAX];
+
+	if (x->warm)
+		return 0;
+	int rc = hmpt_config_plan_path(t, &t->configs[ci], plan_path, sizeof(plan_path));
+	snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
+	if (rc == 0 && x->progress)
+		fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
+	if (rc == 0)
+		hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+	x->warm = true;
+	return rc;
+}
+
 /* Runs here start with one of the reference that is not counted: the first
  * run after a pause meets cold caches and files. */
 int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int n)
@@ -567,14 +583,7 @@ int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int
 	if (x->slurm) {
 		rc = measure_slurm(t, x, (const int(*)[2])seq, k);
 	} else if (k) {
-		char plan_path[PATH_MAX], log[PATH_MAX];
-		rc = hmpt_config_plan_path(t, ref, plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
-		if (rc == 0 && x->progress && !x->warm)
-			fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-		if (rc == 0 && !x->warm)
-			hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
-		x->warm = true;
+		rc = hmpt_measure_warm_up(t, x, list[0]);
 		for (int i = 0; i < k && rc == 0 && !interrupted; i++)
 			rc = hmpt_measure_config_run(t, x, seq[i][0], seq[i][1]);
 		rc = interrupted ? -1 : rc;

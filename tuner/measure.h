@@ -83,6 +83,11 @@ bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
  * x->total (a phase that schedules its own runs sets x->total and
  * x->retaken = 0); past that it is kept and marked "disturbed". */
 int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
+/* Unless this phase's warm-up ran (x->warm), run configuration ci once
+ * here, not counted (its output in DIR/runs/warm-up.log): the first run
+ * after a pause meets cold caches and files.  0, or -1 when its plan cannot
+ * be written. */
+int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);
 /* Measure configurations list[0..n-1] (list[0] the reference of the others)
