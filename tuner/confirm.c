@@ -111,13 +111,7 @@ static int round_items(const hmpt_tune_t *t, int r, int *items)
 	for (int k = 0; k < t->ntried; k++)
 		if (!t->tried[k].settled)
 			items[n++] = t->tried[k].config;
-	uint64_t s = 0x2545f4914f6cdd1dull * (uint64_t)(r + 7);
-	for (int i = n - 1; i > 0; i--) {
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		int j = (int)(s % (uint64_t)(i + 1)), tmp = items[i];
-		items[i] = items[j];
-		items[j] = tmp;
-	}
+	hmpt_measure_shuffle(items, n, sizeof(items[0]), 0x2545f4914f6cdd1dull * (uint64_t)(r + 7));
 	return n;
 }
 

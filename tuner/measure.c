@@ -487,16 +487,15 @@ int hmpt_measure_ref_share(int k)
 	return m < 1 ? 1 : m;
 }
 
-/* Round r's runs (configuration, rep) shuffled, the same on every
- * resumption. */
-static void shuffle_round(int (*items)[2], int n, int r)
+void hmpt_measure_shuffle(void *items, int n, size_t size, uint64_t seed)
 {
-	uint64_t s = 0x9e3779b97f4a7c15ull * (uint64_t)(r + 1);
+	unsigned char *p = items, tmp[size > 0 ? size : 1];
 	for (int i = n - 1; i > 0; i--) {
-		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
-		int j = (int)(s % (uint64_t)(i + 1)), tmp[2] = {items[i][0], items[i][1]};
-		items[i][0] = items[j][0], items[i][1] = items[j][1];
-		items[j][0] = tmp[0], items[j][1] = tmp[1];
+		seed ^= seed << 13, seed ^= seed >> 7, seed ^= seed << 17;
+		int j = (int)(seed % (uint64_t)(i + 1));
+		memcpy(tmp, p + (size_t)i * size, size);
+		memcpy(p + (size_t)i * size, p + (size_t)j * size, size);
+		memcpy(p + (size_t)j * size, tmp, size);
 	}
 }
 
@@ -537,7 +536,9 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 					round[m++][1] = rep;
 				}
 		}
-		shuffle_round(round, m, r);
+		/* the same order on every resumption */
+		hmpt_measure_shuffle(round, m, sizeof(round[0]),
+		                     0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
 		k += m;
 	}
 	return k;

@@ -20,6 +20,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "journal.h"
 #include "slurm.h"
@@ -71,6 +72,9 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
  * interrupted. */
 int hmpt_measure_slurm_job(hmpt_measure_t *x, char *const *cmd, char *const *set, const char *log,
                            double timeout, hmpt_sjob_t *job);
+/* Shuffles items[0..n-1] (each `size` bytes) by a xorshift generator
+ * started at `seed`: the same seed, the same order, on every resumption. */
+void hmpt_measure_shuffle(void *items, int n, size_t size, uint64_t seed);
 /* c has a run recorded as repetition rep. */
 bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
 /* Run configuration ci once as repetition rep, and record it (its runs and
