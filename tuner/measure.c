@@ -417,7 +417,7 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 		hist_add(x, &run);
 		/* bounded: a machine that stays disturbed must not stall the
 		 * tuning; then the run is kept and counted as disturbed */
-		if (why && tries < x->retakes && x->retaken < (x->total - x->retaken + 3) / 4) {
+		if (why && tries < t->retakes && x->retaken < (x->total - x->retaken + 3) / 4) {
 			char kept[PATH_MAX];
 			snprintf(run.retaken, sizeof(run.retaken), "%s", why);
 			snprintf(kept, sizeof(kept), "%s/runs/%s.%d.retaken-%d.log", t->dir, c->key,

@@ -38,8 +38,6 @@ typedef struct {
 	bool progress, quiet;
 	bool warm;    /* this phase's warm-up ran: batches that follow one another
 	                 need no other (a phase sets it false) */
-	int retakes;  /* a repetition disturbed by other load is taken again at
-	                 most this often (--retakes; 0: never) */
 	int retaken;  /* runs taken again in this phase (hmpt_measure_configs
 	                 sets it 0): at most a quarter of x->total, rounded up */
 	double *hist; /* the load and steal shares of the runs so far, in run
@@ -81,10 +79,10 @@ bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
  * the journal): 0, or -1 when interrupted or its plan cannot be written.
  * Under --slurm the run is one batch job, waited for (the confirmation's
  * rounds run so, one job at a time: --parallel does not apply, and a
- * round's runs may land on different nodes).  A run that other load disturbed (noise.h's rule)
- * is recorded as superseded ("retaken") and taken again, at most
- * x->retakes times, while this phase's retakes stay within a quarter of
- * x->total (a phase that schedules its own runs sets x->total and
+ * round's runs may land on different nodes).  A run that other load
+ * disturbed (noise.h's rule) is recorded as superseded ("retaken") and taken
+ * again, at most t->retakes times, while this phase's retakes stay within a
+ * quarter of x->total (a phase that schedules its own runs sets x->total and
  * x->retaken = 0); past that it is kept and marked "disturbed". */
 int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
 /* Unless this phase's warm-up ran (x->warm), run configuration ci once

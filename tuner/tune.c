@@ -210,7 +210,7 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 			hmpt_cli_usage_error(
 			    cmd, "--precision: expected a percentage above 0 and below 100", arg);
 		break;
-	case 'K': x->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
+	case 'K': t->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
 	case 't':
 		t->timeout = strtod(arg, &end);
 		if (end == arg || *end || !(t->timeout > 0))
@@ -543,6 +543,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01,
 	                 .confirm_rounds = 20,
+	                 .retakes = 2,
 	                 .precision = 0.03,
 	                 .best = -1,
 	                 .best90 = -1,
@@ -551,14 +552,12 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .search_best90 = -1,
 	                 .search_fit = -1,
 	                 .confirm_ref = -1};
-	hmpt_measure_t x = {.progress = isatty(2), .retakes = 2};
+	hmpt_measure_t x = {.progress = isatty(2)};
 	opts_t o = {
 	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
 	int rc;
 
-	int parsed = parse_options(argc, argv, &t, &x, &o);
-	t.retakes = x.retakes;
-	if (parsed != 0)
+	if (parse_options(argc, argv, &t, &x, &o) != 0)
 		rc = 0; /* --help */
 	else if (comparing)
 		rc = compare_command(&t, &x, &o, argv + optind, argc - optind);

@@ -148,7 +148,8 @@ typedef struct {
 	int reps, ngroups_max, candidates;
 	bool exhaustive;    /* --search exhaustive: all 2^K, not the model's choice */
 	int confirm_rounds; /* --confirm: most rounds per plan; 0: no confirmation */
-	int retakes;        /* --retakes, as the report tells it */
+	int retakes;        /* --retakes: a repetition disturbed by other load is
+	                       taken again at most this often (0: never) */
 	double precision;   /* --precision: the half-width confirmation aims at */
 	int budget;         /* --budget: runs of the combination phase, 0: none */
 	double alpha, min_gain, timeout;
