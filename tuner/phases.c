@@ -375,7 +375,7 @@ static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs
 		    .phase = 1,
 		    .y = failed ? 0 : log(c->sp.speedup),
 		    .var = failed ? 0 : var * (1.0 / c->sum.n + 1.0 / ref->sum.n),
-		    .rounds = (c->sum.n + c->noutliers + c->nfailed + t->reps - 1) / t->reps,
+		    .rounds = (hmpt_tune_config_taken(c) + t->reps - 1) / t->reps,
 		    .failed = failed};
 	}
 	return n;
@@ -388,7 +388,7 @@ static int phase_runs(const hmpt_tune_t *t, const int *list, int *configs)
 	*configs = 0;
 	for (int m = 0; m < t->ncombos; m++) {
 		const hmpt_tconfig_t *c = &t->configs[list[m]];
-		int n = c->sum.n + c->noutliers + c->nfailed; /* taken */
+		int n = hmpt_tune_config_taken(c);
 		runs += n;
 		*configs += m && n > 0;
 	}
@@ -441,7 +441,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		/* all-slow: sqrt(configurations) times --reps, and one run per
 		 * batch at least, so that every batch meets it */
 		int want = t->reps * hmpt_measure_ref_share(measured + nb - 1);
-		int have = ref->sum.n + ref->noutliers + ref->nfailed;
+		int have = hmpt_tune_config_taken(ref);
 		ref->want = want > have ? want : have + 1;
 		int cost = ref->want - have;
 		for (int i = 1; i < nb; i++) {

@@ -189,6 +189,13 @@ typedef struct {
 /* The configurations reported and chosen from: those of the combination
  * phase once it ran (the ranking phase's are in results.json and .csv). */
 /* Runs of c that count (reps 0..want-1). */
+/* Runs of c taken within its want: in its summary, set aside as slow
+ * outliers, or failed (the search's budget and rounds count them all). */
+static inline int hmpt_tune_config_taken(const hmpt_tconfig_t *c)
+{
+	return c->sum.n + c->noutliers + c->nfailed;
+}
+
 static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
 {
 	return c->want < 0 ? 0 : c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
