@@ -44,6 +44,13 @@ static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *pla
 	    .config = ci, .of = i, .for_plan = plan, .first_round = r, .behind = -1};
 }
 
+/* A run that counts (not superseded by its retake) and gave a figure a
+ * ratio can use. */
+static bool clean_run(const hmpt_trun_t *r)
+{
+	return hmpt_tune_run_counts(r) && !r->status && r->value > 0;
+}
+
 /* The log ratios of rounds in which both a and b (configurations) ran
  * cleanly, a's speedup over b: their number. */
 static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
@@ -52,12 +59,11 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 	int n = 0;
 	for (int i = 0; i < a->nruns; i++) {
 		const hmpt_trun_t *ar = &a->runs[i];
-		/* a retaken run was superseded by its retake */
-		if (ar->rep >= rounds || *ar->retaken || ar->status || !(ar->value > 0))
+		if (ar->rep >= rounds || !clean_run(ar))
 			continue;
 		for (int j = 0; j < b->nruns; j++) {
 			const hmpt_trun_t *br = &b->runs[j];
-			if (br->rep != ar->rep || *br->retaken || br->status || !(br->value > 0))
+			if (br->rep != ar->rep || !clean_run(br))
 				continue;
 			d[n++] =
 			    t->maximize ? log(ar->value / br->value) : log(br->value / ar->value);
@@ -75,7 +81,8 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 	int failed = 0;
 
 	for (int a = 0; a < c->nruns; a++)
-		failed += c->runs[a].rep < rounds && !*c->runs[a].retaken && c->runs[a].status;
+		failed += c->runs[a].rep < rounds && hmpt_tune_run_counts(&c->runs[a]) &&
+		          c->runs[a].status;
 	int n = paired(t, c, ref, rounds, d);
 	k->pairs = n;
 	hmpt_stats_paired(d, n, t->confirm_alpha, t->min_gain, &k->sp, &k->exact);
