@@ -426,7 +426,9 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		batch[0] = list[0];
 		nobs = search_observe(t, list, obs);
 		unsigned next[2];
-		int got = hmpt_search_next(&s, obs, nobs, next, 2);
+		hmpt_search_stop_t why;
+		int got = hmpt_search_next(&s, obs, nobs, next, 2, &why);
+		t->search_stop = hmpt_search_why(why);
 		for (int i = 0; i < got; i++) {
 			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
 			/* new: --reps runs; measured: another round */
@@ -495,10 +497,12 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
-			        "search: %d configurations, %d runs)\n",
+			        "search: %d configurations, %d runs); stopped: %s\n",
 			        configs, runs, t->ncombos,
-			        t->reps *
-			            (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)));
+			        t->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
+			        t->search_stop ? t->search_stop
+			        : t->budget    ? "the --budget of runs"
+			                       : "no new runs could be taken");
 	}
 	free(obs);
 	free(batch);

@@ -314,6 +314,10 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
 	json_object_set_new(doc, "noise", noise_json(t));
+	json_object_set_new(doc, "search",
+	                    json_pack("{s:s,s:s?}", "method",
+	                              t->exhaustive ? "exhaustive" : "model", "stopped",
+	                              t->search_stop));
 	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(doc);
 	return rc;

@@ -371,21 +371,109 @@ int hmpt_search_design(const hmpt_search_setup_t *s, const hmpt_search_obs_t *ob
 	return design_missing(s, state, out, max);
 }
 
+/* The normal quantile z with P(Z > z) = p, by bisection: few calls. */
+static double normal_upper(double p)
+{
+	double lo = 0, hi = 12;
+	while (hi - lo > 1e-7) {
+		double z = (lo + hi) / 2;
+		*(normal_cdf(-z) > p ? &lo : &hi) = z;
+	}
+	return (lo + hi) / 2;
+}
+
+/* The gate after the first design: a mask counts as a gain once it is
+ * faster than all-slow by more than eps in GATE_ROUNDS rounds of this
+ * phase's runs; all-fast is measured up to GATE_MAX_ROUNDS rounds while its
+ * z is above gate_promising; GATE_NEW of the ranking's singles at most are
+ * measured again as configurations of this phase. */
+enum { GATE_ROUNDS = 2, GATE_MAX_ROUNDS = 6, GATE_NEW = 2 };
+static const double gate_promising = 0.5;
+
+/* Whether the first design shows a gain worth a search (1), shows none (0),
+ * or needs another round first (-1, the masks in out[], *n of them).  The
+ * test is at the confidence asked for over every mask and every look
+ * (Bonferroni), so that on a flat landscape the search stops after the
+ * first design in all but a few per cent of tunings, whatever the noise.
+ * Where no gain shows, none is expected among the combinations either: a
+ * group that helps shows alone or among all the others (a rugged landscape
+ * can hide one; evidence.md has how often).  A false gain costs rounds, not
+ * configurations: what passes once is measured again before it counts. */
+static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs, double eps,
+                unsigned *out, int max, int *n)
+{
+	unsigned full = (1u << s->k) - 1;
+	static int rounds[MAX_MASKS];
+	static bool ranked[MAX_MASKS], passed[MAX_MASKS];
+	int masks = 0, fresh = 0;
+	memset(rounds, 0, sizeof(rounds));
+	memset(ranked, 0, sizeof(ranked));
+	memset(passed, 0, sizeof(passed));
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->failed || !o->mask || o->mask > full)
+			continue;
+		masks++;
+		if (o->phase == 1)
+			rounds[o->mask] = o->rounds;
+		else
+			ranked[o->mask] = true;
+	}
+	/* the ranking's singles measured again in this phase: the gate's own */
+	for (unsigned m = 1; m < full; m++)
+		fresh += ranked[m] && rounds[m] > 0;
+	int looks = GATE_MAX_ROUNDS - GATE_ROUNDS + 1;
+	double zc = normal_upper((1 - s->confidence) / ((masks > 0 ? masks : 1) * looks));
+	double zfull = -INFINITY;
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->failed || !o->mask || o->mask > full)
+			continue;
+		double z = (o->y - eps) / sqrt(o->var > 1e-12 ? o->var : 1e-12);
+		if (o->mask == full && o->phase == 1)
+			zfull = z;
+		if (z <= zc)
+			continue;
+		if (o->phase == 1 && o->rounds >= GATE_ROUNDS)
+			return 1;
+		passed[o->mask] = true;
+	}
+	*n = 0;
+	if (rounds[full] < GATE_ROUNDS ||
+	    (rounds[full] < GATE_MAX_ROUNDS && zfull > gate_promising))
+		out[(*n)++] = full;
+	for (unsigned m = 1; m < full && *n < max; m++)
+		if (passed[m] && rounds[m] < GATE_ROUNDS && (rounds[m] || fresh < GATE_NEW)) {
+			fresh += !rounds[m];
+			out[(*n)++] = m;
+		}
+	return *n ? -1 : 0;
+}
+
 int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
-                     unsigned *out, int max)
+                     unsigned *out, int max, hmpt_search_stop_t *why)
 {
 	unsigned nm = 1u << s->k;
 	static unsigned char state[MAX_MASKS];
 	static bool failed[MAX_MASKS];
 	int limit = s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
 	int room = limit - hmpt_search_count(obs, nobs);
+	double p_min = 1 - s->confidence, eps = log(1.01);
+	hmpt_search_stop_t dummy;
 
+	why = why ? why : &dummy;
+	*why = HMPT_SEARCH_GOING;
 	mask_states(s, obs, nobs, state, failed);
 	int n = design_missing(s, state, out, max);
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
-	if (room <= 0)
-		return confirm(s, obs, nobs, out, max);
+	int shown = gate(s, obs, nobs, eps, out, max, &n);
+	if (shown < 0)
+		return n;
+	if (!shown) {
+		*why = HMPT_SEARCH_NOTHING;
+		return 0;
+	}
 
 	static double mean[MAX_MASKS], sd[MAX_MASKS];
 	hmpt_search_predict(s, obs, nobs, mean, sd);
@@ -401,8 +489,10 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		if (state[m] == 1 && !failed[m] && mean[m] >= floor90 && footprint(s, m) < f90)
 			f90 = footprint(s, m);
 	double zbest = mean[best];
-	double p_min = 1 - s->confidence, eps = log(1.01);
-	while (n < max && n < room) {
+	/* at the cap, still asked which masks could change a decision: the
+	 * answer says whether the cap or the data stopped the search */
+	int want = room > 0 ? room : 1;
+	while (n < max && n < want) {
 		/* a mask that may beat the best: most expected improvement */
 		unsigned pick = 0;
 		double score = 0;
@@ -436,10 +526,32 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			out[n++] = pick;
 			state[pick] = 1;
 		}
-		if (pick90 && state[pick90] != 1 && n < max && n < room) {
+		if (pick90 && state[pick90] != 1 && n < max && n < want) {
 			out[n++] = pick90;
 			state[pick90] = 1;
 		}
 	}
-	return n ? n : confirm(s, obs, nobs, out, max);
+	if (room <= 0 || !n) {
+		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
+		return confirm(s, obs, nobs, out, max);
+	}
+	return n;
+}
+
+const char *hmpt_search_why(hmpt_search_stop_t why)
+{
+	switch (why) {
+	case HMPT_SEARCH_NOTHING:
+		return "no configuration of the first design (all-fast and each group alone) was "
+		       "faster "
+		       "than all-slow, so none is expected to be";
+	case HMPT_SEARCH_SETTLED:
+		return "no configuration left unmeasured has a real chance of changing the best or "
+		       "the "
+		       "90 % plan";
+	case HMPT_SEARCH_CAPPED:
+		return "at its cap of configurations, with some left that could still change a "
+		       "decision (--search exhaustive measures them all)";
+	default: return NULL;
+	}
 }

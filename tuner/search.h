@@ -47,13 +47,22 @@ typedef struct {
 	bool failed; /* a run failed: never chosen, never asked for again */
 } hmpt_search_obs_t;
 
+/* Why the search stopped (or that it has not). */
+typedef enum {
+	HMPT_SEARCH_GOING,   /* it asked for more */
+	HMPT_SEARCH_NOTHING, /* the first design showed no gain: none is expected */
+	HMPT_SEARCH_SETTLED, /* no unmeasured mask has a real chance of changing
+	                        the best or the 90 % plan */
+	HMPT_SEARCH_CAPPED,  /* max_configs reached with such masks left */
+} hmpt_search_stop_t;
+
 /* The masks to measure next (at most `max`, never 0) in out[]; returns how
  * many: 0 when the search is done.  With no phase-1 data it returns the
  * first design: all-fast and every single group not known from phase 0.
  * A mask measured in phase 1 before is asked for again (one more round of
  * runs) when the noise still hides which way a decision goes. */
 int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
-                     unsigned *out, int max);
+                     unsigned *out, int max, hmpt_search_stop_t *why);
 
 /* The first design's masks that have no data yet (all-fast in phase 1, and
  * every group alone in either phase): how many, the first `max` in out[]. */
@@ -63,6 +72,9 @@ int hmpt_search_design(const hmpt_search_setup_t *s, const hmpt_search_obs_t *ob
 /* The model's log speedup of every mask (mean[m], sd[m], m < 2^K). */
 void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
                          double *mean, double *sd);
+
+/* Why, in words (NULL for HMPT_SEARCH_GOING). */
+const char *hmpt_search_why(hmpt_search_stop_t why);
 
 /* Masks with data (any phase), all-slow included. */
 int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs);

@@ -182,6 +182,8 @@ typedef struct {
 	bool confirm_done;    /* it ran: only what it confirmed may be chosen */
 	double confirm_alpha; /* alpha of its intervals */
 	int search_best, search_best90, search_fit;
+	/* why the model search stopped, in words (NULL: it did not run) */
+	const char *search_stop;
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
