@@ -467,7 +467,8 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	int n = design_missing(s, state, out, max);
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
-	int shown = gate(s, obs, nobs, eps, out, max, &n);
+	/* with few groups the cap lets the search measure them all: no gate */
+	int shown = (int)nm > 2 * s->k + 4 ? gate(s, obs, nobs, eps, out, max, &n) : 1;
 	if (shown < 0)
 		return n;
 	if (!shown) {
@@ -542,13 +543,11 @@ const char *hmpt_search_why(hmpt_search_stop_t why)
 {
 	switch (why) {
 	case HMPT_SEARCH_NOTHING:
-		return "no configuration of the first design (all-fast and each group alone) was "
-		       "faster "
-		       "than all-slow, so none is expected to be";
+		return "no configuration of the first design (all-fast and each group alone) "
+		       "was faster than all-slow, so none is expected to be";
 	case HMPT_SEARCH_SETTLED:
-		return "no configuration left unmeasured has a real chance of changing the best or "
-		       "the "
-		       "90 % plan";
+		return "no configuration left unmeasured has a real chance of changing the "
+		       "best or the 90 % plan";
 	case HMPT_SEARCH_CAPPED:
 		return "at its cap of configurations, with some left that could still change a "
 		       "decision (--search exhaustive measures them all)";

@@ -12,7 +12,10 @@
  * the masks measured near them.  It asks for the masks where a measurement
  * can still change a decision: one that may beat the best measured, or one
  * with a smaller fast footprint that may reach 90 % of it.  It stops when no
- * such mask is left at the confidence asked for, or at max_configs.
+ * such mask is left at the confidence asked for, or at max_configs; and
+ * right after the first design (all-fast and every group alone) when none
+ * of it is faster than all-slow, measured again to be sure (where the cap
+ * is below 2^K: with K <= 3 it measures them all).
 
  */
 #ifndef HMPT_TUNER_SEARCH_H

@@ -73,7 +73,7 @@ note "$(grep 'model search:' "$work/me")"
 # no configuration is compared with another phase's reference
 # (runs retaken because other load disturbed them are rows of their own,
 # "retaken" in the last column: not counted)
-runs=$(awk -F, 'NR > 1 && $NF == "" && !/,confirmation,/' "$out/results.csv" | wc -l)
+runs=$(awk -F, 'NR > 1 && $(NF - 1) == "" && $NF == "" && !/,confirmation,/' "$out/results.csv" | wc -l)
 [ "$runs" = $(((6 + 2 + 15 + 4) * 3)) ] || fail "results.csv has $runs runs before the confirmation, want 81"
 python3 - "$out/results.json" "$out/results.csv" <<'PY' || fail "the confirmation's runs are not as results.json says"
 import csv, json, sys
