@@ -72,7 +72,8 @@ note "$(grep 'model search:' "$work/me")"
 # confirmation's rounds (all-slow and the two plans' configurations in each);
 # no configuration is compared with another phase's reference
 # (runs retaken because other load disturbed them are rows of their own,
-# "retaken" in the last column: not counted)
+# "retaken" in the next-to-last column, slow outliers "1" in the last: not
+# counted)
 runs=$(awk -F, 'NR > 1 && $(NF - 1) == "" && $NF == "" && !/,confirmation,/' "$out/results.csv" | wc -l)
 [ "$runs" = $(((6 + 2 + 15 + 4) * 3)) ] || fail "results.csv has $runs runs before the confirmation, want 81"
 python3 - "$out/results.json" "$out/results.csv" <<'PY' || fail "the confirmation's runs are not as results.json says"
