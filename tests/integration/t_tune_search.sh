@@ -74,3 +74,28 @@ grep -q -- '--budget 40 runs reached' "$work/b2e" || fail "--budget 40: $(cat "$
 runs=$(python3 -c 'import json,sys; print(sum(1 for c in json.load(open(sys.argv[1]))["configs"] if c["phase"] == "combinations" for r in c["runs"] if "retaken" not in r))' "$work/b2/results.json")
 [ "$runs" -le 40 ] || fail "--budget 40: $runs runs in the combination phase"
 note "--budget 40: $runs runs"
+
+# Where nothing helps (every array as fast in either pool: ratio 1) the
+# search stops after its first design, at K+4 = 12 configurations at most,
+# and says why; nothing is chosen
+null=(--base 0.05 h0:8M:0.02:1 h1:4M:0.02:1 h2:4M:0.02:1 h3:2M:0.02:1 h4:2M:0.02:1
+	h5:2M:0.02:1 s0:-:0.02:1 s1:-:0.02:1 --noise 0.01 --seed 5 --state "$work/nstate")
+$TUNE -o "$work/n" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 -- \
+	"$MODEL" "${null[@]}" >"$work/no" 2>"$work/ne" || fail "hmpt-tune (null) exited $?: $(cat "$work/ne")"
+grep -q 'stopped: no configuration of the first design (all-fast and each group alone) was faster than all-slow' "$work/ne" ||
+	fail "the null tuning does not say why its search stopped: $(grep 'model search:' "$work/ne")"
+python3 - "$work/n/results.json" <<'PY' || fail "the null tuning's search is not as it should be"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["search"]["method"] == "model", r["search"]
+assert r["search"]["stopped"].startswith("no configuration of the first design"), r["search"]
+# configurations with data: the search's (all-slow included) and the
+# ranking's singles
+measured = [c for c in r["configs"] if c["phase"] == "combinations" and c["runs"]]
+singles = [c for c in r["configs"] if c["phase"] == "ranking" and c["runs"]
+           and c["verdict"] != "reference"]
+assert len(measured) + len(singles) <= 8 + 4, (len(measured), len(singles))
+assert r["chosen"]["best"] is None, r["chosen"]["best"]
+print(f"null: {len(measured)} configurations in the search, {len(singles)} singles from ranking")
+PY
+note "null landscape: $(grep 'model search:' "$work/ne")"
