@@ -387,7 +387,7 @@ static double normal_upper(double p)
  * phase's runs; all-fast is measured up to GATE_MAX_ROUNDS rounds while its
  * z is above gate_promising; GATE_NEW of the ranking's singles at most are
  * measured again as configurations of this phase. */
-enum { GATE_ROUNDS = 2, GATE_MAX_ROUNDS = 6, GATE_NEW = 2 };
+enum { GATE_ROUNDS = 3, GATE_MAX_ROUNDS = 6, GATE_NEW = 2 };
 static const double gate_promising = 0.5;
 
 /* Whether the first design shows a gain worth a search (1), shows none (0),
@@ -448,6 +448,78 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 			out[(*n)++] = m;
 		}
 	return *n ? -1 : 0;
+}
+
+/* The backward elimination: rules for its steps (log speedups).  A step
+ * the singles say must fall more than elim_skip below the 90 % floor is not
+ * measured; one within elim_unsure standard errors of the floor is measured
+ * again, ELIM_ROUNDS rounds at most, before it is decided. */
+enum { ELIM_ROUNDS = 4 };
+static const double elim_skip = 0.15, elim_unsure = 1.5;
+
+/* The next step of a backward elimination for the 90 % plan (1, in out[0])
+ * or 0 when it is done.  From all-fast, one group at a time, the least
+ * worth per byte alone first (those slower alone before those that gain
+ * nothing, the larger first among equals): a group goes when the plan less
+ * it still reaches 90 % of the fastest measured.  Unlike the model, this
+ * sees what the others do to a group: a pair that helps only together
+ * stays, the weaker of a pair that competes goes, and so does a group that
+ * is slower in the fast pool or whose traffic the fast pool no longer
+ * serves faster.  Its path is rebuilt from the runs at every call. */
+static int elimination(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                       const bool *failed, unsigned *out)
+{
+	unsigned full = (1u << s->k) - 1;
+	static double y[MAX_MASKS], var[MAX_MASKS];
+	static int rounds[MAX_MASKS];
+	double single[HMPT_SEARCH_MAX_K] = {0}, top = -INFINITY;
+	memset(rounds, 0, sizeof(rounds));
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->failed || o->mask > full)
+			continue;
+		if (o->mask && !(o->mask & (o->mask - 1)))
+			single[__builtin_ctz(o->mask)] = o->y;
+		if (o->phase != 1 || !o->mask)
+			continue;
+		y[o->mask] = o->y, var[o->mask] = o->var, rounds[o->mask] = o->rounds;
+		top = fmax(top, o->y);
+	}
+	double floor90 = fmax(top + log(0.9), log(1.01));
+	int order[HMPT_SEARCH_MAX_K];
+	for (int g = 0; g < s->k; g++) {
+		int j = g;
+		double v = single[g] / fmax(s->bytes[g], 1e-300);
+		for (; j > 0; j--) {
+			int h = order[j - 1];
+			double w = single[h] / fmax(s->bytes[h], 1e-300);
+			if (w < v || (w == v && s->bytes[h] >= s->bytes[g]))
+				break;
+			order[j] = h;
+		}
+		order[j] = g;
+	}
+	unsigned plan = full;
+	if (!rounds[full])
+		return 0;
+	for (int i = 0; i < s->k; i++) {
+		int g = order[i];
+		unsigned m = plan ^ 1u << g;
+		if (!m)
+			break;
+		if (y[plan] - fmax(single[g], 0) < floor90 - elim_skip)
+			continue;
+		if (failed[m])
+			continue;
+		if (!rounds[m] || (fabs(y[m] - floor90) < elim_unsure * sqrt(var[m]) &&
+		                   rounds[m] < ELIM_ROUNDS)) {
+			out[0] = m;
+			return 1;
+		}
+		if (y[m] >= floor90)
+			plan = m;
+	}
+	return 0;
 }
 
 int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
@@ -535,6 +607,13 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	if (room <= 0 || !n) {
 		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
 		return confirm(s, obs, nobs, out, max);
+	}
+	/* while the model sees something to gain, the elimination goes first:
+	 * the 90 % plan needs what the model cannot see (evidence.md) */
+	unsigned step;
+	if (elimination(s, obs, nobs, failed, &step)) {
+		out[0] = step;
+		return 1;
 	}
 	return n;
 }

@@ -11,7 +11,10 @@
  * residuals, so that interactions the mean function misses are learnt from
  * the masks measured near them.  It asks for the masks where a measurement
  * can still change a decision: one that may beat the best measured, or one
- * with a smaller fast footprint that may reach 90 % of it.  It stops when no
+ * with a smaller fast footprint that may reach 90 % of it; and, before
+ * those, the next step of a backward elimination from all-fast for the
+ * 90 % plan (one group at a time, the least worth alone per byte first),
+ * which sees the interactions the model misses.  It stops when no
  * such mask is left at the confidence asked for, or at max_configs; and
  * right after the first design (all-fast and every group alone) when none
  * of it is faster than all-slow, measured again to be sure (where the cap

@@ -1,28 +1,33 @@
-/* test_search.c — the model search against exhaustive search, without running
- * programs: each landscape gives every configuration's true time, and runs
- * are drawn from it with noise.
+/* test_search.c — the model search against exhaustive search and against the
+ * truth, without running programs: each landscape gives every
+ * configuration's true time, and runs are drawn from it with noise.
  *
- * Landscapes: 1000 synthetic ones modelled on the study's Table II (K = 8
- * groups; the maximum speedup and the footprint reaching 90 % of it of MG,
- * BT, LU, SP, UA, IS and k-Wave), and every recorded exhaustive tuning in
- * tests/data/landscapes/ (results.json and results.csv of real tunings:
- * their measured means are taken as the truth, their runs' spread as the
- * noise).  A synthetic landscape is a cost model, not a measurement: a
- * program of 1-3 phases, each as long as its compute plus its memory time;
- * the memory time combines the traffic left in the slow pool with the
- * traffic in the fast one (r times the bandwidth) by a p-norm, p from 1
- * (the pools serve one after the other: savings add) to 4 (both at once:
- * moving more to the fast pool gains less, and can lose); a quarter of the
- * groups carry no traffic; run-to-run noise is lognormal, 1-10 %.
+ * Landscapes (K = 8; each fitted to a row of the study's Table II: the
+ * maximum speedup and the footprint reaching 90 % of it of MG, BT, LU, SP,
+ * UA, IS and k-Wave), 140 of each generator:
+ * - Table II: programs of 1-3 phases whose memory time combines the traffic
+ *   left in the slow pool with the traffic in the fast one (r times the
+ *   bandwidth) by a p-norm, p from 1 (savings add) to 4 (both pools at
+ *   once); a quarter of the groups carry no traffic.  Savings that add and
+ *   saturate: the search model's own family.
+ * - Outside it (issue 28): random signed pair terms; pairs that only help
+ *   together; pairs that hurt together; a bandwidth ceiling with
+ *   latency-bound groups; rugged NK landscapes (N = 8, K = 2).
+ * - Null and flat: nothing helps, or at most 1 %.
+ * Run-to-run noise is lognormal, 1-10 %.  And every recorded exhaustive
+ * tuning in tests/data/landscapes/ (results.json of real tunings: their
+ * measured means are taken as the truth, their runs are what a measurement
+ * draws).  A synthetic landscape is a cost model, not a measurement.
  *
- * Both searches start from a simulated ranking phase (all-slow and groups 1
- * to K-1 alone, as the tuner's ranking measures the top sites alone) and
- * choose by the same rules (hmpt_method_choose).  Targets: at most 2K+4
- * configurations; the model's best reaches >= 98 % of the exhaustive best's
- * true speedup in >= 95 % of cases; its 90 % plan is within one group of the
- * exhaustive one's footprint.  Prints the distribution (the table in
- * docs/evidence.md).
- * Usage: test_search [N-SYNTHETIC [SEED]] (default 1000, 1).
+ * Three searches start from a simulated ranking phase (all-slow and groups
+ * 1 to K-1 alone, as the tuner's ranking measures the top sites alone) and
+ * choose by the same rules (hmpt_method_choose): the model search,
+ * exhaustive search, and a baseline that measures all-fast and every group
+ * alone.  Each is judged against the true top and the true 90 % plan.
+ * Targets: see tally_check and allowed[].  Prints the table in
+ * docs/evidence.md.
+ * Usage: test_search [N-PER-GENERATOR [SEED]] (default 140, 1);
+ * SEARCH_GEN=G runs generator G alone, SEARCH_DEBUG=1 prints the misses.
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -730,9 +735,9 @@ static void tally_free(tally_t *t)
 static const struct {
 	double reach, f90, p5;
 } allowed[NGEN] = {
-    [GEN_TABLE2] = {-2, -8, 0.93},   [GEN_PAIRS] = {-2, -18, 0.93},
-    [GEN_SYNERGY] = {-2, -33, 0.93}, [GEN_CONFLICT] = {-2, -19, 0.93},
-    [GEN_CEILING] = {-7, -3, 0.93},  [GEN_NK] = {-66, -57, 0.60},
+    [GEN_TABLE2] = {-2, -3, 0.93},   [GEN_PAIRS] = {-2, -8, 0.93},
+    [GEN_SYNERGY] = {-2, -3, 0.93},  [GEN_CONFLICT] = {-2, -3, 0.93},
+    [GEN_CEILING] = {-15, -3, 0.93}, [GEN_NK] = {-62, -43, 0.62},
 };
 
 static void tally_check(int gen, tally_t *t)
