@@ -565,6 +565,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	/* at the cap, still asked which masks could change a decision: the
 	 * answer says whether the cap or the data stopped the search */
 	int want = room > 0 ? room : 1;
+	double beat = 0; /* the best chance a mask has to beat the best */
 	while (n < max && n < want) {
 		/* a mask that may beat the best: most expected improvement */
 		unsigned pick = 0;
@@ -578,6 +579,8 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			double ei = sd[m] * (z * normal_cdf(z) + exp(-z * z / 2) / sqrt(2 * M_PI));
 			if (ei > score)
 				score = ei, pick = m;
+			if (n == 0)
+				beat = fmax(beat, normal_cdf(z));
 		}
 		/* a smaller mask that may reach 90 %: the saving weighted by the
 		 * square of its chance (a likely saving before an unlikely one) */
@@ -609,9 +612,15 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		return confirm(s, obs, nobs, out, max);
 	}
 	/* while the model sees something to gain, the elimination goes first:
-	 * the 90 % plan needs what the model cannot see (evidence.md) */
+	 * the 90 % plan needs what the model cannot see (evidence.md); with it
+	 * the model's pick for the best where it gives one better than even
+	 * odds of beating the best measured */
 	unsigned step;
 	if (elimination(s, obs, nobs, failed, &step)) {
+		if (beat > 0.5 && max > 1 && room > 1 && out[0] != step) {
+			out[1] = step;
+			return 2;
+		}
 		out[0] = step;
 		return 1;
 	}

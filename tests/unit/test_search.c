@@ -735,9 +735,9 @@ static void tally_free(tally_t *t)
 static const struct {
 	double reach, f90, p5;
 } allowed[NGEN] = {
-    [GEN_TABLE2] = {-2, -3, 0.93},   [GEN_PAIRS] = {-2, -8, 0.93},
+    [GEN_TABLE2] = {-2, -3, 0.93},   [GEN_PAIRS] = {-2, -3, 0.93},
     [GEN_SYNERGY] = {-2, -3, 0.93},  [GEN_CONFLICT] = {-2, -3, 0.93},
-    [GEN_CEILING] = {-15, -3, 0.93}, [GEN_NK] = {-62, -43, 0.62},
+    [GEN_CEILING] = {-11, -3, 0.93}, [GEN_NK] = {-62, -43, 0.62},
 };
 
 static void tally_check(int gen, tally_t *t)
