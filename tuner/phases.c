@@ -472,14 +472,17 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
 				        "configurations would take %d more)\n",
 				        t->budget, runs, cost);
+			t->search_stop = "the --budget of runs";
 			break;
 		}
 		rc = hmpt_measure_configs(t, x, batch, nb);
 		if (rc)
 			break;
 		hmpt_method_analyze(t);
-		if (phase_runs(t, list, &measured) == runs) /* nothing new: no way on */
+		if (phase_runs(t, list, &measured) == runs) { /* nothing new: no way on */
+			t->search_stop = "no new runs could be taken";
 			break;
+		}
 	}
 	if (rc == 0) {
 		double *mean = calloc((size_t)t->ncombos, sizeof(double));
@@ -500,9 +503,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			        "search: %d configurations, %d runs); stopped: %s\n",
 			        configs, runs, t->ncombos,
 			        t->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
-			        t->search_stop ? t->search_stop
-			        : t->budget    ? "the --budget of runs"
-			                       : "no new runs could be taken");
+			        t->search_stop ? t->search_stop : "-");
 	}
 	free(obs);
 	free(batch);

@@ -397,10 +397,15 @@ static const double gate_promising = 0.5;
  * first design in all but a few per cent of tunings, whatever the noise.
  * Where no gain shows, none is expected among the combinations either: a
  * group that helps shows alone or among all the others (a rugged landscape
- * can hide one; evidence.md has how often).  A false gain costs rounds, not
- * configurations: what passes once is measured again before it counts. */
-static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs, double eps,
-                unsigned *out, int max, int *n)
+ * can hide one; evidence.md has how often).  What passes once is measured
+ * again before it counts, so a false gain costs rounds and at most GATE_NEW
+ * configurations.  The verdict is taken again at every step, over every
+ * configuration measured so far: a gain that was marginal at first and does
+ * not hold as the family of comparisons grows stops the search then (on
+ * flat landscapes, a few configurations after the first design).  A
+ * configuration whose run failed is never asked for again. */
+static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                const bool *failed, double eps, unsigned *out, int max, int *n)
 {
 	unsigned full = (1u << s->k) - 1;
 	static int rounds[MAX_MASKS];
@@ -438,12 +443,14 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 			return 1;
 		passed[o->mask] = true;
 	}
+	/* a configuration whose run failed is never asked for again */
 	*n = 0;
-	if (rounds[full] < GATE_ROUNDS ||
-	    (rounds[full] < GATE_MAX_ROUNDS && zfull > gate_promising))
+	if (!failed[full] && (rounds[full] < GATE_ROUNDS ||
+	                      (rounds[full] < GATE_MAX_ROUNDS && zfull > gate_promising)))
 		out[(*n)++] = full;
 	for (unsigned m = 1; m < full && *n < max; m++)
-		if (passed[m] && rounds[m] < GATE_ROUNDS && (rounds[m] || fresh < GATE_NEW)) {
+		if (passed[m] && !failed[m] && rounds[m] < GATE_ROUNDS &&
+		    (rounds[m] || fresh < GATE_NEW)) {
 			fresh += !rounds[m];
 			out[(*n)++] = m;
 		}
@@ -540,7 +547,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
 	/* with few groups the cap lets the search measure them all: no gate */
-	int shown = (int)nm > 2 * s->k + 4 ? gate(s, obs, nobs, eps, out, max, &n) : 1;
+	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, out, max, &n) : 1;
 	if (shown < 0)
 		return n;
 	if (!shown) {
@@ -608,8 +615,10 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		}
 	}
 	if (room <= 0 || !n) {
-		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
-		return confirm(s, obs, nobs, out, max);
+		int again = confirm(s, obs, nobs, out, max);
+		if (!again)
+			*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
+		return again;
 	}
 	/* while the model sees something to gain, the elimination goes first:
 	 * the 90 % plan needs what the model cannot see (evidence.md); with it

@@ -38,7 +38,7 @@ typedef struct {
 	                                    1 - confidence (e.g. 0.95) */
 	int max_configs;                 /* masks with data, all-slow included; 0: 2K+4 */
 	int max_rounds;                  /* a mask is measured again (another round of
-	                                    runs) at most this many times; 0: 2 */
+	                                    runs) at most this many times; 0: 4 */
 } hmpt_search_setup_t;
 
 /* What is known of one mask: its log speedup over its phase's all-slow

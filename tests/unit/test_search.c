@@ -591,7 +591,12 @@ static void evaluate(const land_t *l, outcome_t *o)
 	hmpt_search_setup_t s = {.k = k, .confidence = 0.95};
 	memcpy(s.bytes, l->bytes, sizeof(s.bytes));
 	memset(&mod, 0, sizeof(mod));
-	for (;;) {
+	for (int batches = 0;; batches++) {
+		/* a search that asks without end fails here, not by a hang */
+		if (batches == 500) {
+			CHECK(batches < 500);
+			break;
+		}
 		int n = observe(&rank, k, 0, obs, 0);
 		n = observe(&mod, k, 1, obs, n);
 		unsigned next[4];
@@ -752,6 +757,33 @@ static void tally_check(int gen, tally_t *t)
 		fprintf(stderr, "  (landscapes: %s)\n", gen_name[gen]);
 }
 
+/* A configuration whose run failed is never asked for again: with all-fast
+ * failed and no single faster, the gate stops the search (it once asked
+ * for all-fast without end); and with room for one mask only, one. */
+static void test_failed_all_fast(void)
+{
+	hmpt_search_setup_t s = {.k = 5, .confidence = 0.95};
+	hmpt_search_obs_t obs[8];
+	int n = 0;
+	for (int g = 0; g < 5; g++)
+		s.bytes[g] = 1;
+	for (int g = 0; g < 4; g++)
+		obs[n++] = (hmpt_search_obs_t){.mask = 1u << g, .phase = 0, .var = 1e-3};
+	obs[n++] = (hmpt_search_obs_t){.mask = 0, .phase = 1, .var = 1e-3, .rounds = 1};
+	obs[n++] = (hmpt_search_obs_t){.mask = 16, .phase = 1, .var = 1e-3, .rounds = 1};
+	obs[n++] = (hmpt_search_obs_t){.mask = 31, .phase = 1, .failed = true};
+	unsigned out[2];
+	hmpt_search_stop_t why;
+	CHECK_OP(hmpt_search_next(&s, obs, n, out, 2, &why), ==, 0);
+	CHECK_OP(why, ==, HMPT_SEARCH_NOTHING);
+	/* all-fast measured and faster: another round of it, one mask */
+	obs[n - 1] =
+	    (hmpt_search_obs_t){.mask = 31, .phase = 1, .y = 0.5, .var = 1e-3, .rounds = 1};
+	CHECK_OP(hmpt_search_next(&s, obs, n, out, 1, &why), ==, 1);
+	CHECK_OP(out[0], ==, 31u);
+	CHECK_OP(why, ==, HMPT_SEARCH_GOING);
+}
+
 int main(int argc, char **argv)
 {
 	int nper = argc > 1 ? atoi(argv[1]) : 140;
@@ -759,6 +791,7 @@ int main(int argc, char **argv)
 	int only = getenv("SEARCH_GEN") ? atoi(getenv("SEARCH_GEN")) : -1;
 	static land_t l;
 
+	test_failed_all_fast();
 	tally_header();
 	for (int gen = 0; gen < NGEN; gen++) {
 		if (only >= 0 && gen != only)
