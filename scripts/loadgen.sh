@@ -12,7 +12,7 @@ RANDOM=${1:?usage: loadgen.sh SEED [CPUS [LOOPS]]}
 cpus=${2:-}
 loops=${3:-$(nproc)}
 pids=()
-trap 'kill "${pids[@]}" 2>/dev/null; exit 0' TERM INT
+trap 'kill "${pids[@]}" 2>/dev/null; pkill -P $$ 2>/dev/null; exit 0' TERM INT
 while :; do
 	sleep "0.$((3 + RANDOM % 7))"
 	for _ in $(seq "$loops"); do
