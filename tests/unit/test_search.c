@@ -110,18 +110,30 @@ static double max_speedup(const land_t *l)
 	return l->time[0] / best;
 }
 
+/* a mask's footprint (fraction) */
+static double mask_bytes(const land_t *l, unsigned m)
+{
+	double b = 0;
+	for (int g = 0; g < l->k; g++)
+		b += (m >> g & 1) ? l->bytes[g] : 0;
+	return b;
+}
+
+/* the smallest mask truly reaching 90 % of the true top */
+static unsigned true_mask90(const land_t *l)
+{
+	double top = max_speedup(l), f = 2;
+	unsigned tm = 0;
+	for (int m = 0; m < 1 << l->k; m++)
+		if (l->time[0] / l->time[m] >= 0.9 * top && mask_bytes(l, (unsigned)m) < f)
+			f = mask_bytes(l, (unsigned)m), tm = (unsigned)m;
+	return tm;
+}
+
 /* smallest footprint (fraction) reaching 90 % of the maximum speedup */
 static double true_f90(const land_t *l)
 {
-	double top = max_speedup(l), f = 2;
-	for (int m = 0; m < 1 << l->k; m++) {
-		double b = 0;
-		for (int g = 0; g < l->k; g++)
-			b += (m >> g & 1) ? l->bytes[g] : 0;
-		if (l->time[0] / l->time[m] >= 0.9 * top && b < f)
-			f = b;
-	}
-	return f;
+	return mask_bytes(l, true_mask90(l));
 }
 
 /* Fits a landscape's memory times mem[] (mem[0]: all-slow) to Table II's
@@ -477,14 +489,6 @@ static void analyse(const meas_t *me, int k, analysis_t *a)
 			                   &a->sp[m]);
 }
 
-static double mask_bytes(const land_t *l, unsigned m)
-{
-	double b = 0;
-	for (int g = 0; g < l->k; g++)
-		b += (m >> g & 1) ? l->bytes[g] : 0;
-	return b;
-}
-
 /* the choices among measured masks, as masks (-1: none) */
 static void choose(const meas_t *me, const land_t *l, int *best, int *best90)
 {
@@ -548,17 +552,6 @@ static bool within_group(const land_t *l, unsigned a, unsigned b)
 		if ((a ^ b) >> g & 1)
 			wd = l->bytes[g] > wd ? l->bytes[g] : wd;
 	return fabs(mask_bytes(l, a) - mask_bytes(l, b)) <= wd + 1e-12;
-}
-
-/* the smallest mask truly reaching 90 % of the true top */
-static unsigned true_mask90(const land_t *l)
-{
-	double top = max_speedup(l), f = 2;
-	unsigned tm = 0;
-	for (int m = 0; m < 1 << l->k; m++)
-		if (l->time[0] / l->time[m] >= 0.9 * top && mask_bytes(l, (unsigned)m) < f)
-			f = mask_bytes(l, (unsigned)m), tm = (unsigned)m;
-	return tm;
 }
 
 static void evaluate(const land_t *l, outcome_t *o)
