@@ -57,12 +57,14 @@ for k in range(1, n + 1):
             assert isinstance(r.get(f), (int, float)), (k, f, r)
         assert r["cpu_s"] > 0 and r["others_s"] >= 0, r
     # the bound: a repetition retaken at most twice; a phase at most a
-    # quarter of its runs, rounded up (two phases: ranking, combinations)
+    # quarter of the runs it plans, rounded up. Three phases (ranking,
+    # combinations, confirmation), and confirmation plans its rounds ahead
+    # and may settle sooner: so a quarter of the counted runs plus one each
     again = Counter((r["config"], r["rep"]) for r in runs if "retaken" in r)
     assert all(v <= 2 for v in again.values()), again
     counted = [r for r in runs if "retaken" not in r]
     assert len(counted) == len({(r["config"], r["rep"]) for r in counted}), "a rep counted twice"
-    assert sum(again.values()) <= len(counted) / 4 + 2, (sum(again.values()), len(counted))
+    assert sum(again.values()) <= len(counted) / 4 + 3, (sum(again.values()), len(counted))
     res = json.load(open(d + "/results.json"))
     z = res["noise"]
     assert z["retaken"]["load"] + z["retaken"]["steal"] == sum(again.values()), z
