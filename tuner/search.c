@@ -279,8 +279,9 @@ static double footprint(const hmpt_search_setup_t *s, unsigned m)
 }
 
 /* Another round for measured masks whose comparison the noise still hides:
- * the fastest and a smaller one not clearly slower (the best), and smaller
- * ones near 90 % of the fastest (the 90 % plan). */
+ * the fastest and any not clearly slower (the best: up to twice the
+ * rounds, since a best chosen from few runs per mask picks by noise among
+ * near-equals), and smaller ones near 90 % of the fastest (the 90 % plan). */
 static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
                    unsigned *out, int max)
 {
@@ -304,7 +305,7 @@ static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, i
 		for (int i = 0; i < nobs && n < max; i++) {
 			const hmpt_search_obs_t *o = &obs[i];
 			if (o->phase != 1 || o->failed || !o->mask || i == top ||
-			    footprint(s, o->mask) >= footprint(s, f->mask))
+			    (pass && footprint(s, o->mask) >= footprint(s, f->mask)))
 				continue;
 			double se = sqrt(o->var + f->var);
 			bool unsure = pass ? fabs(o->y - floor90) < z * se : f->y - o->y < z * se;
@@ -315,7 +316,7 @@ static int confirm(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, i
 				bool dup = false;
 				for (int j = 0; j < n; j++)
 					dup |= out[j] == c->mask;
-				if (!dup && c->rounds < rounds)
+				if (!dup && c->rounds < (pass ? rounds : 2 * rounds))
 					out[n++] = c->mask;
 			}
 		}
@@ -388,32 +389,46 @@ static double normal_upper(double p)
  * z is above gate_promising; GATE_NEW of the ranking's singles at most are
  * measured again as configurations of this phase. */
 enum { GATE_ROUNDS = 3, GATE_MAX_ROUNDS = 6, GATE_NEW = 2 };
-static const double gate_promising = 0.5;
+static const double gate_promising = 0.5, gate_lead = 1.5;
 
-/* Whether the first design shows a gain worth a search (1), shows none (0),
- * or needs another round first (-1, the masks in out[], *n of them).  The
- * test is at the confidence asked for over every mask and every look
- * (Bonferroni), so that on a flat landscape the search stops after the
- * first design in all but a few per cent of tunings, whatever the noise.
- * Where no gain shows, none is expected among the combinations either: a
- * group that helps shows alone or among all the others (a rugged landscape
- * can hide one; evidence.md has how often).  What passes once is measured
- * again before it counts, so a false gain costs rounds and at most GATE_NEW
- * configurations.  The verdict is taken again at every step, over every
- * configuration measured so far: a gain that was marginal at first and does
- * not hold as the family of comparisons grows stops the search then (on
- * flat landscapes, a few configurations after the first design).  A
- * configuration whose run failed is never asked for again. */
+/* Whether the first design shows that the groups make a difference (1),
+ * shows none (0), or needs another round first (-1, the masks in out[], *n
+ * of them).  A difference is a mask faster than all-slow by more than eps,
+ * or two masks apart by more than eps either way (a comparison free of
+ * all-slow's own error, which they all share: a landscape on which the
+ * groups make a difference is not flat, and a rugged one can hide its gains
+ * from the first design).  The tests are at the confidence asked for over
+ * every mask, pair and look (Bonferroni), so that on a flat landscape the
+ * search stops after the first design in all but a few per cent of
+ * tunings, whatever the noise.  Where nothing differs, no gain is expected
+ * among the combinations either: a group that helps shows alone or among
+ * all the others (a rugged landscape can hide one; evidence.md has how
+ * often).
+ *
+ * What passes once is measured again before it counts, so a false gain
+ * costs rounds and at most GATE_NEW configurations: the masks that passed,
+ * the ranking's single most likely faster (z above gate_lead: a gain below
+ * the line in the ranking's few runs), then the pair that differs most.
+ * A pass counts at once only if it would hold over the whole cap's family
+ * of comparisons (limit masks); a marginal one is measured again, up to
+ * GATE_MAX_ROUNDS, so that a false gain fades before the search spends
+ * configurations on it.  The verdict is taken again at every step, over
+ * every configuration measured so far.  A configuration whose run failed is
+ * never asked for again. */
 static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
-                const bool *failed, double eps, unsigned *out, int max, int *n)
+                const bool *failed, double eps, int limit, unsigned *out, int max, int *n)
 {
 	unsigned full = (1u << s->k) - 1;
 	static int rounds[MAX_MASKS];
-	static bool ranked[MAX_MASKS], passed[MAX_MASKS];
+	static bool ranked[MAX_MASKS], passed[MAX_MASKS], marginal[MAX_MASKS];
+	static double z1[MAX_MASKS]; /* each mask's z in this phase */
 	int masks = 0, fresh = 0;
 	memset(rounds, 0, sizeof(rounds));
 	memset(ranked, 0, sizeof(ranked));
 	memset(passed, 0, sizeof(passed));
+	memset(marginal, 0, sizeof(marginal));
+	for (unsigned m = 0; m <= full; m++)
+		z1[m] = -INFINITY;
 	for (int i = 0; i < nobs; i++) {
 		const hmpt_search_obs_t *o = &obs[i];
 		if (o->failed || !o->mask || o->mask > full)
@@ -427,33 +442,82 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 	/* the ranking's singles measured again in this phase: the gate's own */
 	for (unsigned m = 1; m < full; m++)
 		fresh += ranked[m] && rounds[m] > 0;
-	int looks = GATE_MAX_ROUNDS - GATE_ROUNDS + 1;
-	double zc = normal_upper((1 - s->confidence) / ((masks > 0 ? masks : 1) * looks));
-	double zfull = -INFINITY;
+	int looks = GATE_MAX_ROUNDS - GATE_ROUNDS + 1, family = masks > limit ? masks : limit;
+	double alpha = 1 - s->confidence;
+	double zc = normal_upper(alpha / ((masks > 0 ? masks : 1) * looks));
+	double zfirm = normal_upper(alpha / (family * looks));
+	unsigned lead = 0;
+	double zlead = gate_lead;
 	for (int i = 0; i < nobs; i++) {
 		const hmpt_search_obs_t *o = &obs[i];
 		if (o->failed || !o->mask || o->mask > full)
 			continue;
 		double z = (o->y - eps) / sqrt(o->var > 1e-12 ? o->var : 1e-12);
-		if (o->mask == full && o->phase == 1)
-			zfull = z;
+		if (o->phase == 1)
+			z1[o->mask] = z;
+		else if (z > zlead)
+			zlead = z, lead = o->mask;
 		if (z <= zc)
 			continue;
-		if (o->phase == 1 && o->rounds >= GATE_ROUNDS)
-			return 1;
+		if (o->phase == 1 && o->rounds >= GATE_ROUNDS) {
+			if (z > zfirm || o->rounds >= GATE_MAX_ROUNDS)
+				return 1;
+			marginal[o->mask] = true;
+		}
 		passed[o->mask] = true;
 	}
-	/* a configuration whose run failed is never asked for again */
-	*n = 0;
-	if (!failed[full] && (rounds[full] < GATE_ROUNDS ||
-	                      (rounds[full] < GATE_MAX_ROUNDS && zfull > gate_promising)))
-		out[(*n)++] = full;
-	for (unsigned m = 1; m < full && *n < max; m++)
-		if (passed[m] && !failed[m] && rounds[m] < GATE_ROUNDS &&
-		    (rounds[m] || fresh < GATE_NEW)) {
-			fresh += !rounds[m];
-			out[(*n)++] = m;
+	if (lead)
+		passed[lead] = true;
+	/* the pair that differs most, two-sided over every pair */
+	int pairs = masks * (masks - 1) / 2;
+	double zd = normal_upper(alpha / (2.0 * (pairs > 0 ? pairs : 1) * looks));
+	double zdfirm = normal_upper(alpha / (family * (family - 1.0) * looks));
+	double zmax = zd;
+	unsigned pa = 0, pb = 0;
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *a = &obs[i];
+		if (a->failed || !a->mask || a->mask > full)
+			continue;
+		for (int j = i + 1; j < nobs; j++) {
+			const hmpt_search_obs_t *b = &obs[j];
+			if (b->failed || !b->mask || b->mask > full || b->mask == a->mask)
+				continue;
+			double v = a->var + b->var;
+			double z = (fabs(a->y - b->y) - eps) / sqrt(v > 1e-12 ? v : 1e-12);
+			if (z <= zmax)
+				continue;
+			if (a->phase == 1 && b->phase == 1 && a->rounds >= GATE_ROUNDS &&
+			    b->rounds >= GATE_ROUNDS &&
+			    (z > zdfirm ||
+			     (a->rounds >= GATE_MAX_ROUNDS && b->rounds >= GATE_MAX_ROUNDS)))
+				return 1;
+			zmax = z, pa = a->mask, pb = b->mask;
 		}
+	}
+	if (pa && rounds[pa] >= GATE_ROUNDS && rounds[pb] >= GATE_ROUNDS)
+		marginal[pa] = marginal[pb] = true;
+	/* the gate's masks: all-fast, what passed, the lead, then the pair;
+	 * GATE_ROUNDS rounds each, more while promising or marginal */
+	*n = 0;
+	int pending = 0;
+	unsigned pair[2] = {pa, pb};
+	for (unsigned i = 0; i < full + 2 && *n < max; i++) {
+		bool of_pair = i >= full;
+		unsigned m = of_pair ? pair[i - full] : i ? i : full;
+		if (!m || (of_pair && pending) || (!of_pair && m != full && !passed[m]))
+			continue;
+		bool queued = false, more = (m == full && z1[m] > gate_promising) || marginal[m];
+		for (int j = 0; j < *n; j++)
+			queued |= out[j] == m;
+		if (queued || failed[m] ||
+		    !(rounds[m] < GATE_ROUNDS || (rounds[m] < GATE_MAX_ROUNDS && more)))
+			continue;
+		if (m != full && !rounds[m] && fresh >= GATE_NEW)
+			continue;
+		fresh += m != full && !rounds[m];
+		pending += !of_pair && m != full;
+		out[(*n)++] = m;
+	}
 	return *n ? -1 : 0;
 }
 
@@ -547,7 +611,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
 	/* with few groups the cap lets the search measure them all: no gate */
-	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, out, max, &n) : 1;
+	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, limit, out, max, &n) : 1;
 	if (shown < 0)
 		return n;
 	if (!shown) {
@@ -641,7 +705,8 @@ const char *hmpt_search_why(hmpt_search_stop_t why)
 	switch (why) {
 	case HMPT_SEARCH_NOTHING:
 		return "no configuration of the first design (all-fast and each group alone) "
-		       "was faster than all-slow, so none is expected to be";
+		       "was faster than all-slow or differed from another, so none is expected "
+		       "to be faster";
 	case HMPT_SEARCH_SETTLED:
 		return "no configuration left unmeasured has a real chance of changing the "
 		       "best or the 90 % plan";

@@ -17,8 +17,8 @@
  * which sees the interactions the model misses.  It stops when no
  * such mask is left at the confidence asked for, or at max_configs; and
  * right after the first design (all-fast and every group alone) when none
- * of it is faster than all-slow, measured again to be sure (where the cap
- * is below 2^K: with K <= 3 it measures them all).
+ * of it is faster than all-slow and no two of it differ, measured again to
+ * be sure (where the cap is below 2^K: with K <= 3 it measures them all).
 
  */
 #ifndef HMPT_TUNER_SEARCH_H
@@ -38,7 +38,8 @@ typedef struct {
 	                                    1 - confidence (e.g. 0.95) */
 	int max_configs;                 /* masks with data, all-slow included; 0: 2K+4 */
 	int max_rounds;                  /* a mask is measured again (another round of
-	                                    runs) at most this many times; 0: 4 */
+	                                    runs) at most this many times, twice that
+	                                    in the contest for the best; 0: 4 */
 } hmpt_search_setup_t;
 
 /* What is known of one mask: its log speedup over its phase's all-slow
