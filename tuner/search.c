@@ -394,11 +394,12 @@ static const double gate_promising = 0.5, gate_lead = 1.5;
 /* Whether the first design shows that the groups make a difference (1),
  * shows none (0), or needs another round first (-1, the masks in out[], *n
  * of them).  A difference is a mask faster than all-slow by more than eps,
- * or two masks apart by more than eps either way (a comparison free of
- * all-slow's own error, which they all share: a landscape on which the
+ * or two masks of one phase apart by more than eps either way (a
+ * comparison free of their all-slow runs' error, which they share: a
+ * landscape on which the
  * groups make a difference is not flat, and a rugged one can hide its gains
  * from the first design).  The tests are at the confidence asked for over
- * every mask, pair and look (Bonferroni), so that on a flat landscape the
+ * every mask, pair (within a phase) and look (Bonferroni), so that on a flat landscape the
  * search stops after the first design in all but a few per cent of
  * tunings, whatever the noise.  Where nothing differs, no gain is expected
  * among the combinations either: a group that helps shows alone or among
@@ -441,7 +442,7 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 	}
 	/* the ranking's singles measured again in this phase: the gate's own */
 	for (unsigned m = 1; m < full; m++)
-		fresh += ranked[m] && rounds[m] > 0;
+		fresh += ranked[m] && (rounds[m] > 0 || failed[m]);
 	int looks = GATE_MAX_ROUNDS - GATE_ROUNDS + 1, family = masks > limit ? masks : limit;
 	double alpha = 1 - s->confidence;
 	double zc = normal_upper(alpha / ((masks > 0 ? masks : 1) * looks));
@@ -455,7 +456,7 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 		double z = (o->y - eps) / sqrt(o->var > 1e-12 ? o->var : 1e-12);
 		if (o->phase == 1)
 			z1[o->mask] = z;
-		else if (z > zlead)
+		else if (z > zlead && !failed[o->mask])
 			zlead = z, lead = o->mask;
 		if (z <= zc)
 			continue;
@@ -474,27 +475,31 @@ static int gate(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int 
 	double zdfirm = normal_upper(alpha / (family * (family - 1.0) * looks));
 	double zmax = zd;
 	unsigned pa = 0, pb = 0;
+	bool pair1 = false; /* the pair is of this phase */
 	for (int i = 0; i < nobs; i++) {
 		const hmpt_search_obs_t *a = &obs[i];
 		if (a->failed || !a->mask || a->mask > full)
 			continue;
 		for (int j = i + 1; j < nobs; j++) {
 			const hmpt_search_obs_t *b = &obs[j];
-			if (b->failed || !b->mask || b->mask > full || b->mask == a->mask)
+			/* within one phase: against the same all-slow runs */
+			if (b->failed || !b->mask || b->mask > full || b->mask == a->mask ||
+			    b->phase != a->phase)
 				continue;
 			double v = a->var + b->var;
 			double z = (fabs(a->y - b->y) - eps) / sqrt(v > 1e-12 ? v : 1e-12);
-			if (z <= zmax)
+			if (z <= zd)
 				continue;
-			if (a->phase == 1 && b->phase == 1 && a->rounds >= GATE_ROUNDS &&
-			    b->rounds >= GATE_ROUNDS &&
-			    (z > zdfirm ||
-			     (a->rounds >= GATE_MAX_ROUNDS && b->rounds >= GATE_MAX_ROUNDS)))
+			bool counts =
+			    a->phase == 1 && a->rounds >= GATE_ROUNDS && b->rounds >= GATE_ROUNDS;
+			if (counts && (z > zdfirm || (a->rounds >= GATE_MAX_ROUNDS &&
+			                              b->rounds >= GATE_MAX_ROUNDS)))
 				return 1;
-			zmax = z, pa = a->mask, pb = b->mask;
+			if (z > zmax)
+				zmax = z, pa = a->mask, pb = b->mask, pair1 = counts;
 		}
 	}
-	if (pa && rounds[pa] >= GATE_ROUNDS && rounds[pb] >= GATE_ROUNDS)
+	if (pair1)
 		marginal[pa] = marginal[pb] = true;
 	/* the gate's masks: all-fast, what passed, the lead, then the pair;
 	 * GATE_ROUNDS rounds each, more while promising or marginal */
