@@ -35,7 +35,11 @@ typedef struct {
 	uint64_t size;   /* bytes requested */
 	uint64_t usable; /* bytes the program may use */
 	uint32_t site;
-	uint16_t tag;  /* placement (pool.h), 0 = system */
+	uint16_t tag; /* placement (pool.h), 0 = system */
+	/* split (arena only): the first head_bytes placed as head_tag says, the
+	 * rest as tag; head_bytes 0: not split */
+	uint16_t head_tag;
+	uint64_t head_bytes;
 	uint64_t born; /* arena: when the block took its range (arena.h); 0 elsewhere */
 } hmpt_backend_block_t;
 
@@ -51,6 +55,10 @@ typedef struct hmpt_backend_ops {
 	/* A block of `size` bytes aligned to `align` (at least a page), zeroed
 	 * when `zero`, recorded with `site` and `tag`; `kind` for memkind. */
 	void *(*alloc)(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag, int kind);
+	/* The same, split: the first head_bytes (whole 2 MiB granules, fewer
+	 * than the block's) placed as head_tag says; NULL member: not done. */
+	void *(*alloc_split)(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
+	                     uint16_t head_tag, uint64_t head_bytes);
 	/* Free the live block at p; its record goes to *out.  -ENOENT/-EINVAL:
 	 * not a live block of this backend. */
 	int (*free)(void *p, hmpt_backend_block_t *out);

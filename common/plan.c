@@ -321,6 +321,33 @@ static int want_capacity(ctx_t *c, const hmpt_json_t *v, const char *field, hmpt
 	return 0;
 }
 
+/* share: a number from 0 to 1 ("0.6"), to parts per million, by hand (no
+ * strtod: the program's locale may say "0,6") */
+static int want_share(ctx_t *c, const hmpt_json_t *v, const char *field, uint32_t *out)
+{
+	static const char what[] =
+	    "expected a share of the bytes above 0 and at most 1, such as 0.6";
+	uint64_t ppm = 0, scale = HMPT_PLAN_SHARE_ONE;
+	size_t i = 0;
+
+	if (v->type != HMPT_JSON_NUMBER)
+		return fail(c, v, field, what, v);
+	if (i < v->len && (v->str[i] == '0' || v->str[i] == '1'))
+		ppm = (uint64_t)(v->str[i++] - '0') * HMPT_PLAN_SHARE_ONE;
+	if (i < v->len && v->str[i] == '.')
+		for (int d = 0; ++i < v->len && v->str[i] >= '0' && v->str[i] <= '9'; d++) {
+			unsigned digit = (unsigned)(v->str[i] - '0');
+			if (d < 6) /* to the millionth; the next digit rounds */
+				ppm += digit * (scale /= 10);
+			else if (d == 6 && digit >= 5)
+				ppm++;
+		}
+	if (i != v->len || ppm == 0 || ppm > HMPT_PLAN_SHARE_ONE)
+		return fail(c, v, field, what, v);
+	*out = (uint32_t)ppm;
+	return 0;
+}
+
 /* -------------------------------------------------------------- pools */
 
 static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *given_fallback,
@@ -783,7 +810,7 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 
 static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 {
-	static const char *const keys[] = {"name", "pool", "sites", NULL};
+	static const char *const keys[] = {"name", "pool", "share", "rest", "sites", NULL};
 	hmpt_plan_t *pl = c->plan;
 	uint32_t nsites = 0, g = 0;
 	int rc;
@@ -834,6 +861,22 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 			return fail(c, v, f.s, "missing: a group needs a pool", NULL);
 		if ((rc = want_pool_ref(c, m, f.s, &gr->pool)))
 			return rc;
+		gr->share = HMPT_PLAN_SHARE_ONE;
+		gr->rest = pl->default_pool;
+		if ((m = member(v, "share"))) {
+			path_join(&f, base.s, "share", -1);
+			if (pl->version < HMPT_PLAN_VERSION_SPLIT)
+				return fail(c, m, f.s, "needs \"format_version\": 3", NULL);
+			if ((rc = want_share(c, m, f.s, &gr->share)))
+				return rc;
+		}
+		if ((m = member(v, "rest"))) {
+			path_join(&f, base.s, "rest", -1);
+			if (!member(v, "share"))
+				return fail(c, m, f.s, "only applies with \"share\"", NULL);
+			if ((rc = want_pool_ref(c, m, f.s, &gr->rest)))
+				return rc;
+		}
 		path_join(&f, base.s, "sites", -1);
 		if (!(m = member(v, "sites")))
 			return fail(c, v, f.s, "missing: a group needs its sites", NULL);
@@ -941,10 +984,11 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 	if (m->type != HMPT_JSON_STRING || strcmp(m->str, HMPT_PLAN_FORMAT) != 0)
 		return fail(c, m, "format", "expected \"" HMPT_PLAN_FORMAT "\"", m);
 	if (!(m = member(root, "format_version")))
-		return fail(c, root, "format_version", "missing: expected 2 (or 1)", NULL);
-	if (!hmpt_json_u64(m, &u) || u < 1 || u > HMPT_PLAN_VERSION)
+		return fail(c, root, "format_version", "missing: expected 2 (1 and 3 are read too)",
+		            NULL);
+	if (!hmpt_json_u64(m, &u) || u < 1 || u > HMPT_PLAN_VERSION_SPLIT)
 		return fail(c, m, "format_version",
-		            "expected 2 or 1 (this hmpt reads plans of versions 1 and 2; a newer "
+		            "expected 1, 2 or 3 (this hmpt reads plans of versions 1 to 3; a newer "
 		            "hmpt wrote this?)",
 		            m);
 	pl->version = (uint32_t)u;

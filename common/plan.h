@@ -23,11 +23,13 @@
 #include "json.h"
 #include "topo.h"
 
-#define HMPT_PLAN_FORMAT    "hmpt-plan"
-#define HMPT_PLAN_VERSION   2 /* 1 is read too: siteid.h */
-#define HMPT_PLAN_MAX_POOLS 32
-#define HMPT_PLAN_MAX_BYTES (64u << 20)
-#define HMPT_POOL_NAME_MAX  32
+#define HMPT_PLAN_FORMAT  "hmpt-plan"
+#define HMPT_PLAN_VERSION 2 /* written; 1 is read too: siteid.h */
+/* a group's "share" (a split placement) needs this version, read too */
+#define HMPT_PLAN_VERSION_SPLIT 3
+#define HMPT_PLAN_MAX_POOLS     32
+#define HMPT_PLAN_MAX_BYTES     (64u << 20)
+#define HMPT_POOL_NAME_MAX      32
 /* What the shim says, in words hmpt-tune compare looks for in a run's
  * output: a plan that could not be used (placer.c), one whose sites
  * matched no allocation at all (stale.c). */
@@ -88,9 +90,17 @@ typedef struct {
 	uint32_t line;
 } hmpt_plan_module_t;
 
+/* parts per million of a block's bytes: a group's "share" */
+#define HMPT_PLAN_SHARE_ONE 1000000u
+
 typedef struct {
 	const char *name;
 	int pool; /* index or HMPT_POOL_SYSTEM */
+	/* split placement (version 3): the first `share` of each block's bytes
+	 * (in 2 MiB granules, rounded to the nearest) in `pool`, the rest in
+	 * `rest`; share HMPT_PLAN_SHARE_ONE: the whole block in `pool` */
+	uint32_t share; /* parts per million, 1 to HMPT_PLAN_SHARE_ONE */
+	int rest;       /* index or HMPT_POOL_SYSTEM: "rest", else the default pool */
 	uint32_t first_site, nsites;
 	uint32_t line;
 } hmpt_plan_group_t;

@@ -794,7 +794,7 @@ static void set_owner(uint64_t g, uint64_t n, uint32_t v)
  * granule `old` is gone (it moved to g) in the same step.  A block keeps its
  * birth time when it stays where it was. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
-                   uint16_t tag)
+                   uint16_t tag, uint16_t head_tag, uint32_t head_gran)
 {
 	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
@@ -810,6 +810,8 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	                             .ngran = (uint32_t)n,
 	                             .site = site,
 	                             .tag = tag,
+	                             .head_tag = head_tag,
+	                             .head_gran = head_gran,
 	                             .born = born};
 	if (had > n)
 		set_owner((uint64_t)g + n, had - n, 0);
@@ -822,7 +824,8 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	pthread_mutex_unlock(&lock_g);
 }
 
-void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag)
+void *hmpt_arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
+                             uint16_t head_tag, uint32_t head_gran)
 {
 	size_t mapped = round_block(size, tag);
 	uint64_t n = granules(mapped);
@@ -834,19 +837,34 @@ void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (head_gran && (head_gran >= n || is_huge(tag) || is_huge(head_tag))) {
+		errno = EINVAL;
+		return NULL;
+	}
 	g = take(n, ag);
 	if (g < 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = prepare((uint64_t)g, n, zero, tag);
+	/* each part's granules mapped and shaped for its own tag */
+	rc = prepare((uint64_t)g, head_gran, zero, head_tag);
+	if (rc == 0 && (rc = prepare((uint64_t)g + head_gran, n - head_gran, zero, tag)) != 0) {
+		/* the head may hold kept pages it took over: clean before giving */
+		drop_pages(gran_addr((uint64_t)g), (size_t)head_gran << HMPT_GRANULE_SHIFT);
+		memset(res_g + g, 0, head_gran * sizeof(*res_g));
+	}
 	if (rc) {
 		give((uint64_t)g, n);
 		errno = -rc;
 		return NULL;
 	}
-	record(g, -1, size, mapped, n, site, tag);
+	record(g, -1, size, mapped, n, site, tag, head_gran ? head_tag : 0, head_gran);
 	return gran_addr((uint64_t)g);
+}
+
+void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag)
+{
+	return hmpt_arena_alloc_split(size, align, zero, site, tag, 0, 0);
 }
 
 /* granule index of a block start, or -1 */
@@ -953,7 +971,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	char *base = p;
 	int rc;
 
-	if (g < 0 || hmpt_arena_lookup(p, old) != 0) {
+	if (g < 0 || hmpt_arena_lookup(p, old) != 0 || old->head_gran) {
 		errno = EINVAL;
 		return NULL;
 	}
@@ -976,7 +994,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		} else if (n < old->ngran) {
 			release((uint64_t)g + n, old->ngran - n, tag);
 		}
-		record(g, -1, size, mapped, n, site, tag);
+		record(g, -1, size, mapped, n, site, tag, 0, 0);
 		return p;
 	}
 	/* elsewhere: a new extent; pages moved when the kernel can (not
@@ -1007,7 +1025,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site, tag);
+	record(ng, g, size, mapped, n, site, tag, 0, 0);
 	if (moved) { /* the pages moved away: the old range is mapped and empty */
 		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
 		give((uint64_t)g, old->ngran);

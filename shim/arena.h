@@ -51,7 +51,11 @@ typedef struct {
 	uint32_t ngran;  /* granules held, 0 = no block starts here */
 	uint32_t site;   /* allocation site index */
 	uint16_t tag;    /* placement (pool.h), 0 = system */
-	uint64_t born;   /* when the block took its address range (CLOCK_MONOTONIC ns), or 0 */
+	/* a split block (plan "share"): its first head_gran granules are
+	 * placed as head_tag says, the rest as tag; 0: not split */
+	uint16_t head_tag;
+	uint32_t head_gran;
+	uint64_t born; /* when the block took its address range (CLOCK_MONOTONIC ns), or 0 */
 } hmpt_block_t;
 
 /* How the arena learns what a tag means (pool.h provides both). */
@@ -101,6 +105,10 @@ void hmpt_arena_set_shaper(const hmpt_arena_shaper_t *s);
  * the same tag.  NULL with errno: ENOMEM (no room, or memory refused), or
  * the shaper's error. */
 void *hmpt_arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag);
+/* The same, split: the first head_gran granules placed as head_tag says
+ * (fewer than the block holds; neither tag hugetlb), the rest as tag. */
+void *hmpt_arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
+                             uint16_t head_tag, uint32_t head_gran);
 /* Release the block starting at p; its record is copied to *out.
  * -EINVAL: p is not the start of a live block. */
 int hmpt_arena_free(void *p, hmpt_block_t *out);
@@ -124,7 +132,8 @@ uint64_t hmpt_arena_kept_bytes(void);
 int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out);
 /* Resize the block at p to `size` bytes keeping its contents and its tag,
  * in place when possible, otherwise moving its pages (copying hugetlb
- * ones); the new record gets `site`.  On failure returns NULL (errno) and
+ * ones); the new record gets `site`.  A split block is not resized here
+ * (EINVAL): its caller places a new one.  On failure returns NULL (errno) and
  * the block is unchanged.  *old gets the block's record as it was.  A block
  * that moves is born again (its new range is new to it). */
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);

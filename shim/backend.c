@@ -5,8 +5,14 @@
 
 static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 {
-	return (hmpt_backend_block_t){
-	    .size = a->size, .usable = a->mapped, .site = a->site, .tag = a->tag, .born = a->born};
+	uint64_t head = (uint64_t)a->head_gran << HMPT_GRANULE_SHIFT;
+	return (hmpt_backend_block_t){.size = a->size,
+	                              .usable = a->mapped,
+	                              .site = a->site,
+	                              .tag = a->tag,
+	                              .head_tag = a->head_tag,
+	                              .head_bytes = head < a->mapped ? head : a->mapped,
+	                              .born = a->born};
 }
 
 static void *arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
@@ -14,6 +20,13 @@ static void *arena_alloc(size_t size, size_t align, bool zero, uint32_t site, ui
 {
 	(void)kind;
 	return hmpt_arena_alloc(size, align, zero, site, tag);
+}
+
+static void *arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
+                               uint16_t head_tag, uint64_t head_bytes)
+{
+	return hmpt_arena_alloc_split(size, align, zero, site, tag, head_tag,
+	                              (uint32_t)(head_bytes >> HMPT_GRANULE_SHIFT));
 }
 
 static int arena_free(void *p, hmpt_backend_block_t *out)
@@ -49,6 +62,7 @@ const hmpt_backend_ops_t hmpt_backend_arena = {
     .name = "arena",
     .sampled = true,
     .alloc = arena_alloc,
+    .alloc_split = arena_alloc_split,
     .free = arena_free,
     .lookup = arena_lookup,
     .resize = arena_resize,

@@ -232,6 +232,50 @@ int hmpt_placer_decide(const hmpt_plan_t *plan, const uint64_t *name_hashes,
 	                       : plan->default_pool;
 }
 
+/* Every pool a block of `pool` may end in (its fallback chain) is shaped
+ * arena memory of normal or transparent huge pages: a split can be made. */
+static bool splittable(const hmpt_plan_t *plan, int pool)
+{
+	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan->npools; hops++) {
+		const hmpt_plan_pool_t *p = &plan->pools[pool];
+		if (p->backend != HMPT_BACKEND_NUMA || p->pages == HMPT_PAGES_HUGETLB)
+			return false;
+		pool = p->fallback;
+	}
+	return true;
+}
+
+static int warned_split_g;
+
+bool hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest)
+{
+	const hmpt_plan_t *plan = &hmpt_plan_g;
+	int pool = hmpt_placer_site_pool(site); /* decides the site */
+
+	hmpt_sites_lock();
+	int32_t ps = sites_g[site].plan_site;
+	hmpt_sites_unlock();
+	if (ps < 0)
+		return false;
+	const hmpt_plan_group_t *g = &plan->groups[plan->sites[ps].group];
+	if (g->share >= HMPT_PLAN_SHARE_ONE)
+		return false;
+	if (!splittable(plan, pool) || !splittable(plan, g->rest)) {
+		if (hmpt_log_first(&warned_split_g))
+			hmpt_log_printf(HMPT_LOG_WARN,
+			                "%s:%u: group \"%s\": a share of a block can only go to "
+			                "pools of normal or transparent huge pages (not hugetlb "
+			                "or memkind, nor falling back to one); its blocks go "
+			                "whole to %s",
+			                plan->path, (unsigned)g->line, g->name,
+			                hmpt_plan_pool_name(plan, pool));
+		return false;
+	}
+	*share = g->share;
+	*rest = g->rest;
+	return true;
+}
+
 /* The pool planned for a site, decided the first time the site allocates. */
 int hmpt_placer_site_pool(uint32_t site)
 {

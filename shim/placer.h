@@ -55,6 +55,13 @@ int hmpt_placer_site_pool(uint32_t site);
 int hmpt_placer_decide(const hmpt_plan_t *plan, const uint64_t *name_hashes,
                        const uint64_t *offsets, uint32_t n, bool is_static, int32_t *plan_site);
 
+/* The site's split (plan "share", version 3): true, with the share in
+ * parts per million and the pool of the rest, when its blocks are split;
+ * false when they go whole to hmpt_placer_site_pool's pool.  A split
+ * whose pools (or their fallbacks) are hugetlb or memkind ones cannot be
+ * made: whole blocks, said once. */
+bool hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest);
+
 /* with the sites lock held: */
 /* one allocation of `bytes` that site put in pool (-1: system) */
 void hmpt_placer_count(uint32_t site, int pool, uint64_t bytes);

@@ -274,11 +274,19 @@ static void write_site_placement(hmpt_fmt_t *f, uint32_t site)
 
 	if (!hmpt_pools_active(&hmpt_pools_g) || !s)
 		return;
+	const hmpt_plan_group_t *g =
+	    s->plan_site >= 0 ? &pl->groups[pl->sites[s->plan_site].group] : NULL;
+	/* a split group's rest is planned too, not a fallback */
+	int rest = g && g->share < HMPT_PLAN_SHARE_ONE ? g->rest : s->pool;
 	hmpt_fmt_str(f, ",\n      \"placement\": {");
 	kv_str(f, "pool", hmpt_plan_pool_name(pl, s->pool), ", ");
+	if (rest != s->pool) {
+		kv_str(f, "rest", hmpt_plan_pool_name(pl, rest), ", ");
+		kv_u64(f, "share_ppm", g->share, ", ");
+	}
 	key(f, "group");
-	if (s->plan_site >= 0)
-		hmpt_fmt_json_str(f, pl->groups[pl->sites[s->plan_site].group].name);
+	if (g)
+		hmpt_fmt_json_str(f, g->name);
 	else
 		hmpt_fmt_str(f, "null");
 	hmpt_fmt_str(f, ", ");
@@ -294,7 +302,7 @@ static void write_site_placement(hmpt_fmt_t *f, uint32_t site)
 		kv_u64(f, "allocations", pp->allocations, ", ");
 		kv_u64(f, "bytes", pp->bytes, ", ");
 		key(f, "fallback");
-		hmpt_fmt_str(f, pool != s->pool ? "true}" : "false}");
+		hmpt_fmt_str(f, pool != s->pool && pool != rest ? "true}" : "false}");
 		first = false;
 	}
 	hmpt_fmt_str(f, "]}");

@@ -23,8 +23,52 @@ bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
 
 	if (ops->lookup(p, &a) != 0)
 		return false;
-	*b = (hmpt_track_block_t){a.size, a.usable, a.site, a.tag, ops};
+	*b = (hmpt_track_block_t){a.size, a.usable, a.site, a.tag, a.head_tag, a.head_bytes, ops};
 	return true;
+}
+
+/* The bytes of a `size` block that go to the group's pool under a share
+ * (parts per million): whole granules, the nearest count to the share. */
+static uint64_t split_head(size_t size, uint32_t share)
+{
+	uint64_t gran = ((uint64_t)size + HMPT_GRANULE - 1) >> HMPT_GRANULE_SHIFT;
+	uint64_t head = (gran * share + HMPT_PLAN_SHARE_ONE / 2) / HMPT_PLAN_SHARE_ONE;
+	return head << HMPT_GRANULE_SHIFT;
+}
+
+/* A split block: `head` bytes along `pool`'s chain, the rest along
+ * `rest`'s, each charged to the pool it lands in.  NULL (errno): not made,
+ * nothing charged; where both parts land in one placement the block is
+ * whole. */
+static void *place_split(uint32_t site, size_t size, size_t align, bool zero, int pool, int rest,
+                         uint64_t head, uint64_t id)
+{
+	hmpt_choice_t h, t;
+	void *p;
+
+	hmpt_pools_choose(&hmpt_pools_g, pool, head, id, &h);
+	hmpt_pools_choose(&hmpt_pools_g, rest, size - head, id, &t);
+	if (h.tag == t.tag) /* head is whole pages: the charges add up to the whole's */
+		p = hmpt_backends_g[t.backend]->alloc(size, align, zero, site, t.tag, t.kind);
+	else
+		p = hmpt_backends_g[t.backend]->alloc_split(size, align, zero, site, t.tag, h.tag,
+		                                            head);
+	if (!p) {
+		int saved = errno;
+		hmpt_pools_release(&hmpt_pools_g, h.tag, h.bytes);
+		hmpt_pools_release(&hmpt_pools_g, t.tag, t.bytes);
+		errno = saved;
+		return NULL;
+	}
+	hmpt_sites_lock();
+	if (h.tag == t.tag) {
+		hmpt_placer_count(site, t.pool, size);
+	} else {
+		hmpt_placer_count(site, h.pool, head);
+		hmpt_placer_count(site, t.pool, size - head);
+	}
+	hmpt_sites_unlock();
+	return p;
 }
 
 /* Allocate for `site` as the plan says, along the fallback chain; NULL:
@@ -35,8 +79,19 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 	uint64_t id = hmpt_sites_get(site)->id;
 	void *p;
 
-	if (hmpt_placing_g)
-		hmpt_pools_choose(&hmpt_pools_g, hmpt_placer_site_pool(site), size, id, &c);
+	if (hmpt_placing_g) {
+		int pool = hmpt_placer_site_pool(site), rest;
+		uint32_t share;
+		if (align <= HMPT_GRANULE && hmpt_placer_site_split(site, &share, &rest)) {
+			uint64_t head = split_head(size, share);
+			if (head == 0)
+				pool = rest; /* less than half a granule's worth */
+			else if (head < size && (p = place_split(site, size, align, zero, pool,
+			                                         rest, head, id)) != NULL)
+				return p;
+		}
+		hmpt_pools_choose(&hmpt_pools_g, pool, size, id, &c);
+	}
 	for (;;) {
 		p = hmpt_backends_g[c.backend]->alloc(size, align, zero, site, c.tag, c.kind);
 		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&hmpt_pools_g, &c, size, id, errno))
@@ -59,7 +114,15 @@ static void block_free(void *p, const hmpt_track_block_t *b)
 		hmpt_sample_drain_before_release();
 	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
 		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
-	hmpt_pools_release(&hmpt_pools_g, b->tag, hmpt_pools_round(&hmpt_pools_g, b->tag, b->size));
+	if (b->head_bytes) {
+		hmpt_pools_release(&hmpt_pools_g, b->head_tag, b->head_bytes);
+		hmpt_pools_release(
+		    &hmpt_pools_g, b->tag,
+		    hmpt_pools_round(&hmpt_pools_g, b->tag, b->size - b->head_bytes));
+	} else {
+		hmpt_pools_release(&hmpt_pools_g, b->tag,
+		                   hmpt_pools_round(&hmpt_pools_g, b->tag, b->size));
+	}
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
 	hmpt_sites_unlock();
@@ -176,8 +239,13 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 	uint32_t site = hmpt_sites_capture();
 	hmpt_backend_block_t was;
 	void *q = NULL;
+	uint32_t share;
+	int rest;
 
-	if (old->backend->resize &&
+	/* a split block, or one of a site that splits, is placed anew: split
+	 * again for its new size */
+	if (old->backend->resize && !old->head_bytes &&
+	    !(hmpt_placing_g && hmpt_placer_site_split(site, &share, &rest)) &&
 	    (!hmpt_placing_g ||
 	     hmpt_pools_tag_pool(&hmpt_pools_g, old->tag) == hmpt_placer_site_pool(site))) {
 		/* same pool: grow or shrink in place, or move the pages, if the

@@ -21,6 +21,8 @@ typedef struct {
 	uint64_t size, usable;
 	uint32_t site;
 	uint16_t tag;
+	uint16_t head_tag;   /* split: the first head_bytes are placed so */
+	uint64_t head_bytes; /* 0: not split */
 	const hmpt_backend_ops_t *backend;
 } hmpt_track_block_t;
 

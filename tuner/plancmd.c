@@ -127,8 +127,8 @@ static const char *site_symbol(const hmpt_plan_t *pl, uint32_t g, uint32_t k)
 
 static void print_plan(const hmpt_plan_t *pl)
 {
-	printf("%s: plan format %d, %d pool%s, %u group%s, %u site%s; default pool %s\n", pl->path,
-	       HMPT_PLAN_VERSION, pl->npools, pl->npools == 1 ? "" : "s", pl->ngroups,
+	printf("%s: plan format %u, %d pool%s, %u group%s, %u site%s; default pool %s\n", pl->path,
+	       (unsigned)pl->version, pl->npools, pl->npools == 1 ? "" : "s", pl->ngroups,
 	       pl->ngroups == 1 ? "" : "s", pl->nsites, pl->nsites == 1 ? "" : "s",
 	       hmpt_plan_pool_name(pl, pl->default_pool));
 	if (pl->provenance) {
@@ -146,8 +146,16 @@ static void print_plan(const hmpt_plan_t *pl)
 	printf("groups:\n");
 	for (uint32_t g = 0; g < pl->ngroups; g++) {
 		const hmpt_plan_group_t *gr = &pl->groups[g];
-		printf("  %s -> %s: %u site%s\n", gr->name, hmpt_plan_pool_name(pl, gr->pool),
-		       gr->nsites, gr->nsites == 1 ? "" : "s");
+		if (gr->share < HMPT_PLAN_SHARE_ONE)
+			printf("  %s -> %.4g %% of each block in %s (whole 2 MiB granules, the "
+			       "first ones), the rest in %s: %u site%s\n",
+			       gr->name, gr->share / 1e4, hmpt_plan_pool_name(pl, gr->pool),
+			       hmpt_plan_pool_name(pl, gr->rest), gr->nsites,
+			       gr->nsites == 1 ? "" : "s");
+		else
+			printf("  %s -> %s: %u site%s\n", gr->name,
+			       hmpt_plan_pool_name(pl, gr->pool), gr->nsites,
+			       gr->nsites == 1 ? "" : "s");
 		for (uint32_t k = 0; k < gr->nsites; k++) {
 			const hmpt_plan_site_t *s = &pl->sites[gr->first_site + k];
 			const char *sym = site_symbol(pl, g, k);

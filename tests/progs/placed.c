@@ -7,6 +7,11 @@
  *                               (and so pools), its contents checked each time
  *   placed thread CPU MIB       array A allocated and touched by a thread
  *                               pinned to CPU
+ *   placed split MIB H1 H2      array A of MIB MiB, reported as A.head (its
+ *                               first H1 MiB) and A.tail; then grown to twice
+ *                               that by realloc at its own site (grow_a) and
+ *                               reported as G.head (first H2 MiB) and G.tail,
+ *                               its contents checked
  *
  * For each array one line (report.h).  Exit status 0, or 1 when contents
  * were not intact. */
@@ -45,6 +50,11 @@ __attribute__((noinline)) static char *alloc_c(size_t n)
 __attribute__((noinline)) static char *alloc_d(size_t n)
 {
 	return realloc(NULL, n);
+}
+
+__attribute__((noinline)) static char *grow_a(char *p, size_t n)
+{
+	return realloc(p, n);
 }
 
 __attribute__((noinline)) static char *grow_b(char *p, size_t n)
@@ -134,6 +144,30 @@ static int reallocs(size_t n)
 	return bad;
 }
 
+/* a split block: its two parts reported apart, before and after realloc */
+static int split(size_t n, size_t h1, size_t h2)
+{
+	char *a = alloc_a(n);
+	int bad = 0;
+
+	if (!a || h1 > n || h2 > 2 * n)
+		return 1;
+	fill(a, n, 13);
+	report_range("A.head", a, h1);
+	report_range("A.tail", a + h1, n - h1);
+	a = grow_a(a, 2 * n);
+	if (!a || !intact(a, n, 13))
+		bad = 1, fprintf(stderr, "placed: contents lost in realloc\n");
+	if (!a)
+		return 1;
+	fill(a, 2 * n, 17);
+	report_range("G.head", a, h2);
+	report_range("G.tail", a + h2, 2 * n - h2);
+	free(a);
+	printf("realloc contents %s\n", bad ? "LOST" : "intact");
+	return bad;
+}
+
 static size_t thread_len;
 
 static void *thread_main(void *arg)
@@ -179,6 +213,10 @@ int main(int argc, char **argv)
 		return reallocs(strtoul(argv[2], NULL, 0) * MiB);
 	if (argc == 4 && !strcmp(argv[1], "thread"))
 		return threaded(atoi(argv[2]), strtoul(argv[3], NULL, 0) * MiB);
-	fprintf(stderr, "usage: placed arrays MIB [MIB_D] | realloc MIB | thread CPU MIB\n");
+	if (argc == 5 && !strcmp(argv[1], "split"))
+		return split(strtoul(argv[2], NULL, 0) * MiB, strtoul(argv[3], NULL, 0) * MiB,
+		             strtoul(argv[4], NULL, 0) * MiB);
+	fprintf(stderr, "usage: placed arrays MIB [MIB_D] | realloc MIB | thread CPU MIB | split "
+	                "MIB H1 H2\n");
 	return 2;
 }

@@ -325,6 +325,39 @@ static void test_alignment(void)
 	}
 }
 
+/* A split block: its record says which granules are the head's, an address
+ * in either part finds it, realloc leaves it to the caller (EINVAL), and a
+ * head of all its granules is refused. */
+static void test_split(void)
+{
+	hmpt_block_t b;
+	uintptr_t start;
+	char *p = hmpt_arena_alloc_split(5 * MIB, 0, true, 4, 2, 1, 1);
+
+	CHECK_OP(p, !=, NULL);
+	if (!p)
+		return;
+	CHECK(all_zero(p, 5 * MIB));
+	memset(p, 7, 5 * MIB);
+	CHECK_OP(hmpt_arena_lookup(p, &b), ==, 0);
+	CHECK_OP(b.ngran, ==, 3);
+	CHECK_OP(b.tag, ==, 2);
+	CHECK_OP(b.head_tag, ==, 1);
+	CHECK_OP(b.head_gran, ==, 1);
+	CHECK_OP(hmpt_arena_find(p + 4 * MIB, &start, &b), ==, 0);
+	CHECK_OP(start, ==, (uintptr_t)p);
+	hmpt_block_t old;
+	errno = 0;
+	CHECK_OP(hmpt_arena_realloc(p, 9 * MIB, 4, &old), ==, NULL);
+	CHECK_OP(errno, ==, EINVAL);
+	CHECK_OP(p[5 * MIB - 1], ==, 7); /* untouched */
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	CHECK_OP(b.head_gran, ==, 1);
+	errno = 0;
+	CHECK_OP(hmpt_arena_alloc_split(4 * MIB, 0, false, 4, 2, 1, 2), ==, NULL);
+	CHECK_OP(errno, ==, EINVAL);
+}
+
 int main(void)
 {
 	page_g = (size_t)sysconf(_SC_PAGESIZE);
@@ -337,6 +370,7 @@ int main(void)
 	test_alloc_lookup_find();
 	test_realloc();
 	test_kept_pages();
+	test_split();
 	/* 8 MiB, every page written: all cleared where they are */
 	test_sparse_calloc(8 * MIB, 1, 8 * MIB / page_g);
 	/* 8 MiB, one page in 64: those cleared, none faulted in */

@@ -472,6 +472,49 @@ static void test_fallback_defaults(void)
 	hmpt_plan_free(&plan);
 }
 
+/* A group's share (version 3), read by hand to parts per million: exact to
+ * the millionth, the next digit rounds; "rest" defaults to the default
+ * pool; no share: the whole block. */
+static void test_share(void)
+{
+	static const struct {
+		const char *lit;
+		int ppm; /* -1: refused */
+	} cases[] = {
+	    {"0.5", 500000},       {"1", 1000000},   {"1.0", 1000000},  {"0.3333333", 333333},
+	    {"0.6666667", 666667}, {"0.0000005", 1}, {"0.0000004", -1}, {"0", -1},
+	    {"1.5", -1},           {"1e-1", -1},     {"-0.5", -1},      {"0.25", 250000}};
+	char buf[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(buf, sizeof(buf),
+		         "{\"format\": \"hmpt-plan\", \"format_version\": 3, \"pools\": {\"f\": "
+		         "{}, \"s\": {}}, \"default_pool\": \"s\", \"groups\": [{\"pool\": \"f\", "
+		         "\"share\": %s, \"sites\": [{\"frames\": [\"app!0x10\"]}]}]}",
+		         cases[i].lit);
+		if (cases[i].ppm < 0) { /* refused: quietly here, t_plan_bad has the words */
+			char err[1024];
+			CHECK_OP(
+			    hmpt_plan_parse(buf, strlen(buf), "t.json", &plan, err, sizeof(err)),
+			    ==, -EINVAL);
+			continue;
+		}
+		int rc = parse(buf);
+		CHECK_OP(rc, ==, 0);
+		if (rc == 0) {
+			CHECK_OP(plan.groups[0].share, ==, (uint32_t)cases[i].ppm);
+			CHECK_OP(plan.groups[0].rest, ==, 1); /* the default pool */
+			hmpt_plan_free(&plan);
+		}
+	}
+	CHECK_OP(parse("{\"format\": \"hmpt-plan\", \"format_version\": 2, \"pools\": {\"f\": "
+	               "{}}, \"groups\": [{\"pool\": \"f\", \"sites\": [{\"frames\": "
+	               "[\"app!0x10\"]}]}]}"),
+	         ==, 0);
+	CHECK_OP(plan.groups[0].share, ==, HMPT_PLAN_SHARE_ONE);
+	hmpt_plan_free(&plan);
+}
+
 /* stale.c's exit line: whole groups, parts of groups, sites of modules not
  * loaded left out, "placed nothing" only when nothing matched, and a long
  * list cut after six groups. */
@@ -565,6 +608,7 @@ int main(void)
 	test_identity();
 	test_identity_anon();
 	test_fallback_defaults();
+	test_share();
 	test_stale_line();
 	return failures != 0;
 }

@@ -203,4 +203,26 @@ for s in p["sites"]:
     seen += 1
 sys.exit(0 if seen == 4 else "only %d of the 4 sites sampled" % seen)
 PY
-note "every planned site on its planned node (move_pages); bind to node 1 from CPU 0; thread on CPU 1 -> node 3; memkind hbw; capacity, share of node 2 and node-room fallback; hugetlb on node 2 and node 1; sampled pages carry their node"
+# 10. a split group: the first half of each block (whole 2 MiB granules) on
+# HBM node 2, the rest on DDR node 0, from CPU 0; realloc keeps the split
+learn_sites "$work/profs" split $M 4 8
+SA=$(site_id "$work/profs" alloc_a) SG=$(site_id "$work/profs" grow_a)
+$TUNE plan make -p "$HBM" -p "$DDR" -d ddr -s "$SA,$SG=hbm" -o "$work/plan10.v2" "$work/profs" \
+	2>/dev/null || fail "plan make 10"
+python3 - "$work/plan10.v2" "$work/plan10.json" <<'PY' || fail "split plan"
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["format_version"] = 3
+for g in p["groups"]:
+    if g["pool"] == "hbm":
+        g["share"], g["rest"] = 0.5, "ddr"
+json.dump(p, open(sys.argv[2], "w"))
+PY
+PREFIX="taskset -c 0" run_placed "$work/plan10.json" "$work/run10" split $M 4 8
+cat "$work/run10"
+expect "$work/run10" A.head nodes "2:$((pages / 2))"
+expect "$work/run10" A.tail nodes "0:$((pages / 2))"
+expect "$work/run10" G.head nodes "2:$pages"
+expect "$work/run10" G.tail nodes "0:$pages"
+grep -q '^realloc contents intact$' "$work/run10" || fail "realloc contents (split)"
+note "every planned site on its planned node (move_pages); bind to node 1 from CPU 0; thread on CPU 1 -> node 3; memkind hbw; capacity, share of node 2 and node-room fallback; hugetlb on node 2 and node 1; sampled pages carry their node; a split block half on node 2, half on node 0"
