@@ -19,6 +19,8 @@ echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
 echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
 bench/stream_vs_classic.sh || [ $? = 77 ]
+echo "== random gathers with a growing share of the table in THP, split placement (bench/split_gather.sh)"
+bench/split_gather.sh || [ $? = 77 ]
 echo "== hmpt-tune on the demo, pools thp,4k (bench/tune_demo.sh)"
 bench/tune_demo.sh || [ $? = 77 ]
 echo "== the demo's tuning under competing load, then compare (bench/demo_load.sh)"
