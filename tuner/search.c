@@ -27,11 +27,6 @@ typedef struct {
  * interactions no data have shown yet. */
 static const double prior_sd_floor = 0.02, prior_sd_share = 0.1;
 
-static double normal_cdf(double z)
-{
-	return 0.5 * erfc(-z / sqrt(2));
-}
-
 /* The log speedup the mean function gives mask m with saturation t, or NAN
  * where t is outside what the singles allow. */
 static double mean_at(const model_t *md, double t, unsigned m)
@@ -372,15 +367,10 @@ int hmpt_search_design(const hmpt_search_setup_t *s, const hmpt_search_obs_t *ob
 	return design_missing(s, state, out, max);
 }
 
-/* The normal quantile z with P(Z > z) = p, by bisection: few calls. */
+/* The normal quantile z with P(Z > z) = p. */
 static double normal_upper(double p)
 {
-	double lo = 0, hi = 12;
-	while (hi - lo > 1e-7) {
-		double z = (lo + hi) / 2;
-		*(normal_cdf(-z) > p ? &lo : &hi) = z;
-	}
-	return (lo + hi) / 2;
+	return hmpt_stats_normal_quantile(1 - p);
 }
 
 /* The gate after the first design: a mask counts as a gain once it is
@@ -650,13 +640,14 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 			if (state[m] == 1)
 				continue;
 			double z = (mean[m] - zbest - eps) / sd[m];
-			if (normal_cdf(z) <= p_min)
+			if (hmpt_stats_normal_cdf(z) <= p_min)
 				continue;
-			double ei = sd[m] * (z * normal_cdf(z) + exp(-z * z / 2) / sqrt(2 * M_PI));
+			double ei = sd[m] * (z * hmpt_stats_normal_cdf(z) +
+			                     exp(-z * z / 2) / sqrt(2 * M_PI));
 			if (ei > score)
 				score = ei, pick = m;
 			if (n == 0)
-				beat = fmax(beat, normal_cdf(z));
+				beat = fmax(beat, hmpt_stats_normal_cdf(z));
 		}
 		/* a smaller mask that may reach 90 %: the saving weighted by the
 		 * square of its chance (a likely saving before an unlikely one) */
@@ -665,7 +656,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		for (unsigned m = 1; m < nm; m++) {
 			if (state[m] == 1 || footprint(s, m) >= f90)
 				continue;
-			double p = normal_cdf((mean[m] - floor90) / sd[m]);
+			double p = hmpt_stats_normal_cdf((mean[m] - floor90) / sd[m]);
 			if (p <= p_min)
 				continue;
 			double gain = p * p * (f90 - footprint(s, m));

@@ -102,23 +102,42 @@ static double t_cdf(double t, double df)
 	return t >= 0 ? 1 - tail : tail;
 }
 
-double hmpt_stats_t_quantile(double p, double df)
+double hmpt_stats_normal_cdf(double z)
+{
+	return 0.5 * erfc(-z / sqrt(2));
+}
+
+/* The quantile of a symmetric distribution by bisection on its cdf (df:
+ * Student's t's degrees of freedom, or INFINITY for the normal). */
+static double quantile_of(double p, double df)
 {
 	if (p == 0.5)
 		return 0;
 	if (p < 0.5)
-		return -hmpt_stats_t_quantile(1 - p, df);
+		return -quantile_of(1 - p, df);
 	double lo = 0, hi = 1;
-	while (t_cdf(hi, df) < p && hi < 1e12)
+#define CDF(x) (isinf(df) ? hmpt_stats_normal_cdf(x) : t_cdf((x), df))
+	while (CDF(hi) < p && hi < 1e12)
 		hi *= 2;
 	for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; i++) {
 		double mid = (lo + hi) / 2;
-		if (t_cdf(mid, df) < p)
+		if (CDF(mid) < p)
 			lo = mid;
 		else
 			hi = mid;
 	}
+#undef CDF
 	return (lo + hi) / 2;
+}
+
+double hmpt_stats_t_quantile(double p, double df)
+{
+	return quantile_of(p, df);
+}
+
+double hmpt_stats_normal_quantile(double p)
+{
+	return quantile_of(p, INFINITY);
 }
 
 void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,

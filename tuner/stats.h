@@ -44,6 +44,10 @@ void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s);
 /* Quantile of Student's t distribution with df degrees of freedom (df > 0,
  * 0 < p < 1). */
 double hmpt_stats_t_quantile(double p, double df);
+/* The standard normal distribution: P(Z <= z), and its quantile (0 < p < 1);
+ * the quantile is Student's t's without end to its degrees of freedom. */
+double hmpt_stats_normal_cdf(double z);
+double hmpt_stats_normal_quantile(double p);
 /* Adds a sample (positive values) to a pooled variance (start from {0}). */
 void hmpt_stats_pool(hmpt_pooled_t *pool, const hmpt_summary_t *s);
 /* Speedup of `cfg` over `ref` with a two-sided (1 - alpha) interval: from

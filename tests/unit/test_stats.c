@@ -26,6 +26,13 @@ static void test_quantiles(void)
 	double q = hmpt_stats_t_quantile(0.975, 4.5);
 	CHECK_OP(q, <, 2.776);
 	CHECK_OP(q, >, 2.571);
+	/* the normal: the table's values, and far in the tail (the search's
+	 * Bonferroni lines: 0.05 over hundreds of comparisons) */
+	CHECK(near(hmpt_stats_normal_quantile(0.975), 1.95996, 1e-4));
+	CHECK(near(hmpt_stats_normal_quantile(0.025), -1.95996, 1e-4));
+	CHECK(near(hmpt_stats_normal_quantile(1 - 1e-5), 4.26489, 1e-4));
+	CHECK_OP(hmpt_stats_normal_quantile(0.5), ==, 0);
+	CHECK(near(hmpt_stats_normal_cdf(1.95996), 0.975, 1e-5));
 }
 
 static void test_summary(void)
