@@ -30,6 +30,12 @@ static int cmp_str(const void *a, const void *b)
 int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
                     const char *label, hmpt_phase_t phase)
 {
+	return hmpt_config_get_split(t, j, fast, label, phase, -1, 0);
+}
+
+int hmpt_config_get_split(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
+                          const char *label, hmpt_phase_t phase, int group, uint32_t ppm)
+{
 	const char *ids[t->nsites > 0 ? t->nsites : 1];
 	int n = 0;
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -45,6 +51,14 @@ int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char
 		h = fnv(h, "confirmation|");
 	for (int i = 0; i < n; i++)
 		h = fnv(fnv(h, ids[i]), ",");
+	if (ppm) { /* the split's group named by its sites, so keys stay stable */
+		char share[32];
+		snprintf(share, sizeof(share), "|split %u of", (unsigned)ppm);
+		h = fnv(h, share);
+		for (int i = 0; i < t->nsites; i++)
+			if (fast[i] && t->sites[i].group == group)
+				h = fnv(fnv(h, t->sites[i].id), ",");
+	}
 	snprintf(key, sizeof(key), "%016llx", (unsigned long long)h);
 	for (int c = 0; c < t->nconfigs; c++)
 		if (!strcmp(t->configs[c].key, key))
@@ -59,11 +73,15 @@ int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char
 	c->fast = malloc((size_t)t->nsites + 1);
 	memcpy(c->fast, fast, (size_t)t->nsites);
 	c->nfast = n;
+	c->split_group = ppm ? group : -1;
+	c->split_ppm = ppm;
 	double access = 0;
 	for (int i = 0; i < t->nsites; i++)
 		if (fast[i]) {
-			c->fast_bytes += t->sites[i].bytes;
-			access += t->sites[i].access > 0 ? t->sites[i].access : 0;
+			/* a split site counts its share (the gathers spread evenly) */
+			double f = ppm && t->sites[i].group == group ? ppm / 1e6 : 1;
+			c->fast_bytes += (uint64_t)(f * (double)t->sites[i].bytes + 0.5);
+			access += t->sites[i].access > 0 ? f * t->sites[i].access : 0;
 		}
 	c->fast_fraction = t->total_bytes ? (double)c->fast_bytes / (double)t->total_bytes : 0;
 	c->access_fraction = t->access_kind ? access : -1;
@@ -88,8 +106,16 @@ static void add_group(hmpt_tune_t *t, const hmpt_tconfig_t *c, json_t *groups, i
 		json_decref(list);
 		return;
 	}
-	json_array_append_new(groups, json_pack("{s:s,s:s,s:o}", "name", name, "pool",
-	                                        fast ? "fast" : "slow", "sites", list));
+	json_t *group =
+	    json_pack("{s:s,s:s,s:o}", "name", name, "pool", fast ? "fast" : "slow", "sites", list);
+	if (fast && c->split_ppm && g == c->split_group) {
+		/* the share as written: six decimals at most, as the loader reads */
+		char text[16];
+		snprintf(text, sizeof(text), "%.6f", c->split_ppm / 1e6);
+		json_object_set_new(group, "share", json_real(strtod(text, NULL)));
+		json_object_set_new(group, "rest", json_string("slow"));
+	}
+	json_array_append_new(groups, group);
 }
 
 /* The plan of configuration c: the fast sites in the fast pool, one group
@@ -111,8 +137,8 @@ json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *me
 	hmpt_plan_created_now(when);
 	json_t *plan = json_pack(
 	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
-	    "format_version", HMPT_PLAN_VERSION, "pools", pools, "default_pool", "slow", "groups",
-	    groups, "provenance", "program",
+	    "format_version", c->split_ppm ? HMPT_PLAN_VERSION_SPLIT : HMPT_PLAN_VERSION, "pools",
+	    pools, "default_pool", "slow", "groups", groups, "provenance", "program",
 	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->program, "created",
 	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
 	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");

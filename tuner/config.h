@@ -23,6 +23,10 @@
  * phase: found, or added with its runs from the journal j. */
 int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
                     const char *label, hmpt_phase_t phase);
+/* The same with a split: group `group`'s fast sites with `ppm` parts per
+ * million of each block in the fast pool (0: none, as hmpt_config_get). */
+int hmpt_config_get_split(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
+                          const char *label, hmpt_phase_t phase, int group, uint32_t ppm);
 /* The plan of configuration c; `measurement` says what it is in its
  * provenance.  A reference the caller drops. */
 json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement);

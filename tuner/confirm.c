@@ -37,7 +37,8 @@ static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *pla
 	char label[128];
 	snprintf(label, sizeof(label), "%.100s (confirmation)", t->configs[i].label);
 	/* configs may move: copy what is needed first */
-	int ci = hmpt_config_get(t, x->journal, t->configs[i].fast, label, HMPT_PHASE_CONFIRM);
+	int ci = hmpt_config_get_split(t, x->journal, t->configs[i].fast, label, HMPT_PHASE_CONFIRM,
+	                               t->configs[i].split_group, t->configs[i].split_ppm);
 	t->configs[ci].ref = t->confirm_ref;
 	t->configs[ci].want = -1; /* set round by round */
 	t->tried[t->ntried++] = (hmpt_tconfirm_t){

@@ -136,7 +136,7 @@ static void estimates(hmpt_tune_t *t)
 		t->groups[g].alone_failed = false;
 	for (int i = 0; i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
-		if (!c->in_combos || !c->mask || (c->mask & (c->mask - 1)))
+		if (!c->in_combos || !c->mask || (c->mask & (c->mask - 1)) || c->split_ppm)
 			continue;
 		if (c->sp.speedup > 0)
 			single[__builtin_ctz(c->mask)] = c->sp.speedup;
@@ -152,7 +152,7 @@ static void estimates(hmpt_tune_t *t)
 	for (int i = 0; i < t->nconfigs; i++) {
 		hmpt_tconfig_t *c = &t->configs[i];
 		double saved = 0;
-		bool ok = c->in_combos;
+		bool ok = c->in_combos && !c->split_ppm;
 		for (int g = 0; g < t->ngroups && ok; g++)
 			if (c->mask >> g & 1) {
 				ok = single[g] > 0;

@@ -12,6 +12,7 @@
 #include "config.h"
 #include "confirm.h"
 #include "method.h"
+#include "plan.h"
 #include "planout.h"
 #include "profiles.h"
 #include "profrun.h"
@@ -532,6 +533,103 @@ int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
 		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
 	return hmpt_measure_configs(t, x, list, ncomb);
+}
+
+/* ---------------------------------------------------------------- split */
+
+enum { REFINE_STEPS = 3 };
+
+/* A pool (as --pools gave it) whose blocks the shim can split: normal or
+ * transparent huge pages, not hugetlb nor memkind. */
+static bool pool_splits(const json_t *pool)
+{
+	const char *pages = json_string_value(json_object_get(pool, "pages"));
+	const char *backend = json_string_value(json_object_get(pool, "backend"));
+	return !(pages && !strcmp(pages, "hugetlb")) && !(backend && !strcmp(backend, "memkind")) &&
+	       !json_object_get(pool, "kind");
+}
+
+/* Group g's blocks are large enough to split: no static data, and each of
+ * its sites' blocks of 8 granules (16 MiB) on average, so that a share
+ * rounds to whole granules within 1/16. */
+static bool group_splits(const hmpt_tune_t *t, int g)
+{
+	int n = 0;
+	for (int i = 0; i < t->nsites; i++) {
+		const hmpt_tsite_t *s = &t->sites[i];
+		if (s->group != g)
+			continue;
+		uint64_t allocs = hmpt_prof_u64(s->json, "allocations");
+		uint64_t bytes = hmpt_prof_u64(s->json, "bytes");
+		if (hmpt_report_is_static(s->json) || !allocs || bytes / allocs < (16u << 20))
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+int hmpt_phases_refine(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	if (t->no_split || t->best90 < 0 || t->fastest < 0 || !t->ncombos ||
+	    !pool_splits(t->fast_pool) || !pool_splits(t->slow_pool))
+		return 0;
+	hmpt_tconfig_t *base = &t->configs[t->best90];
+	if (!base->in_combos || base->split_ppm || !base->mask)
+		return 0;
+	/* the marginal group: plan-90's largest that can be split */
+	int g = -1;
+	for (int k = 0; k < t->ngroups; k++)
+		if ((base->mask >> k & 1) && group_splits(t, k) &&
+		    (g < 0 || t->groups[k].bytes > t->groups[g].bytes))
+			g = k;
+	if (g < 0)
+		return 0;
+	unsigned char *fast = malloc((size_t)t->nsites + 1);
+	if (!fast)
+		return -1;
+	memcpy(fast, base->fast, (size_t)t->nsites);
+	unsigned mask = base->mask;
+	int base_i = t->best90;
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: split: the smallest share of %s (in plan-90, %s) that still "
+		        "reaches 90 %% of the fastest, in %d halving steps\n",
+		        t->groups[g].name, base->label, REFINE_STEPS);
+	/* shares in parts per million: hi reaches (the whole group does), lo
+	 * does not (the plan less the group: unknown, taken as not) */
+	uint32_t lo = 0, hi = HMPT_PLAN_SHARE_ONE;
+	int rc = 0;
+	x->warm = false;
+	for (int step = 0; step < REFINE_STEPS && rc == 0; step++) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		char label[128];
+		snprintf(label, sizeof(label), "%.100s, %s at %g %%", t->configs[base_i].label,
+		         t->groups[g].name, mid / 1e4);
+		int ci =
+		    hmpt_config_get_split(t, x->journal, fast, label, HMPT_PHASE_COMBOS, g, mid);
+		hmpt_tconfig_t *c = &t->configs[ci], *ref = &t->configs[t->ref];
+		c->mask = mask;
+		c->ref = t->ref;
+		c->want = t->reps;
+		/* every batch meets all-slow runs of its own, as the search's do */
+		int have = hmpt_tune_config_taken(ref);
+		ref->want = ref->want > have ? ref->want : have + 1;
+		int batch[2] = {t->ref, ci};
+		rc = hmpt_measure_configs(t, x, batch, 2);
+		if (rc)
+			break;
+		hmpt_method_analyze(t);
+		c = &t->configs[ci];
+		double target = 0.9 * t->configs[t->fastest].sp.speedup;
+		bool reaches = !c->nfailed && c->sum.n > 0 && c->sp.speedup >= target;
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: split: %s: %.3fx, %s 90 %% of the fastest (%.3fx)\n",
+			        c->label, c->sp.speedup, reaches ? "reaches" : "below", target);
+		*(reaches ? &hi : &lo) = mid;
+	}
+	free(fast);
+	return rc;
 }
 
 /* --------------------------------------------------------------- plans */

@@ -27,6 +27,11 @@ int hmpt_phases_combos(hmpt_tune_t *t, hmpt_measure_t *x);
 /* hmpt_method_analyze(), then make sure the reference ran: without it
  * nothing can be compared. */
 int hmpt_phases_analyze(hmpt_tune_t *t);
+/* After the search, unless --no-split: the smallest share of plan-90's
+ * largest group that still reaches 90 % of the fastest, by halving
+ * (REFINE_STEPS measured configurations at most).  0, or -1 (interrupted
+ * or failed). */
+int hmpt_phases_refine(hmpt_tune_t *t, hmpt_measure_t *x);
 /* DIR/plan-best.json, plan-90.json, plan-capacity.json (with --capacity) and
  * plan-slow.json; a choice that found nothing places nothing. */
 int hmpt_phases_write_plans(hmpt_tune_t *t);

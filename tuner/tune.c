@@ -77,6 +77,11 @@ const char hmpt_tune_usage[] =
     "                        2K+4 (the default); exhaustive: all 2^K\n"
     "      --budget RUNS     the model search stops before the combination phase\n"
     "                        exceeds RUNS runs (all-slow's included)\n"
+    "      --split, --no-split  after the search, look for the smallest share of\n"
+    "                        the 90 % plan's largest group that still reaches 90 %\n"
+    "                        of the fastest: each block split, its first share in\n"
+    "                        the fast pool (plan format 3; pools of normal or\n"
+    "                        transparent huge pages only; default: --no-split)\n"
     "      --confirm ROUNDS  measure the chosen plans again, each in up to ROUNDS\n"
     "                        fresh rounds beside an all-slow run (default: 20;\n"
     "                        at least the 8 an exact interval needs at 95 %);\n"
@@ -203,6 +208,8 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->exhaustive = !strcmp(arg, "exhaustive");
 		break;
 	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
+	case 'W': t->no_split = false; break;
+	case 'w': t->no_split = true; break;
 	case 'F': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
 	case 'X':
 		t->precision = strtod(arg, &end) / 100;
@@ -274,6 +281,8 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"candidates", required_argument, 0, 'C'},
 	                                      {"search", required_argument, 0, 'Y'},
 	                                      {"budget", required_argument, 0, 'B'},
+	                                      {"split", no_argument, 0, 'W'},
+	                                      {"no-split", no_argument, 0, 'w'},
 	                                      {"confirm", required_argument, 0, 'F'},
 	                                      {"precision", required_argument, 0, 'X'},
 	                                      {"timeout", required_argument, 0, 't'},
@@ -484,6 +493,7 @@ static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
 	t->sym = hmpt_sym_new();
 	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
 	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
+	    hmpt_phases_analyze(t) == 0 && hmpt_phases_refine(t, x) == 0 &&
 	    hmpt_phases_analyze(t) == 0 && hmpt_confirm_run(t, x) == 0 &&
 	    hmpt_phases_write_plans(t) == 0 && hmpt_tune_write_results(t) == 0) {
 		if (!x->quiet)
@@ -543,6 +553,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01,
 	                 .confirm_rounds = 20,
+	                 .no_split = true, /* --split asks (see --help) */
 	                 .retakes = 2,
 	                 .precision = 0.03,
 	                 .best = -1,

@@ -75,7 +75,12 @@ typedef struct {
 	char label[128];     /* "slow", "fast", "G1+G3", "alone: <site>" */
 	unsigned char *fast; /* per site */
 	int nfast;
-	unsigned mask;   /* its groups, in the combination phase */
+	unsigned mask; /* its groups, in the combination phase */
+	/* a split (--split): the fast sites of tuner group split_group place
+	 * only split_ppm parts per million of each block in the fast pool, the
+	 * rest in the slow one (plan format 3); split_ppm 0: none */
+	int split_group;
+	uint32_t split_ppm;
 	bool in_combos;  /* one of the 2^K */
 	bool in_confirm; /* measured again in the confirmation phase */
 	int confirmed;   /* combinations: 1 the confirmation found it faster, -1
@@ -152,6 +157,7 @@ typedef struct {
 	                       taken again at most this often (0: never) */
 	double precision;   /* --precision: the half-width confirmation aims at */
 	int budget;         /* --budget: runs of the combination phase, 0: none */
+	bool no_split;      /* not --split: the 90 % plan in whole groups only */
 	double alpha, min_gain, timeout;
 	uint64_t capacity; /* 0: none */
 	json_t *fast_pool, *slow_pool;
