@@ -49,4 +49,25 @@ HMPT_PLAN=$out/plan-90.json LD_PRELOAD=$LIB "$MODEL" --base 2.175 h0:32M:1:4 h1:
 grep -q '^model: h0 .* fast 1.0000' "$work/apply" || fail "h0 not all fast: $(cat "$work/apply")"
 grep -q '^model: h1 .* fast 0.7500' "$work/apply" || fail "h1 not 75 % fast: $(cat "$work/apply")"
 grep -q '^model: h2 .* fast 0.0000' "$work/apply" || fail "h2 not slow: $(cat "$work/apply")"
+# --capacity 50M (all 2^K measured, so that each array alone is): the best
+# whole group that fits is one array (32 or 40 MiB); the room left is filled
+# with a share of the other (whole 2 MiB granules, a sixteenth of it kept in
+# hand for the rounding): 48 MiB, 96 % of the capacity
+$TUNE -o "$work/cap" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --split \
+	--search exhaustive --capacity 50M -- "$MODEL" "${model[@]}" >"$work/capsummary" \
+	2>"$work/caperr" ||
+	fail "hmpt-tune --capacity exited $?: $(cat "$work/caperr")"
+grep "split: plan-capacity" "$work/caperr" || fail "no capacity fill: $(cat "$work/caperr")"
+$TUNE plan check -q "$work/cap/plan-capacity.json" || fail "plan-capacity.json: plan check"
+python3 - "$work/cap" <<'PY' || fail "plan-capacity does not fill the capacity"
+import json, sys
+res = json.load(open(f"{sys.argv[1]}/results.json"))
+key = res["chosen"]["capacity"]["key"]
+c = [c for c in res["configs"] if c["key"] == key][0]
+plan = json.load(open(f"{sys.argv[1]}/plan-capacity.json"))
+shares = sorted(g.get("share", 1) for g in plan["groups"] if g["pool"] == "fast")
+assert len(shares) == 2 and shares[0] < 1, shares
+assert 0.9 * 50 * 2**20 <= c["fast_bytes"] <= 50 * 2**20, c["fast_bytes"]
+print(f"plan-capacity: {c['label']}, {c['fast_bytes'] / 2**20:.0f} of 50 MiB")
+PY
 note "plan-90 with 75 % of h1 in the fast pool: 62 MiB, where whole groups need 72 (of 120)"
