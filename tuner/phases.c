@@ -615,12 +615,16 @@ static int fill_capacity(hmpt_tune_t *t, hmpt_measure_t *x)
 			g = k;
 	if (g < 0)
 		return 0;
-	/* the share that fits: each block rounds to whole granules (to the
-	 * nearest), so one granule per 8 is kept in hand */
-	double share = (double)room / (double)t->groups[g].bytes - 1.0 / 16;
-	if (share < 1.0 / 16)
+	/* the share that fits: each block rounds its share to whole granules
+	 * (to the nearest), so half a granule per block is kept in hand */
+	uint64_t blocks = 0;
+	for (int i = 0; i < t->nsites; i++)
+		if (t->sites[i].group == g)
+			blocks += hmpt_prof_u64(t->sites[i].json, "allocations");
+	uint64_t hand = blocks << 20;
+	if (room < hand + (2u << 20))
 		return 0;
-	uint32_t ppm = (uint32_t)(share * 16) * (HMPT_PLAN_SHARE_ONE / 16);
+	uint32_t ppm = (uint32_t)((double)(room - hand) / (double)t->groups[g].bytes * 1e6);
 	unsigned char *fast = malloc((size_t)t->nsites + 1);
 	if (!fast)
 		return -1;
@@ -629,7 +633,7 @@ static int fill_capacity(hmpt_tune_t *t, hmpt_measure_t *x)
 		fast[i] |= t->sites[i].group == g;
 	unsigned mask = fit->mask | 1u << g;
 	char label[128];
-	snprintf(label, sizeof(label), "%.100s, %s at %g %%", fit->label, t->groups[g].name,
+	snprintf(label, sizeof(label), "%.100s, %s at %.3g %%", fit->label, t->groups[g].name,
 	         ppm / 1e4);
 	if (!x->quiet)
 		fprintf(stderr, "hmpt-tune: split: plan-capacity's room (%.1f MiB) with %s\n",

@@ -51,8 +51,8 @@ grep -q '^model: h1 .* fast 0.7500' "$work/apply" || fail "h1 not 75 % fast: $(c
 grep -q '^model: h2 .* fast 0.0000' "$work/apply" || fail "h2 not slow: $(cat "$work/apply")"
 # --capacity 50M (all 2^K measured, so that each array alone is): the best
 # whole group that fits is one array (32 or 40 MiB); the room left is filled
-# with a share of the other (whole 2 MiB granules, a sixteenth of it kept in
-# hand for the rounding): 48 MiB, 96 % of the capacity
+# with a share of the other (whole 2 MiB granules, half a granule per block
+# kept in hand for the rounding): at least 45 MiB, 90 % of the capacity
 $TUNE -o "$work/cap" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --split \
 	--search exhaustive --capacity 50M -- "$MODEL" "${model[@]}" >"$work/capsummary" \
 	2>"$work/caperr" ||

@@ -68,6 +68,11 @@ static double gauss(void)
 /* ------------------------------------------------------------ landscapes */
 
 typedef struct {
+	int phases;
+	double q[3][K_MAX], c[3], ratio, p;
+} cost_t;
+
+typedef struct {
 	char name[64];
 	int k;
 	double bytes[K_MAX];
@@ -76,6 +81,11 @@ typedef struct {
 	/* recorded landscapes: the runs to draw from, per mask (NULL: model) */
 	double *runs[MASKS];
 	int nruns[MASKS];
+	/* Table II landscapes: the cost model and the compute time that make
+	 * time[], for shares of a group (split placement) */
+	bool has_cost;
+	cost_t cost;
+	double compute;
 } land_t;
 
 static const struct {
@@ -83,11 +93,6 @@ static const struct {
 	double speedup, f90;
 } table2[] = {{"MG", 2.27, 0.696}, {"BT", 1.15, 0.55}, {"LU", 1.27, 0.588},    {"SP", 1.79, 0.688},
               {"UA", 1.49, 0.688}, {"IS", 2.21, 0.60}, {"k-Wave", 1.32, 0.768}};
-
-typedef struct {
-	int phases;
-	double q[3][K_MAX], c[3], ratio, p;
-} cost_t;
 
 static double cost_time(const cost_t *cm, int k, unsigned m, double lambda)
 {
@@ -98,6 +103,25 @@ static double cost_time(const cost_t *cm, int k, unsigned m, double lambda)
 			*(m >> g & 1 ? &fast : &slow) += cm->q[ph][g];
 		t += lambda * cm->c[ph] +
 		     pow(pow(slow, cm->p) + pow(fast / cm->ratio, cm->p), 1 / cm->p);
+	}
+	return t;
+}
+
+/* The time of mask m with group g's share f in the fast pool (the rest of
+ * it slow): a Table II landscape's own cost model, so that a split array
+ * draws on both pools (with p > 1 a share can beat the whole). */
+static double split_time(const land_t *l, unsigned m, int g, double f)
+{
+	double t = l->compute;
+	const cost_t *cm = &l->cost;
+	for (int ph = 0; ph < cm->phases; ph++) {
+		double slow = 0, fast = 0;
+		for (int h = 0; h < l->k; h++) {
+			double share = h == g ? f : (m >> h & 1);
+			fast += share * cm->q[ph][h];
+			slow += (1 - share) * cm->q[ph][h];
+		}
+		t += pow(pow(slow, cm->p) + pow(fast / cm->ratio, cm->p), 1 / cm->p);
 	}
 	return t;
 }
@@ -150,6 +174,7 @@ static bool fit_row(land_t *l, const double *mem, double csum, double sp)
 	double lambda = (m0 - sp * mmin) / ((sp - 1) * csum);
 	for (int m = 0; m < 1 << l->k; m++)
 		l->time[m] = mem[m] + lambda * csum;
+	l->compute = lambda * csum;
 	return true;
 }
 
@@ -324,6 +349,8 @@ static void synth(land_t *l, int gen, int app)
 			}
 			for (int m = 0; m < 1 << k; m++)
 				mem[m] = cost_time(&cm, k, (unsigned)m, 0);
+			l->has_cost = true;
+			l->cost = cm;
 		} else {
 			gen_draw(gen, k, mem, &csum);
 		}
@@ -776,6 +803,62 @@ static void test_failed_all_fast(void)
 	CHECK_OP(why, ==, HMPT_SEARCH_GOING);
 }
 
+/* Issue 29's split on a Table II landscape, without noise, from the true
+ * 90 % plan: the tuner's rule (--split: three halving steps on the plan's
+ * largest group, each kept when the time stays within 90 % of the top) and
+ * the exact smallest share; and plan-capacity at half the footprint, its
+ * room filled with a share of the most valuable group that does not fit.
+ * Sums into acc[]: 0 landscapes, 1 binary 90 % footprint, 2 refined by
+ * halving, 3 exact, 4 refined smaller, 5 capacity cases where a group does
+ * not fit, 6 sum of used/capacity there, 7 least used/capacity, 8 fills
+ * faster than the whole-group fit. */
+static void split_eval(const land_t *l, double acc[9])
+{
+	unsigned tm = true_mask90(l);
+	if (!l->has_cost || !tm)
+		return;
+	double line = l->time[0] / (0.9 * max_speedup(l)); /* the most time reaching 90 % */
+	int g = -1;
+	for (int h = 0; h < l->k; h++)
+		if ((tm >> h & 1) && (g < 0 || l->bytes[h] > l->bytes[g]))
+			g = h;
+	double lo = 0, hi = 1;
+	for (int step = 0; step < 3; step++) {
+		double mid = (lo + hi) / 2;
+		*(split_time(l, tm, g, mid) <= line * (1 + 1e-12) ? &hi : &lo) = mid;
+	}
+	double halving = hi;
+	for (int step = 0; step < 40; step++) {
+		double mid = (lo + hi) / 2;
+		*(split_time(l, tm, g, mid) <= line * (1 + 1e-12) ? &hi : &lo) = mid;
+	}
+	double f90 = mask_bytes(l, tm), rest = f90 - l->bytes[g];
+	acc[0] += 1;
+	acc[1] += f90;
+	acc[2] += rest + halving * l->bytes[g];
+	acc[3] += rest + hi * l->bytes[g];
+	acc[4] += halving < 1;
+	/* capacity: half the footprint */
+	double cap = 0.5;
+	unsigned fit = 0;
+	for (unsigned m = 1; m < 1u << l->k; m++)
+		if (mask_bytes(l, m) <= cap && l->time[m] < l->time[fit])
+			fit = m;
+	double room = cap - mask_bytes(l, fit);
+	int next = -1;
+	for (int h = 0; h < l->k; h++)
+		if (!(fit >> h & 1) && l->bytes[h] > room && l->time[1u << h] < l->time[0] &&
+		    (next < 0 || l->time[1u << h] < l->time[1u << next]))
+			next = h;
+	if (next < 0)
+		return;
+	double used = mask_bytes(l, fit) + room; /* the share that fills the room */
+	acc[5] += 1;
+	acc[6] += used / cap;
+	acc[7] = acc[5] == 1 ? used / cap : fmin(acc[7], used / cap);
+	acc[8] += split_time(l, fit, next, room / l->bytes[next]) < l->time[fit];
+}
+
 /* What any search of 2K+4 configurations can hope for on a landscape,
  * without noise: how many masks reach 98 % of the true top, the chance
  * that 2K+4 masks drawn at random hold one, and whether a steepest
@@ -815,7 +898,7 @@ int main(int argc, char **argv)
 	uint64_t seed = argc > 2 ? strtoull(argv[2], NULL, 0) : 1;
 	int only = getenv("SEARCH_GEN") ? atoi(getenv("SEARCH_GEN")) : -1;
 	static land_t l;
-	double context[NGEN][4] = {{0}};
+	double context[NGEN][4] = {{0}}, split[9] = {0};
 
 	test_failed_all_fast();
 	tally_header();
@@ -833,6 +916,7 @@ int main(int argc, char **argv)
 			rng_state = c * 0x9e3779b97f4a7c15ull + 1;
 			synth(&l, gen, i % 7);
 			reach_context(&l, context[gen]);
+			split_eval(&l, split);
 			rng_state = c * 0xbf58476d1ce4e5b9ull + 7;
 			evaluate(&l, &o);
 			tally_add(&all, &o);
@@ -901,6 +985,21 @@ int main(int argc, char **argv)
 		closedir(d);
 	if (only < 0)
 		CHECK(nrec > 0);
+	if (split[0] > 0) {
+		printf("  (split, Table II landscapes, without noise, from the true 90 %% plan: "
+		       "%.1f %% of the footprint on average in whole groups, %.1f %% with the "
+		       "largest group halved three times (smaller in %.0f %% of landscapes), "
+		       "%.1f %% at the exact share; plan-capacity at half the footprint, where a "
+		       "group does not fit whole (%.0f landscapes): %.1f %% of the capacity used "
+		       "on average with a share of it (%.1f %% at least), faster than whole groups "
+		       "in %.0f %%)\n",
+		       100 * split[1] / split[0], 100 * split[2] / split[0],
+		       100 * split[4] / split[0], 100 * split[3] / split[0], split[5],
+		       split[5] ? 100 * split[6] / split[5] : 0, 100 * split[7],
+		       split[5] ? 100 * split[8] / split[5] : 0);
+		CHECK_OP(split[2], <=, split[1]);
+		CHECK_OP(split[7], >=, 0.9);
+	}
 	if (context[GEN_NK][3] > 0) {
 		const double *c = context[GEN_NK];
 		printf("  (rugged NK, without noise: %.1f of 256 masks reach 98 %% of the top "
