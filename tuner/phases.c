@@ -643,9 +643,20 @@ static int fill_capacity(hmpt_tune_t *t, hmpt_measure_t *x)
 	return measure_one(t, x, ci, mask) < 0 ? -1 : 0;
 }
 
+/* The pools' page sizes: the same (the default --split's condition). */
+static bool same_pages(const json_t *a, const json_t *b)
+{
+	const char *pa = json_string_value(json_object_get(a, "pages"));
+	const char *pb = json_string_value(json_object_get(b, "pages"));
+	/* "default" and "4k" differ where THP is "always"; taken as alike
+	 * only when written alike */
+	return !strcmp(pa ? pa : "default", pb ? pb : "default");
+}
+
 int hmpt_phases_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	if (t->no_split || t->fastest < 0 || !t->ncombos || !pool_splits(t->fast_pool) ||
+	bool on = t->split > 0 || (t->split < 0 && same_pages(t->fast_pool, t->slow_pool));
+	if (!on || t->fastest < 0 || !t->ncombos || !pool_splits(t->fast_pool) ||
 	    !pool_splits(t->slow_pool))
 		return 0;
 	x->warm = false; /* a phase begins with a warm-up run */

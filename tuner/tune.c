@@ -81,7 +81,8 @@ const char hmpt_tune_usage[] =
     "                        the 90 % plan's largest group that still reaches 90 %\n"
     "                        of the fastest: each block split, its first share in\n"
     "                        the fast pool (plan format 3; pools of normal or\n"
-    "                        transparent huge pages only; default: --no-split)\n"
+    "                        transparent huge pages only; default: --split where\n"
+    "                        both pools have the same page size, as hbm,ddr)\n"
     "      --confirm ROUNDS  measure the chosen plans again, each in up to ROUNDS\n"
     "                        fresh rounds beside an all-slow run (default: 20;\n"
     "                        at least the 8 an exact interval needs at 95 %);\n"
@@ -208,8 +209,8 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		t->exhaustive = !strcmp(arg, "exhaustive");
 		break;
 	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
-	case 'W': t->no_split = false; break;
-	case 'w': t->no_split = true; break;
+	case 'W': t->split = 1; break;
+	case 'w': t->split = 0; break;
 	case 'F': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
 	case 'X':
 		t->precision = strtod(arg, &end) / 100;
@@ -553,7 +554,7 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .alpha = 0.05,
 	                 .min_gain = 0.01,
 	                 .confirm_rounds = 20,
-	                 .no_split = true, /* --split asks (see --help) */
+	                 .split = -1, /* where the pools' pages are alike (see --help) */
 	                 .retakes = 2,
 	                 .precision = 0.03,
 	                 .best = -1,

@@ -157,7 +157,9 @@ typedef struct {
 	                       taken again at most this often (0: never) */
 	double precision;   /* --precision: the half-width confirmation aims at */
 	int budget;         /* --budget: runs of the combination phase, 0: none */
-	bool no_split;      /* not --split: the 90 % plan in whole groups only */
+	int split;          /* --split 1, --no-split 0, -1 (default): where the two
+	                       pools have the same page size (a split between page
+	                       sizes is slow on some machines: evidence.md) */
 	double alpha, min_gain, timeout;
 	uint64_t capacity; /* 0: none */
 	json_t *fast_pool, *slow_pool;
