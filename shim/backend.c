@@ -5,13 +5,13 @@
 
 static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 {
-	uint64_t head = (uint64_t)a->head_gran << HMPT_GRANULE_SHIFT;
+	/* a head is fewer granules than the block's (hmpt_arena_alloc_split) */
 	return (hmpt_backend_block_t){.size = a->size,
 	                              .usable = a->mapped,
 	                              .site = a->site,
 	                              .tag = a->tag,
 	                              .head_tag = a->head_tag,
-	                              .head_bytes = head < a->mapped ? head : a->mapped,
+	                              .head_bytes = (uint64_t)a->head_gran << HMPT_GRANULE_SHIFT,
 	                              .born = a->born};
 }
 

@@ -247,20 +247,18 @@ static bool splittable(const hmpt_plan_t *plan, int pool)
 
 static int warned_split_g;
 
-bool hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest)
+/* With the sites lock held, at the site's decision: its split, where its
+ * group has a share its pools can take. */
+static void decide_split(const hmpt_plan_t *plan, hmpt_placer_site_t *d)
 {
-	const hmpt_plan_t *plan = &hmpt_plan_g;
-	int pool = hmpt_placer_site_pool(site); /* decides the site */
-
-	hmpt_sites_lock();
-	int32_t ps = sites_g[site].plan_site;
-	hmpt_sites_unlock();
-	if (ps < 0)
-		return false;
-	const hmpt_plan_group_t *g = &plan->groups[plan->sites[ps].group];
+	d->share = HMPT_PLAN_SHARE_ONE;
+	d->rest = d->pool;
+	if (d->plan_site < 0)
+		return;
+	const hmpt_plan_group_t *g = &plan->groups[plan->sites[d->plan_site].group];
 	if (g->share >= HMPT_PLAN_SHARE_ONE)
-		return false;
-	if (!splittable(plan, pool) || !splittable(plan, g->rest)) {
+		return;
+	if (!splittable(plan, d->pool) || !splittable(plan, g->rest)) {
 		if (hmpt_log_first(&warned_split_g))
 			hmpt_log_printf(HMPT_LOG_WARN,
 			                "%s:%u: group \"%s\": a share of a block can only go to "
@@ -268,16 +266,16 @@ bool hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest)
 			                "or memkind, nor falling back to one); its blocks go "
 			                "whole to %s",
 			                plan->path, (unsigned)g->line, g->name,
-			                hmpt_plan_pool_name(plan, pool));
-		return false;
+			                hmpt_plan_pool_name(plan, d->pool));
+		return;
 	}
-	*share = g->share;
-	*rest = g->rest;
-	return true;
+	d->share = g->share;
+	d->rest = (int16_t)g->rest;
 }
 
-/* The pool planned for a site, decided the first time the site allocates. */
-int hmpt_placer_site_pool(uint32_t site)
+/* The pool planned for a site and its split, decided the first time the
+ * site allocates. */
+int hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest)
 {
 	const hmpt_site_t *s;
 	hmpt_placer_site_t *d = &sites_g[site];
@@ -297,6 +295,7 @@ int hmpt_placer_site_pool(uint32_t site)
 		d->placed =
 		    hmpt_sys_perm_alloc((size_t)(hmpt_plan_g.npools + 1) * sizeof(*d->placed));
 		d->nplaced = d->placed ? (uint32_t)hmpt_plan_g.npools + 1 : 0;
+		decide_split(&hmpt_plan_g, d);
 		d->decided = true;
 		/* a module loaded since the plan was read (dlopen) may be
 		 * another build than the plan's */
@@ -306,8 +305,17 @@ int hmpt_placer_site_pool(uint32_t site)
 		hmpt_stale_note_site(d->plan_site);
 	}
 	pool = d->pool;
+	*share = d->share;
+	*rest = d->rest;
 	hmpt_sites_unlock();
 	return pool;
+}
+
+int hmpt_placer_site_pool(uint32_t site)
+{
+	uint32_t share;
+	int rest;
+	return hmpt_placer_site_split(site, &share, &rest);
 }
 
 void hmpt_placer_count(uint32_t site, int pool, uint64_t bytes)

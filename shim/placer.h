@@ -26,6 +26,8 @@
 typedef struct {
 	bool decided;
 	int16_t pool;              /* the planned pool (pool.h), -1: system */
+	int16_t rest;              /* split: the pool of each block's rest */
+	uint32_t share;            /* split: parts per million in pool; ONE: none */
 	int32_t plan_site;         /* the matching plan site, or -1 */
 	uint32_t nplaced;          /* entries in placed */
 	hmpt_site_place_t *placed; /* [0]: system, [1 + i]: pool i */
@@ -55,12 +57,12 @@ int hmpt_placer_site_pool(uint32_t site);
 int hmpt_placer_decide(const hmpt_plan_t *plan, const uint64_t *name_hashes,
                        const uint64_t *offsets, uint32_t n, bool is_static, int32_t *plan_site);
 
-/* The site's split (plan "share", version 3): true, with the share in
- * parts per million and the pool of the rest, when its blocks are split;
- * false when they go whole to hmpt_placer_site_pool's pool.  A split
- * whose pools (or their fallbacks) are hugetlb or memkind ones cannot be
- * made: whole blocks, said once. */
-bool hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest);
+/* hmpt_placer_site_pool with the site's split (plan "share", version 3): the share in
+ * parts per million (HMPT_PLAN_SHARE_ONE: its blocks go whole to the pool)
+ * and the pool of the rest, decided with the pool.  A split whose pools
+ * (or their fallbacks) are hugetlb or memkind ones cannot be made: whole
+ * blocks, said once. */
+int hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest);
 
 /* with the sites lock held: */
 /* one allocation of `bytes` that site put in pool (-1: system) */

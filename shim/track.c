@@ -80,9 +80,9 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 	void *p;
 
 	if (hmpt_placing_g) {
-		int pool = hmpt_placer_site_pool(site), rest;
 		uint32_t share;
-		if (align <= HMPT_GRANULE && hmpt_placer_site_split(site, &share, &rest)) {
+		int rest, pool = hmpt_placer_site_split(site, &share, &rest);
+		if (align <= HMPT_GRANULE && share < HMPT_PLAN_SHARE_ONE) {
 			uint64_t head = split_head(size, share);
 			if (head == 0)
 				pool = rest; /* less than half a granule's worth */
@@ -114,15 +114,10 @@ static void block_free(void *p, const hmpt_track_block_t *b)
 		hmpt_sample_drain_before_release();
 	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
 		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
-	if (b->head_bytes) {
-		hmpt_pools_release(&hmpt_pools_g, b->head_tag, b->head_bytes);
-		hmpt_pools_release(
-		    &hmpt_pools_g, b->tag,
-		    hmpt_pools_round(&hmpt_pools_g, b->tag, b->size - b->head_bytes));
-	} else {
-		hmpt_pools_release(&hmpt_pools_g, b->tag,
-		                   hmpt_pools_round(&hmpt_pools_g, b->tag, b->size));
-	}
+	/* a split block's head (none: 0 bytes), then the rest */
+	hmpt_pools_release(&hmpt_pools_g, b->head_tag, b->head_bytes);
+	hmpt_pools_release(&hmpt_pools_g, b->tag,
+	                   hmpt_pools_round(&hmpt_pools_g, b->tag, b->size - b->head_bytes));
 	hmpt_sites_lock();
 	hmpt_sites_note_free(b->site, b->size);
 	hmpt_sites_unlock();
@@ -239,15 +234,13 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 	uint32_t site = hmpt_sites_capture();
 	hmpt_backend_block_t was;
 	void *q = NULL;
-	uint32_t share;
-	int rest;
+	uint32_t share = HMPT_PLAN_SHARE_ONE;
+	int rest, pool = hmpt_placing_g ? hmpt_placer_site_split(site, &share, &rest) : 0;
 
 	/* a split block, or one of a site that splits, is placed anew: split
 	 * again for its new size */
-	if (old->backend->resize && !old->head_bytes &&
-	    !(hmpt_placing_g && hmpt_placer_site_split(site, &share, &rest)) &&
-	    (!hmpt_placing_g ||
-	     hmpt_pools_tag_pool(&hmpt_pools_g, old->tag) == hmpt_placer_site_pool(site))) {
+	if (old->backend->resize && !old->head_bytes && share == HMPT_PLAN_SHARE_ONE &&
+	    (!hmpt_placing_g || hmpt_pools_tag_pool(&hmpt_pools_g, old->tag) == pool)) {
 		/* same pool: grow or shrink in place, or move the pages, if the
 		 * placement's budget takes the new size */
 		uint64_t before = hmpt_pools_round(&hmpt_pools_g, old->tag, old->size);

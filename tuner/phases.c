@@ -382,16 +382,17 @@ static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs
 	return n;
 }
 
-/* Runs of the combination phase so far, and configurations with runs. */
-static int phase_runs(const hmpt_tune_t *t, const int *list, int *configs)
+/* Runs of the combination phase so far (--split's included), and
+ * configurations with runs (all-slow aside). */
+static int phase_runs(const hmpt_tune_t *t, int *configs)
 {
 	int runs = 0;
 	*configs = 0;
-	for (int m = 0; m < t->ncombos; m++) {
-		const hmpt_tconfig_t *c = &t->configs[list[m]];
-		int n = hmpt_tune_config_taken(c);
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		int n = c->in_combos ? hmpt_tune_config_taken(c) : 0;
 		runs += n;
-		*configs += m && n > 0;
+		*configs += i != t->ref && n > 0;
 	}
 	return runs;
 }
@@ -439,7 +440,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		}
 		if (nb == 1)
 			break;
-		int runs = phase_runs(t, list, &measured);
+		int runs = phase_runs(t, &measured);
 		int before = ref->want;
 		/* all-slow: sqrt(configurations) times --reps, and one run per
 		 * batch at least, so that every batch meets it */
@@ -480,7 +481,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		if (rc)
 			break;
 		hmpt_method_analyze(t);
-		if (phase_runs(t, list, &measured) == runs) { /* nothing new: no way on */
+		if (phase_runs(t, &measured) == runs) { /* nothing new: no way on */
 			t->search_stop = "no new runs could be taken";
 			break;
 		}
@@ -497,7 +498,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		}
 		free(mean);
 		free(sd);
-		int configs, runs = phase_runs(t, list, &configs);
+		int configs, runs = phase_runs(t, &configs);
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
@@ -573,17 +574,11 @@ static bool group_splits(const hmpt_tune_t *t, int g)
  * --budget leaves no room for it (nothing run), -1 on failure. */
 static int measure_one(hmpt_tune_t *t, hmpt_measure_t *x, int ci, unsigned mask)
 {
-	if (t->budget) { /* the combination phase's runs, as the search counts them */
-		int runs = 0;
-		for (int i = 0; i < t->nconfigs; i++)
-			runs +=
-			    t->configs[i].in_combos ? hmpt_tune_config_taken(&t->configs[i]) : 0;
-		if (runs + t->reps + 1 > t->budget) {
-			if (!x->quiet)
-				fprintf(stderr, "hmpt-tune: split: --budget %d runs reached\n",
-				        t->budget);
-			return 1;
-		}
+	int configs;
+	if (t->budget && phase_runs(t, &configs) + t->reps + 1 > t->budget) {
+		if (!x->quiet)
+			fprintf(stderr, "hmpt-tune: split: --budget %d runs reached\n", t->budget);
+		return 1;
 	}
 	hmpt_tconfig_t *c = &t->configs[ci], *ref = &t->configs[t->ref];
 	c->mask = mask;
