@@ -14,6 +14,9 @@
 #include "results.h"
 #include "confirm.h"
 #include "tuning.h"
+#include "view.h"
+
+#define GROUP_SITES_NAMED 5 /* sites named in a row of the groups table */
 
 extern char **environ;
 
@@ -903,20 +906,6 @@ static int make_plots(const hmpt_tune_t *t, const char *dir, const int *order, i
 
 /* ----------------------------------------------------------------- html */
 
-static void html_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '&')
-			fputs("&amp;", f);
-		else
-			fputc(*s, f);
-	}
-}
-
 static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, const char *file,
                         bool html);
 static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html);
@@ -995,7 +984,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	if (!f)
 		return -1;
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hmpt-tune: ");
-	html_text(f, t->program);
+	hmpt_view_html_text(f, t->program);
 	fprintf(f, "</title><style>body{font-family:sans-serif;margin:2em}"
 	           "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
 	           "#ddd;text-align:right}td.l,th.l{text-align:left}img{max-width:100%%}"
@@ -1004,13 +993,13 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	           "td.s{font-size:smaller}tr.p{font-style:italic}"
 	           "</style></head><body>\n<h1>hmpt-tune: ");
 	for (char *const *a = t->cmd; *a; a++) {
-		html_text(f, *a);
+		hmpt_view_html_text(f, *a);
 		fputc(' ', f);
 	}
 	fprintf(f, "</h1>\n<p>Pools: fast = <code>");
-	html_text(f, t->fast_name);
+	hmpt_view_html_text(f, t->fast_name);
 	fprintf(f, "</code>, slow = <code>");
-	html_text(f, t->slow_name);
+	hmpt_view_html_text(f, t->slow_name);
 	fprintf(f,
 	        "</code>. Measured by %s, %d runs per configuration and %d of all-slow; "
 	        "intervals at %.2f %% (%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
@@ -1028,6 +1017,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	fprintf(f, "<p>");
 	noise_lines(f, t, true);
 	fprintf(f, "</p>\n");
+	hmpt_view_write(f, t);
 	/* the plot, hoverable (an <img> would run none of its script), with the
 	 * groups beside it */
 	fprintf(f, "<h2>Speedup against fast-pool footprint</h2>\n<div class=row>");
@@ -1062,11 +1052,15 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		if (t->groups[g].alone > 0)
 			fprintf(f, "%.3fx", t->groups[g].alone);
 		fprintf(f, "</td><td class=\"l s\">");
-		for (int i = 0; i < t->nsites; i++)
-			if (t->sites[i].group == g) {
-				html_text(f, t->sites[i].label);
+		/* a few by name: the rest group of a large program has thousands */
+		for (int i = 0, k = 0; i < t->nsites; i++)
+			if (t->sites[i].group == g && k++ < GROUP_SITES_NAMED) {
+				hmpt_view_html_text(f, t->sites[i].label);
 				fprintf(f, "<br>");
 			}
+		if (t->groups[g].nsites > GROUP_SITES_NAMED)
+			fprintf(f, "and %d more (Sites, below)",
+			        t->groups[g].nsites - GROUP_SITES_NAMED);
 		fprintf(f, "</td></tr>\n");
 	}
 	fprintf(f,
@@ -1085,7 +1079,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		const hmpt_tconfig_t *c = &t->configs[i];
 		bool predicted = hmpt_tune_config_predicted(c);
 		fprintf(f, "<tr%s><td class=l>", predicted ? " class=p" : "");
-		html_text(f, c->label);
+		hmpt_view_html_text(f, c->label);
 		fprintf(f, "</td><td>%.1f %%</td><td>", 100 * c->fast_fraction);
 		if (c->access_fraction >= 0)
 			fprintf(f, "%.1f %%", 100 * c->access_fraction);

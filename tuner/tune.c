@@ -96,6 +96,8 @@ const char hmpt_tune_usage[] =
     "                        the sites you do not name form one more group\n"
     "  -c, --capacity SIZE   also write the best plan whose fast footprint fits\n"
     "                        SIZE (K, M, G suffixes)\n"
+    "      --bench DIR       hmpt-bench's output for this machine: report.html puts\n"
+    "                        each pool's bandwidth and latency beside the groups\n"
     "      --candidates N    sites ranked by running each alone (default: 16);\n"
     "                        the others join the rest group\n"
     "  -t, --timeout SEC     a run taking longer is killed and recorded as timed\n"
@@ -202,6 +204,19 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 			                     arg);
 		t->capacity = v;
 		break;
+	case 'b': {
+		char err[1024];
+		json_t *doc = NULL;
+		snprintf(err, sizeof(err), "%s/results.json", arg);
+		if (access(err, R_OK) != 0 || !(doc = json_load_file(err, 0, NULL)))
+			hmpt_cli_usage_error(cmd,
+			                     "--bench: expected the directory hmpt-bench wrote "
+			                     "(-o DIR), with a readable results.json",
+			                     arg);
+		json_decref(doc);
+		t->bench_dir = arg;
+		break;
+	}
 	case 'C': t->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
 	case 'Y':
 		if (strcmp(arg, "model") && strcmp(arg, "exhaustive"))
@@ -279,6 +294,7 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	                                      {"groups", required_argument, 0, 'g'},
 	                                      {"group", required_argument, 0, 'G'},
 	                                      {"capacity", required_argument, 0, 'c'},
+	                                      {"bench", required_argument, 0, 'b'},
 	                                      {"candidates", required_argument, 0, 'C'},
 	                                      {"search", required_argument, 0, 'Y'},
 	                                      {"budget", required_argument, 0, 'B'},

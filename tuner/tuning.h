@@ -161,7 +161,8 @@ typedef struct {
 	                       pools have the same page size (a split between page
 	                       sizes is slow on some machines: evidence.md) */
 	double alpha, min_gain, timeout;
-	uint64_t capacity; /* 0: none */
+	uint64_t capacity;     /* 0: none */
+	const char *bench_dir; /* --bench: hmpt-bench's output, or NULL */
 	json_t *fast_pool, *slow_pool;
 	const char *fast_name, *slow_name; /* as given to --pools */
 	/* what was found */
