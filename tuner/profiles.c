@@ -484,6 +484,33 @@ static void merge_samples(json_t *dst, const json_t *src)
 		    json_real((m1 * (double)n1 + m2 * (double)n2) / (double)(n1 + n2)));
 }
 
+void hmpt_prof_site_pattern(const json_t *site, hmpt_pattern_class_t *c)
+{
+	const json_t *pj = json_object_get(json_object_get(site, "samples"), "pattern"), *e;
+	hmpt_pattern_t p = {0};
+	size_t i;
+
+	if (!pj) {
+		*c = (hmpt_pattern_class_t){.kind = HMPT_PATTERN_UNKNOWN};
+		return;
+	}
+	const char *order = hmpt_prof_str(pj, "order");
+	p.faults = order && !strcmp(order, "first touch");
+	p.steps = hmpt_prof_u64(pj, "steps");
+	p.forward = hmpt_prof_u64(pj, "forward");
+	p.backward = hmpt_prof_u64(pj, "backward");
+	p.adjacent = hmpt_prof_u64(pj, "adjacent");
+	p.checked = hmpt_prof_u64(pj, "checked");
+	p.pointers = hmpt_prof_u64(pj, "pointers");
+	json_array_foreach(json_object_get(pj, "steps_by_value"), i, e)
+	{
+		json_t *v = json_object_get(e, "step");
+		if (json_is_integer(v))
+			hmpt_pattern_top_add(&p.cand, json_integer_value(v), hmpt_prof_u64(e, "n"));
+	}
+	hmpt_pattern_classify(&p, c);
+}
+
 /* shares and densities again, from the merged counts */
 static void reshare(json_t *out)
 {
@@ -501,6 +528,14 @@ static void reshare(json_t *out)
 		uint64_t part = hmpt_prof_u64(ss, faults ? "first_touch_bytes" : "n");
 		json_object_set_new(ss, "share",
 		                    json_real(whole ? (double)part / (double)whole : 0));
+		json_t *pj = json_object_get(ss, "pattern");
+		if (pj) { /* counts added up: the class of the sum */
+			hmpt_pattern_class_t c;
+			hmpt_prof_site_pattern(s, &c);
+			json_object_set_new(pj, "kind", json_string(hmpt_pattern_name(c.kind)));
+			json_object_set_new(pj, "stride", json_integer((json_int_t)c.stride));
+			json_object_set_new(pj, "confidence", json_real(c.confidence));
+		}
 		uint64_t size = hmpt_prof_u64(s, "peak_live_bytes");
 		if (!faults && size)
 			json_object_set_new(

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pattern.h"
 #include "profile_format.h"
 #include "siteid.h"
 
@@ -56,6 +57,9 @@ int hmpt_prof_write(const json_t *prof, const char *path);
 
 /* convenience getters on validated profiles */
 uint64_t hmpt_prof_u64(const json_t *obj, const char *key);
+/* A site's access pattern, classed from its samples' pattern counts (they
+ * add up across processes, so the sum is classed again); unknown without. */
+void hmpt_prof_site_pattern(const json_t *site, hmpt_pattern_class_t *c);
 const char *hmpt_prof_str(const json_t *obj, const char *key);
 /* the module named `name` (its "modules" entry), or NULL */
 const json_t *hmpt_prof_module(const json_t *prof, const char *name);

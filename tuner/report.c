@@ -240,7 +240,40 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 }
 
 /* One line on how accesses were sampled, and what that means. */
-static void sampling_line(FILE *out, const json_t *sm)
+/* What the profile's sampling could not see or had to give up, one line
+ * each, only where there is something to say. */
+static void sampling_limits(FILE *out, const json_t *sm, bool faults)
+{
+	const char *fb = hmpt_prof_str(sm, "fallbacks");
+	uint64_t failed =
+	    hmpt_prof_u64(sm, "threads_failed") + hmpt_prof_u64(sm, "threads_unsampled");
+	uint64_t lost = hmpt_prof_u64(sm, "lost") + hmpt_prof_u64(sm, "lost_samples");
+	const json_t *kt = json_object_get(sm, "kernel_touches");
+
+	if (fb && *fb)
+		fprintf(out, "hmpt: sampling fell back: %s\n", fb);
+	if (faults && json_is_false(kt))
+		fprintf(out,
+		        "hmpt: sampling: first touches the kernel makes for the program (read() "
+		        "into a block, a receive) are not counted: they need "
+		        "perf_event_paranoid <= 1 or CAP_PERFMON\n");
+	if (failed)
+		fprintf(out,
+		        "hmpt: sampling: %llu thread%s ran unsampled (the kernel's budget for perf "
+		        "rings, or more than 1024 threads)\n",
+		        (unsigned long long)failed, failed == 1 ? "" : "s");
+	if (lost && faults) /* the hardware line says it already */
+		fprintf(out, "hmpt: sampling: %llu samples lost (the reader fell behind)\n",
+		        (unsigned long long)lost);
+	if (faults && hmpt_prof_u64(sm, "unobserved_faults"))
+		fprintf(out,
+		        "hmpt: sampling: sites allocated more than %llu times: 1 block in %llu "
+		        "observed, their bytes scaled up\n",
+		        (unsigned long long)hmpt_prof_u64(sm, "observe_first"),
+		        (unsigned long long)hmpt_prof_u64(sm, "observe_every"));
+}
+
+void hmpt_report_sampling(FILE *out, const json_t *sm)
 {
 	const char *mode = hmpt_prof_str(sm, "mode");
 	const char *why = hmpt_prof_str(sm, "why");
@@ -256,6 +289,7 @@ static void sampling_line(FILE *out, const json_t *sm)
 		        "hmpt: sampling: page faults: first touch only, access density is not "
 		        "available (%s)\n",
 		        why && *why ? why : "asked for");
+		sampling_limits(out, sm, true);
 		return;
 	}
 	uint64_t n = hmpt_prof_u64(sm, "samples");
@@ -270,6 +304,7 @@ static void sampling_line(FILE *out, const json_t *sm)
 	            : 0.0,
 	        (unsigned long long)(hmpt_prof_u64(sm, "lost") + hmpt_prof_u64(sm, "lost_samples")),
 	        (unsigned long long)hmpt_prof_u64(sm, "throttled"));
+	sampling_limits(out, sm, false);
 }
 
 /* the sampled columns' text for a site */
@@ -357,7 +392,7 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	bool sampled = json_is_object(sm) && hmpt_prof_str(sm, "mode") &&
 	               strcmp(hmpt_prof_str(sm, "mode"), "off");
 	bool faults = sampled && !strcmp(hmpt_prof_str(sm, "mode"), "faults");
-	sampling_line(out, sm);
+	hmpt_report_sampling(out, sm);
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;
 	fprintf(out, "%3s  %-8s  %10s  %6s  ", "#", "site", "bytes", "share");

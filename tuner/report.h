@@ -46,6 +46,10 @@ typedef struct {
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame,
                             const char *detail, char *buf, size_t cap);
 
+/* The profile's sampling (its "sampling" object) in a line, then what it
+ * fell back from and could not see, a line each (only where there is any). */
+void hmpt_report_sampling(FILE *out, const json_t *sm);
+
 /* A site of kind "static" (a static data object, not a call stack). */
 bool hmpt_report_is_static(const json_t *site);
 /* A static data object (kind "static"): true, and "a (static, .bss)" in buf;

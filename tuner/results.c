@@ -1206,8 +1206,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 	                                 : "metric from the output, lower is better")
 	                  : "wall-clock time",
 	        t->reps);
-	fprintf(out, "all-slow reference: %.4g (sd %.2g) over %d runs\n\n", ref->sum.mean,
+	fprintf(out, "all-slow reference: %.4g (sd %.2g) over %d runs\n", ref->sum.mean,
 	        ref->sum.sd, ref->sum.n);
+	/* what the profile behind the groups could and could not see */
+	hmpt_report_sampling(out, json_object_get(t->profile, "sampling"));
+	fputc('\n', out);
 	fprintf(out, "%-6s %5s %10s %8s %8s  %s\n", "group", "sites", "bytes",
 	        t->access_kind ? (strcmp(t->access_kind, "accesses") ? "touches" : "access")
 	                       : "access",

@@ -56,33 +56,6 @@ void hmpt_view_html_text(FILE *f, const char *s)
 	}
 }
 
-void hmpt_view_site_pattern(const json_t *site, hmpt_pattern_class_t *c)
-{
-	const json_t *pj = json_object_get(json_object_get(site, "samples"), "pattern"), *e;
-	hmpt_pattern_t p = {0};
-	size_t i;
-
-	if (!pj) {
-		*c = (hmpt_pattern_class_t){.kind = HMPT_PATTERN_UNKNOWN};
-		return;
-	}
-	const char *order = hmpt_prof_str(pj, "order");
-	p.faults = order && !strcmp(order, "first touch");
-	p.steps = hmpt_prof_u64(pj, "steps");
-	p.forward = hmpt_prof_u64(pj, "forward");
-	p.backward = hmpt_prof_u64(pj, "backward");
-	p.adjacent = hmpt_prof_u64(pj, "adjacent");
-	p.checked = hmpt_prof_u64(pj, "checked");
-	p.pointers = hmpt_prof_u64(pj, "pointers");
-	json_array_foreach(json_object_get(pj, "steps_by_value"), i, e)
-	{
-		json_t *v = json_object_get(e, "step");
-		if (json_is_integer(v))
-			hmpt_pattern_top_add(&p.cand, json_integer_value(v), hmpt_prof_u64(e, "n"));
-	}
-	hmpt_pattern_classify(&p, c);
-}
-
 const char *hmpt_view_pattern_text(const hmpt_pattern_class_t *c, char *buf, size_t cap)
 {
 	char sz[32];
@@ -191,7 +164,7 @@ static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 	if (lat_n > 0)
 		f->latency = lat / lat_n;
 	if (f->lead)
-		hmpt_view_site_pattern(f->lead->json, &f->pat);
+		hmpt_prof_site_pattern(f->lead->json, &f->pat);
 	double best = best_speedup(t), alone = t->groups[g].alone;
 	if (f->in_best && best > 1.005 && alone > 0)
 		f->of_best = fmax(0, alone - 1) / (best - 1);
@@ -319,7 +292,7 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 		else
 			fprintf(f, "holds %.0f %% of the bytes", 100 * g->weight);
 		if (g->pat.kind != HMPT_PATTERN_UNKNOWN)
-			fprintf(f, ", walked %s: %s-bound",
+			fprintf(f, ", %s: %s-bound",
 			        hmpt_view_pattern_text(&g->pat, pat, sizeof(pat)),
 			        g->where == W_LATENCY ? "latency" : "bandwidth");
 		if (t->groups[g->g].alone > 0)
@@ -426,7 +399,7 @@ static void site_row(FILE *f, const hmpt_tune_t *t, int i)
 	hmpt_pattern_class_t c;
 	char b[32], pat[48], ip[256];
 
-	hmpt_view_site_pattern(s->json, &c);
+	hmpt_prof_site_pattern(s->json, &c);
 	fprintf(f, "<tr><td class=l>");
 	hmpt_view_html_text(f, s->label);
 	fprintf(f, "</td><td class=l>%s</td><td>%s</td><td>", t->groups[s->group].name,

@@ -24,9 +24,6 @@
 #include "pattern.h"
 #include "tuning.h"
 
-/* A site's access pattern, classed from its profile's counts (added up
- * across processes, so classed again here). */
-void hmpt_view_site_pattern(const json_t *site, hmpt_pattern_class_t *c);
 /* "sequential", "strided 4 KiB", "random", ... into buf */
 const char *hmpt_view_pattern_text(const hmpt_pattern_class_t *c, char *buf, size_t cap);
 
