@@ -152,6 +152,17 @@ static uint32_t module_of(uintptr_t ip)
 	return HMPT_MODULE_UNKNOWN;
 }
 
+const hmpt_module_t *hmpt_modules_at(uintptr_t addr, uint64_t *off)
+{
+	uint32_t m = module_of(addr);
+
+	if (m == HMPT_MODULE_UNKNOWN)
+		return NULL;
+	modules_g[m].used = true;
+	*off = addr - modules_g[m].base;
+	return &modules_g[m];
+}
+
 /* module_of with a guess: the frames of one stack mostly share modules */
 static uint32_t module_near(uintptr_t ip, uint32_t *hint)
 {

@@ -111,6 +111,9 @@ uint32_t hmpt_sites_count(void);
 hmpt_site_t *hmpt_sites_get(uint32_t i);
 uint32_t hmpt_modules_count(void);
 const hmpt_module_t *hmpt_modules_get(uint32_t i);
+/* The module that holds `addr` (the profile then lists it) and the offset
+ * from its load base in *off; NULL in none known. */
+const hmpt_module_t *hmpt_modules_at(uintptr_t addr, uint64_t *off);
 const hmpt_totals_t *hmpt_sites_totals(void);
 uint64_t hmpt_sites_t0_ns(void);
 unsigned hmpt_sites_depth(void);
