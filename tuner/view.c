@@ -178,6 +178,12 @@ static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 		f->where = W_UNKNOWN;
 }
 
+/* patterns from page faults: the order of first touches */
+static bool first_touch(const hmpt_tune_t *t)
+{
+	return t->access_kind && strcmp(t->access_kind, "accesses");
+}
+
 /* the groups that matter first: in the best plan by their gain alone,
  * then by their share of the accesses */
 static int by_importance(const void *a, const void *b)
@@ -291,7 +297,12 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 			fprintf(f, "carries %.0f %% of the %s", 100 * g->weight, t->access_kind);
 		else
 			fprintf(f, "holds %.0f %% of the bytes", 100 * g->weight);
-		if (g->pat.kind != HMPT_PATTERN_UNKNOWN)
+		/* first touches show how an array was written first, not how it
+		 * is used: no claim of what bounds it then */
+		if (g->pat.kind != HMPT_PATTERN_UNKNOWN && first_touch(t))
+			fprintf(f, ", first touched %s",
+			        hmpt_view_pattern_text(&g->pat, pat, sizeof(pat)));
+		else if (g->pat.kind != HMPT_PATTERN_UNKNOWN)
 			fprintf(f, ", %s: %s-bound",
 			        hmpt_view_pattern_text(&g->pat, pat, sizeof(pat)),
 			        g->where == W_LATENCY ? "latency" : "bandwidth");
@@ -475,9 +486,11 @@ void hmpt_view_write(FILE *f, const hmpt_tune_t *t)
 	        " Bars: each group's share of the %s; a dark border marks the groups named "
 	        "above.",
 	        t->access_kind ? t->access_kind : "bytes (no access sampling)");
-	if (t->access_kind && strcmp(t->access_kind, "accesses"))
-		fprintf(f, " Patterns here are the order of first touches (page faults): "
-		           "strides under a page, and reuse, need sampled loads (PEBS, IBS).");
+	if (first_touch(t))
+		fprintf(f, " <b>Without a PMU, patterns and colours here come from the order of "
+		           "first touches</b> (page faults): how each array was first written, "
+		           "often an initialisation loop, not how the program uses it later; "
+		           "strides under a page and reuse need sampled loads (PEBS, IBS).");
 	fprintf(f, "</p>\n");
 	int keys = 0;
 	for (int k = 0; k < n; k++) {
