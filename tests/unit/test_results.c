@@ -14,6 +14,7 @@
 #include "check.h"
 
 #include "results.h"
+#include "view.h"
 
 static char dir[] = "/tmp/hmpt-test-results.XXXXXX";
 
@@ -62,6 +63,13 @@ static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
 	t->fast_name = "thp";
 	t->slow_name = "4k";
 	t->access_kind = "accesses";
+	/* how two of the sites are walked (their profile's pattern counts):
+	 * a's samples go one way, b's either way */
+	sites[0].json = json_pack("{s:{s:{s:s,s:i,s:i,s:i,s:[{s:i,s:i}]}}}", "samples", "pattern",
+	                          "order", "samples", "steps", 100, "forward", 100, "backward", 0,
+	                          "steps_by_value", "step", 8, "n", 60);
+	sites[1].json = json_pack("{s:{s:{s:s,s:i,s:i,s:i}}}", "samples", "pattern", "order",
+	                          "samples", "steps", 100, "forward", 52, "backward", 48);
 	t->sites = sites;
 	t->nsites = 4;
 	t->total_bytes = 32 << 20;
@@ -256,6 +264,17 @@ static void check_html(void)
 	}
 	CHECK_OP(strstr(html, "<tr class=p><td class=l>fast</td>"), !=, NULL);
 	CHECK_OP(strstr(html, "<td>~1.900</td>"), !=, NULL);
+	/* the bottleneck view: each group coloured by where its time goes */
+	CHECK_OP(strstr(html, "<section id=bottleneck>"), !=, NULL);
+	CHECK_OP(strstr(html, "data-group=\"G1\" data-pattern=\"sequential\" "
+	                      "data-where=\"bandwidth\""),
+	         !=, NULL);
+	CHECK_OP(strstr(html, "data-group=\"G2\" data-pattern=\"random\" data-where=\"latency\""),
+	         !=, NULL);
+	CHECK_OP(strstr(html, "<b>G1</b> (alloc_a (a.c:10)) carries 50 % of the accesses, "
+	                      "sequential: bandwidth-bound"),
+	         !=, NULL);
+	CHECK_OP(strstr(html, "<table id=sites>"), !=, NULL);
 	/* offline: nothing fetched from elsewhere */
 	CHECK(!strstr(html, "http://") && !strstr(html, "https://"));
 	free(html);
@@ -314,6 +333,46 @@ static void check_summary(const hmpt_tune_t *t)
 	free(text);
 }
 
+/* A profile of 10,000 sites: the view shows the top 10, folds up to 990
+ * more away, and points to sites.tsv for the rest. */
+static void check_many_sites(hmpt_tune_t *t)
+{
+	enum { N = 10000 };
+	hmpt_tune_t many = *t;
+	hmpt_tsite_t *ms = calloc(N, sizeof(*ms));
+	char *text = NULL;
+	size_t len = 0;
+
+	for (int i = 0; i < N; i++) {
+		ms[i] = (hmpt_tsite_t){.bytes = 1u << 20, .access = 1.0 / N, .group = i % 3};
+		snprintf(ms[i].label, sizeof(ms[i].label), "site_%d (m.c:%d)", i, i);
+	}
+	ms[1234].access = 0.5; /* the first row */
+	many.sites = ms;
+	many.nsites = N;
+	many.best = -1;
+	FILE *f = open_memstream(&text, &len);
+	hmpt_view_write(f, &many);
+	fclose(f);
+	char *top = strstr(text, "<table id=sites>"),
+	     *fold = strstr(text, "<details id=sites-more>");
+	CHECK(top && fold && top < fold);
+	if (top && fold) {
+		*fold = 0;
+		CHECK_OP(count(top, "<tr><td class=l>"), ==, 10);
+		CHECK_OP(strstr(top, "<tr><td class=l>site_1234 (m.c:1234)</td>"), ==,
+		         strstr(top, "<tr><td class=l>"));
+		*fold = '<';
+		CHECK_OP(count(fold, "<tr><td class=l>"), ==, 990);
+		CHECK_OP(strstr(fold, "<summary>9990 more sites</summary>"), !=, NULL);
+		CHECK_OP(strstr(fold, "9000 more in <a href=\"profile/sites.tsv\">"), !=, NULL);
+	}
+	/* a page of a few hundred KiB, not of every site */
+	CHECK_OP(len, <, 400000);
+	free(text);
+	free(ms);
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -334,11 +393,14 @@ int main(void)
 	check_html();
 	check_svg();
 	check_summary(&t);
+	check_many_sites(&t);
 
 	for (int i = 0; i < NCONF; i++) {
 		free(configs[i].fast);
 		free(configs[i].runs);
 	}
+	json_decref((json_t *)sites[0].json);
+	json_decref((json_t *)sites[1].json);
 	json_decref(t.fast_pool);
 	json_decref(t.slow_pool);
 	if (getenv("TEST_RESULTS_KEEP"))
