@@ -47,6 +47,7 @@ openmpi|test|cmd mpicc.openmpi mpirun.openmpi|openmpi-bin libopenmpi-dev|openmpi
 mpich|test|cmd mpicc.mpich mpiexec.mpich|mpich libmpich-dev|mpich-devel|mpich-devel|MPI jobs under MPICH (t_mpi)
 slurm|test|cmd slurmctld slurmd sbatch squeue sinfo scontrol|slurmctld slurmd slurm-client|slurm-slurmctld* slurm-slurmd* slurm*|slurm|a one-node Slurm cluster (t_slurm)
 munge|test|cmd munged mungekey|munge|munge*|munge|authentication for that Slurm cluster (t_slurm)
+chromium|test|cmd chromium|chromium|chromium*|chromium|a headless browser that loads report.html (t_report_browser)
 '
 
 # hmpt_deps_rows [KEY...]: the table's rows (of these keys), one a line
