@@ -40,7 +40,8 @@ typedef struct {
 	 * rest as tag; head_bytes 0: not split */
 	uint16_t head_tag;
 	uint64_t head_bytes;
-	uint64_t born; /* arena: when the block took its range (arena.h); 0 elsewhere */
+	uint64_t born;   /* arena: when the block took its range (arena.h); 0 elsewhere */
+	bool unobserved; /* arena: page-fault sampling does not observe it (arena.h) */
 } hmpt_backend_block_t;
 
 typedef struct hmpt_backend_ops {

@@ -436,7 +436,7 @@ static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	return 0;
 }
 
-static void setup_faults(hmpt_pmu_setup_t *s)
+static void setup_faults(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 {
 	hmpt_pmu_event_t *e = &s->ev[0];
 
@@ -449,8 +449,13 @@ static void setup_faults(hmpt_pmu_setup_t *s)
 	event_init(e, "minor-faults", "kernel", PERF_TYPE_SOFTWARE);
 	e->attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
 	e->attr.sample_period = 1; /* every first touch */
-	/* faults are taken in user mode, so this keeps them and works unprivileged */
-	e->attr.exclude_kernel = 1;
+	/* a page the kernel first touches for the program (read() into it:
+	 * copy_to_user faults in kernel mode) is counted only with kernel
+	 * samples, which need perf_event_paranoid <= 1 or CAP_PERFMON; faults
+	 * made through get_user_pages (process_vm_writev from another process,
+	 * O_DIRECT, RDMA pinning) raise no perf event at all (mm_account_fault
+	 * without regs), whatever this says */
+	e->attr.exclude_kernel = !(rq->privileged || rq->paranoid <= 1);
 	e->attr.exclude_hv = 1;
 	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
 	                      PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE;
@@ -516,6 +521,6 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	memset(s->ev, 0, sizeof(s->ev));
 	s->nevents = 0;
 	s->note[0] = 0;
-	setup_faults(s);
+	setup_faults(rq, s);
 	return 0;
 }

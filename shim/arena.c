@@ -96,9 +96,11 @@ static char *gran_addr(uint64_t g)
  * A kept ("dirty") granule serves a zeroed request by clearing the pages
  * that are resident, and dropping them where a large block used them
  * sparsely (clear_kept()): a calloc faults nothing in, and a large one
- * that the program touches sparsely holds only what it touches.  Under page-fault
- * sampling nothing is kept, so that every block's first touches fault and
- * are counted.
+ * that the program touches sparsely holds only what it touches.  Under
+ * page-fault sampling pages are kept all the same; only the blocks the
+ * sampler chooses to observe (observe_g: a sample of each site's
+ * allocations) get clean pages, kept ones dropped, so that their first
+ * touches fault and are counted.
  *
  * res_g bounds the bytes that may be resident in each granule (a block of
  * 64 KiB in a 2 MiB granule can have touched 64 KiB), so the budget counts
@@ -112,7 +114,12 @@ static uint16_t *shape_g; /* per mapped granule: the tag its mapping was made fo
 static uint32_t *res_g;   /* per granule: bytes possibly resident; 0 when CLEAN and free */
 static uint64_t kept_g;   /* res_g summed over GRAN_DIRTY granules, under lock_g */
 static uint64_t live_g;   /* bytes mapped by live blocks, under lock_g */
-static int refault_g;     /* keep nothing: page-fault sampling counts first touches */
+/* granules below this have held a block, under lock_g: a walk of the
+ * blocks stops here (the records beyond were never written, and reading
+ * them would fault in pages of a table sized for the whole range) */
+static uint64_t top_g;
+/* page-fault sampling: whether a new block is observed (given clean pages) */
+static bool (*observe_g)(uint32_t site);
 /* The kept granules, oldest first: a list through knext_g/kprev_g (granule
  * index + 1, 0 for none) under lock_g.  Every GRAN_DIRTY granule in the
  * free set is on it; taking a granule from the free set takes it off. */
@@ -305,12 +312,14 @@ static int map_fresh(uint64_t g, uint64_t n, uint16_t tag, bool huge)
 }
 
 /* Make [g, g+n), which the caller owns, read-write for `tag`; with `zero`,
- * also zero-filled.  First every granule not mapped for this tag is mapped
- * afresh and shaped (the only step that can fail; fresh granules are clean
- * and what was kept there is dropped), then kept pages of the same tag are
- * taken over, or dropped for a zeroed request; kept pages that are not
- * dropped stay counted in res_g (the block owns them now). */
-static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
+ * also zero-filled; with `clean`, holding no page (kept ones dropped: an
+ * observed block's first touches must fault).  First every granule not
+ * mapped for this tag is mapped afresh and shaped (the only step that can
+ * fail; fresh granules are clean and what was kept there is dropped), then
+ * kept pages of the same tag are taken over, or dropped for a zeroed or
+ * clean request; kept pages that are not dropped stay counted in res_g (the
+ * block owns them now). */
+static int prepare(uint64_t g, uint64_t n, bool zero, bool clean, uint16_t tag)
 {
 	bool huge = is_huge(tag);
 	uint64_t unkept = 0;
@@ -339,7 +348,7 @@ static int prepare(uint64_t g, uint64_t n, bool zero, uint16_t tag)
 			j++;
 		if (rw_g[i] == GRAN_DIRTY) {
 			unkept += resident(i, j - i);
-			if (zero && __atomic_load_n(&refault_g, __ATOMIC_ACQUIRE)) {
+			if (clean) {
 				drop_pages(gran_addr(i), (size_t)(j - i) << HMPT_GRANULE_SHIFT);
 				memset(res_g + i, 0, (j - i) * sizeof(*res_g));
 			} else if (zero) {
@@ -389,7 +398,7 @@ static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
 
-	if (is_huge(tag) || __atomic_load_n(&refault_g, __ATOMIC_RELAXED) || bytes > keep_budget())
+	if (is_huge(tag) || bytes > keep_budget())
 		return false;
 	kept_g += bytes;
 	memset(rw_g + g, GRAN_DIRTY, (size_t)n);
@@ -764,9 +773,19 @@ void hmpt_arena_stamp_births(void)
 	__atomic_store_n(&stamp_g, 1, __ATOMIC_RELEASE);
 }
 
-void hmpt_arena_refault_all(void)
+void hmpt_arena_observe_by(bool (*observe)(uint32_t site))
 {
-	__atomic_store_n(&refault_g, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&observe_g, observe, __ATOMIC_RELEASE);
+}
+
+/* Whether a new block of `site` is observed: *clean says it needs clean
+ * pages (page-fault sampling chose it). */
+static bool observed(uint32_t site, bool *clean)
+{
+	bool (*fn)(uint32_t) = __atomic_load_n(&observe_g, __ATOMIC_ACQUIRE);
+
+	*clean = fn && fn(site);
+	return !fn || *clean;
 }
 
 void hmpt_arena_set_keep_min(uint64_t bytes)
@@ -794,7 +813,7 @@ static void set_owner(uint64_t g, uint64_t n, uint32_t v)
  * granule `old` is gone (it moved to g) in the same step.  A block keeps its
  * birth time when it stays where it was. */
 static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t n, uint32_t site,
-                   uint16_t tag, uint16_t head_tag, uint32_t head_gran)
+                   uint16_t tag, uint16_t head_tag, uint32_t head_gran, bool unobserved)
 {
 	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
@@ -805,6 +824,8 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	if (had)
 		live_g -= blocks_g[g].mapped;
 	live_g += mapped;
+	if ((uint64_t)g + n > top_g)
+		top_g = (uint64_t)g + n;
 	blocks_g[g] = (hmpt_block_t){.size = size,
 	                             .mapped = mapped,
 	                             .ngran = (uint32_t)n,
@@ -812,6 +833,7 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	                             .tag = tag,
 	                             .head_tag = head_tag,
 	                             .head_gran = head_gran,
+	                             .unobserved = unobserved,
 	                             .born = born};
 	if (had > n)
 		set_owner((uint64_t)g + n, had - n, 0);
@@ -846,9 +868,11 @@ void *hmpt_arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site
 		errno = ENOMEM;
 		return NULL;
 	}
+	bool clean, obs = observed(site, &clean);
 	/* each part's granules mapped and shaped for its own tag */
-	rc = prepare((uint64_t)g, head_gran, zero, head_tag);
-	if (rc == 0 && (rc = prepare((uint64_t)g + head_gran, n - head_gran, zero, tag)) != 0) {
+	rc = prepare((uint64_t)g, head_gran, zero, clean, head_tag);
+	if (rc == 0 &&
+	    (rc = prepare((uint64_t)g + head_gran, n - head_gran, zero, clean, tag)) != 0) {
 		/* the head may hold kept pages it took over: clean before giving */
 		drop_pages(gran_addr((uint64_t)g), (size_t)head_gran << HMPT_GRANULE_SHIFT);
 		memset(res_g + g, 0, head_gran * sizeof(*res_g));
@@ -858,7 +882,7 @@ void *hmpt_arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site
 		errno = -rc;
 		return NULL;
 	}
-	record(g, -1, size, mapped, n, site, tag, head_gran ? head_tag : 0, head_gran);
+	record(g, -1, size, mapped, n, site, tag, head_gran ? head_tag : 0, head_gran, !obs);
 	return gran_addr((uint64_t)g);
 }
 
@@ -907,6 +931,25 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
 		*start = hmpt_arena_base_g + ((uintptr_t)(o - 1) << HMPT_GRANULE_SHIFT);
 		*out = blocks_g[o - 1];
 		rc = 0;
+	}
+	pthread_mutex_unlock(&lock_g);
+	return rc;
+}
+
+int hmpt_arena_next(uintptr_t from, uintptr_t *start, hmpt_block_t *out)
+{
+	uint64_t g =
+	    from > hmpt_arena_base_g ? (from - hmpt_arena_base_g) >> HMPT_GRANULE_SHIFT : 0;
+	int rc = -ENOENT;
+
+	pthread_mutex_lock(&lock_g);
+	for (; blocks_g && g < top_g; g++) {
+		if (blocks_g[g].ngran) {
+			*start = (uintptr_t)gran_addr(g);
+			*out = blocks_g[g];
+			rc = 0;
+			break;
+		}
 	}
 	pthread_mutex_unlock(&lock_g);
 	return rc;
@@ -976,6 +1019,8 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		return NULL;
 	}
 	uint16_t tag = old->tag;
+	/* an observed block stays so: its new pages must fault too */
+	bool clean = !old->unobserved && __atomic_load_n(&observe_g, __ATOMIC_ACQUIRE);
 	size_t mapped = round_block(size, tag);
 	uint64_t n = granules(mapped);
 	if (size == 0 || mapped < size) {
@@ -985,7 +1030,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (n <= old->ngran || take_at_grow(g, old->ngran, n)) {
 		/* in place */
 		if (n > old->ngran) {
-			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, tag);
+			rc = prepare((uint64_t)g + old->ngran, n - old->ngran, false, clean, tag);
 			if (rc) {
 				give((uint64_t)g + old->ngran, n - old->ngran);
 				errno = -rc;
@@ -994,7 +1039,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		} else if (n < old->ngran) {
 			release((uint64_t)g + n, old->ngran - n, tag);
 		}
-		record(g, -1, size, mapped, n, site, tag, 0, 0);
+		record(g, -1, size, mapped, n, site, tag, 0, 0, old->unobserved);
 		return p;
 	}
 	/* elsewhere: a new extent; pages moved when the kernel can (not
@@ -1011,11 +1056,11 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 	if (moved) {
 		/* the pages now live at `to`; the old range is mapped and empty */
 		claim_moved((uint64_t)ng, old->ngran, tag);
-		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, tag);
+		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, clean, tag);
 		if (rc) /* put the pages back where they were */
 			move_pages_to(to, base, span);
 	} else {
-		rc = prepare((uint64_t)ng, n, false, tag);
+		rc = prepare((uint64_t)ng, n, false, clean, tag);
 		if (rc == 0)
 			memcpy(to, base, old->mapped); /* usable size, not requested */
 	}
@@ -1025,7 +1070,7 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site, tag, 0, 0);
+	record(ng, g, size, mapped, n, site, tag, 0, 0, old->unobserved);
 	if (moved) { /* the pages moved away: the old range is mapped and empty */
 		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
 		give((uint64_t)g, old->ngran);

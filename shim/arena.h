@@ -55,6 +55,9 @@ typedef struct {
 	 * placed as head_tag says, the rest as tag; 0: not split */
 	uint16_t head_tag;
 	uint32_t head_gran;
+	/* page-fault sampling did not observe it: it may hold pages another
+	 * block touched, so its faults say nothing of its first touches */
+	bool unobserved;
 	uint64_t born; /* when the block took its address range (CLOCK_MONOTONIC ns), or 0 */
 } hmpt_block_t;
 
@@ -118,10 +121,12 @@ int hmpt_arena_lookup(const void *p, hmpt_block_t *out);
  * tell a block from the one that held its range before; without sampling
  * the clock is not read and `born` stays 0). */
 void hmpt_arena_stamp_births(void);
-/* From now on freed pages are not kept, and kept ones that serve a zeroed
- * request are dropped rather than cleared: page-fault sampling counts each
- * block's first touches, and reused pages raise none. */
-void hmpt_arena_refault_all(void);
+/* From now on `observe` decides for each new block whether it is observed:
+ * an observed block gets clean pages (kept ones dropped, never reused) so
+ * that each first touch faults (page-fault sampling counts them; reused
+ * pages raise none); the others may reuse kept pages and are marked
+ * unobserved.  Called with no arena lock held; must not allocate. */
+void hmpt_arena_observe_by(bool (*observe)(uint32_t site));
 /* The floor of the budget for kept pages (HMPT_ARENA_KEEP_MIN unless a
  * test sets another), and the bytes kept now (for reports and tests). */
 void hmpt_arena_set_keep_min(uint64_t bytes);
@@ -130,6 +135,10 @@ uint64_t hmpt_arena_kept_bytes(void);
  * *start and its record in *out; -ENOENT if none.  For attributing sampled
  * addresses. */
 int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out);
+/* The first live block starting at or after address `from`: its start in
+ * *start and its record in *out; -ENOENT if none (for walking every block
+ * at the end of a run). */
+int hmpt_arena_next(uintptr_t from, uintptr_t *start, hmpt_block_t *out);
 /* Resize the block at p to `size` bytes keeping its contents and its tag,
  * in place when possible, otherwise moving its pages (copying hugetlb
  * ones); the new record gets `site`.  A split block is not resized here

@@ -12,7 +12,8 @@ static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 	                              .tag = a->tag,
 	                              .head_tag = a->head_tag,
 	                              .head_bytes = (uint64_t)a->head_gran << HMPT_GRANULE_SHIFT,
-	                              .born = a->born};
+	                              .born = a->born,
+	                              .unobserved = a->unobserved};
 }
 
 static void *arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,

@@ -462,6 +462,19 @@ static bool sampled_faults(void)
 	return su && su->kind == HMPT_SAMPLER_FAULTS;
 }
 
+/* Page faults: a site's bytes first touched (faults, and resident pages no
+ * fault counted), its observed blocks' scaled by its blocks / observed
+ * (sample.h: Horvitz-Thompson; exact while all were observed). */
+static uint64_t site_touch_bytes(uint32_t site, const hmpt_sample_site_t *ss)
+{
+	uint64_t allocs, observed, b = ss->bytes + ss->unseen_bytes;
+
+	hmpt_sample_observed(site, &allocs, &observed);
+	if (!observed || allocs <= observed)
+		return b;
+	return (uint64_t)((unsigned __int128)b * allocs / observed);
+}
+
 static void write_sampling(hmpt_fmt_t *f)
 {
 	const hmpt_pmu_setup_t *su = hmpt_sample_setup_used();
@@ -527,7 +540,7 @@ static void write_sampling(hmpt_fmt_t *f)
 			for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
 				const hmpt_sample_site_t *ss = hmpt_sample_site(i);
 				if (ss)
-					sample_whole_g += ss->bytes;
+					sample_whole_g += site_touch_bytes(i, ss);
 			}
 		} else {
 			sample_whole_g = with_addr;
@@ -544,6 +557,21 @@ static void write_sampling(hmpt_fmt_t *f)
 		kv_u64(f, "untracked_bytes", t->untracked_bytes, ", ");
 		kv_u64(f, "refaults", t->refaults, ", ");
 		kv_u64(f, "share_of", sample_whole_g, ",\n    ");
+		if (faults) {
+			key(f, "kernel_touches");
+			hmpt_fmt_str(f, hmpt_sample_kernel_touches() ? "true, " : "false, ");
+			kv_str(f, "never_counted",
+			       "first touches through get_user_pages (process_vm_writev from "
+			       "another process, O_DIRECT, RDMA pinning) raise no fault event: "
+			       "a block's resident pages that no fault counted are added at its "
+			       "free as unseen_bytes",
+			       ",\n    ");
+			kv_u64(f, "observe_first", HMPT_SAMPLE_OBSERVE_FIRST, ", ");
+			kv_u64(f, "observe_every", HMPT_SAMPLE_OBSERVE_EVERY, ", ");
+			kv_u64(f, "unobserved_faults", t->unobserved, ", ");
+			kv_u64(f, "mthp_size", hmpt_sample_mthp(), ", ");
+			kv_u64(f, "mthp_bytes", t->mthp_bytes, ",\n    ");
+		}
 		kv_u64(f, "lost", t->ring.lost, ", ");
 		kv_u64(f, "lost_samples", t->ring.lost_samples, ", ");
 		kv_u64(f, "throttled", t->ring.throttled, ", ");
@@ -569,7 +597,7 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	}
 	kv_u64(f, "n", ss->samples, ", ");
 	key(f, "share");
-	uint64_t part = faults ? ss->bytes : ss->samples;
+	uint64_t part = faults ? site_touch_bytes(site, ss) : ss->samples;
 	hmpt_fmt_fixed(f, sample_whole_g ? (double)part / (double)sample_whole_g : 0.0, 6);
 	hmpt_fmt_str(f, ", ");
 	key(f, "per_mib");
@@ -580,7 +608,16 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 		hmpt_fmt_fixed(f, (double)ss->samples / ((double)size / 1048576.0), 3);
 	hmpt_fmt_str(f, ", ");
 	if (faults) {
-		kv_u64(f, "first_touch_bytes", ss->bytes, ", ");
+		uint64_t allocs, observed;
+		hmpt_sample_observed(site, &allocs, &observed);
+		kv_u64(f, "first_touch_bytes", site_touch_bytes(site, ss), ", ");
+		kv_u64(f, "fault_bytes", ss->bytes, ", ");
+		kv_u64(f, "unseen_bytes", ss->unseen_bytes, ",\n        ");
+		kv_u64(f, "bytes_observed_allocs", observed, ", ");
+		kv_u64(f, "bytes_of_allocs", allocs, ", ");
+		key(f, "bytes_estimated");
+		hmpt_fmt_str(f, allocs > observed ? "true, " : "false, ");
+		kv_u64(f, "pages_waiting", ss->node_wait, ",\n        ");
 	} else {
 		kv_u64(f, "stores", ss->stores, ", ");
 		kv_u64(f, "latency_n", ss->lat_n, ", ");

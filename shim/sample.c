@@ -2,6 +2,7 @@
 #include "sample.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
@@ -43,13 +44,19 @@ typedef struct {
 	uintptr_t start, end;
 	uint64_t born, died;
 	uint32_t site;
+	bool unobserved;
 } gone_t;
 
 typedef struct {
 	uint32_t site;
 	uintptr_t page;
-	uint64_t missed_ns; /* when a lookup first found no page there, or 0 */
+	uint64_t born; /* of the block the page was counted for */
 } pending_t;
+
+/* page-fault mode: a site's blocks decided on, and those observed */
+typedef struct {
+	uint64_t allocs, observed;
+} observe_t;
 
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gone_lock_g = PTHREAD_MUTEX_INITIALIZER;
@@ -74,6 +81,14 @@ static char why_g[256];
 static pending_t pending_g[PENDING_MAX];
 static unsigned npending_g;
 static hmpt_sample_tramp_t tramps_g[MAX_THREADS];
+static observe_t *observe_g;
+/* mTHP: the largest enabled size below the PMD size, and the page table */
+#define MTHP_MAX_PAGES 256 /* 1 MiB of 4 KiB pages */
+static uint64_t mthp_g;
+static int pagemap_fd_g = -1;
+/* a fork child's blocks born before the fork hold its parent's pages: no
+ * fault of its own counted them, and they are not unseen */
+static uint64_t fork_ns_g;
 static hmpt_pthread_create_fn create_g;
 
 void hmpt_sample_lock(void)
@@ -126,7 +141,38 @@ const hmpt_sample_site_t *hmpt_sample_site(uint32_t site)
 	if (!sites_g || site >= HMPT_SITES_MAX)
 		return NULL;
 	const hmpt_sample_site_t *s = &sites_g[site];
-	return s->samples ? s : NULL;
+	return s->samples || s->unseen_bytes || s->node_wait ? s : NULL;
+}
+
+bool hmpt_sample_observe(uint32_t site)
+{
+	if (!observe_g || site >= HMPT_SITES_MAX)
+		return true;
+	uint64_t k = __atomic_fetch_add(&observe_g[site].allocs, 1, __ATOMIC_RELAXED);
+	bool o = k < HMPT_SAMPLE_OBSERVE_FIRST ||
+	         (k - HMPT_SAMPLE_OBSERVE_FIRST) % HMPT_SAMPLE_OBSERVE_EVERY == 0;
+	if (o)
+		__atomic_fetch_add(&observe_g[site].observed, 1, __ATOMIC_RELAXED);
+	return o;
+}
+
+void hmpt_sample_observed(uint32_t site, uint64_t *allocs, uint64_t *observed)
+{
+	*allocs = *observed = 0;
+	if (observe_g && site < HMPT_SITES_MAX && setup_g.kind == HMPT_SAMPLER_FAULTS) {
+		*allocs = __atomic_load_n(&observe_g[site].allocs, __ATOMIC_RELAXED);
+		*observed = __atomic_load_n(&observe_g[site].observed, __ATOMIC_RELAXED);
+	}
+}
+
+bool hmpt_sample_kernel_touches(void)
+{
+	return setup_g.kind == HMPT_SAMPLER_FAULTS && !setup_g.ev[0].attr.exclude_kernel;
+}
+
+uint64_t hmpt_sample_mthp(void)
+{
+	return pagemap_fd_g >= 0 ? mthp_g : 0;
 }
 
 uint64_t hmpt_sample_type_used(void)
@@ -179,13 +225,14 @@ static unsigned lat_bucket(uint64_t w)
  * as they are for static data); -1: not tracked memory; -2: tracked memory
  * whose block left no trace. */
 static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uintptr_t *hi,
-                       uint64_t *born)
+                       uint64_t *born, bool *unobserved)
 {
 	hmpt_block_t b;
 	uintptr_t start;
 	int64_t site = -2;
 
 	*gone = false;
+	*unobserved = false;
 	if (!hmpt_arena_owns((void *)addr)) {
 		const hmpt_static_t *o = hmpt_statics_at((uintptr_t)addr);
 		/* static data lives as long as the process: born 0, and a fault
@@ -196,6 +243,7 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 		*lo = start;
 		*hi = start + b.mapped;
 		*born = b.born;
+		*unobserved = b.unobserved;
 		return b.site;
 	}
 	pthread_mutex_lock(&gone_lock_g);
@@ -208,6 +256,7 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 			*lo = e->start;
 			*hi = e->end;
 			*born = e->born;
+			*unobserved = e->unobserved;
 			*gone = true;
 			break;
 		}
@@ -216,12 +265,41 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 	return site;
 }
 
+/* x86 reports a base page for a fault that mapped a multi-size THP folio
+ * (pte_leaf_size is PAGE_SIZE): the pages present in the naturally aligned
+ * block of the largest enabled mTHP size around the fault, within the
+ * block's range [lo, hi), are counted now.  touched.h counts each base page
+ * once, so a neighbour counted early (its own fault still in a ring, or a
+ * base page the kernel mapped alone) is not counted again; the page table
+ * is read only while one of them is not counted yet. */
+static uint64_t mthp_bytes(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint64_t born)
+{
+	uint64_t ent[MTHP_MAX_PAGES];
+	uintptr_t a = addr & ~(uintptr_t)(mthp_g - 1), b = a + mthp_g;
+
+	a = a > lo ? a : lo;
+	b = b < hi ? b : hi;
+	if (b <= a || !hmpt_touched_missing(a, b, born))
+		return 0;
+	size_t n = (b - a) / page_g;
+	n = n < MTHP_MAX_PAGES ? n : MTHP_MAX_PAGES;
+	ssize_t got = pread(pagemap_fd_g, ent, n * sizeof(ent[0]), (off_t)(a / page_g * 8));
+	uint64_t bytes = 0;
+	for (ssize_t i = 0; i < got / 8; i++)
+		if (ent[i] >> 63) /* present: the zero page too (a read) */
+			bytes += hmpt_touched_add(a + (uintptr_t)i * page_g,
+			                          a + (uintptr_t)(i + 1) * page_g, born);
+	totals_g.mthp_bytes += bytes;
+	return bytes;
+}
+
 /* Bytes a page fault at `addr` brought in: the page the kernel mapped (its
  * size is read once the fault is handled: pmu.c samples minor faults), cut
  * to the block's range [lo, hi) where a huge page reaches past the block,
- * less what the block's earlier faults counted (touched.h) when `once`. */
+ * less what the block's earlier faults counted (touched.h) when `once`;
+ * with `near`, an mTHP folio's other pages (mthp_bytes). */
 static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi, uint64_t born,
-                            bool once)
+                            bool once, bool near)
 {
 	uint64_t ps = s->page_size ? s->page_size : page_g;
 	uintptr_t from = s->addr & ~(uintptr_t)(ps - 1), to = from + ps;
@@ -232,24 +310,33 @@ static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t
 	}
 	if (to <= from)
 		return 0;
-	return once ? hmpt_touched_add(from, to, born) : to - from;
+	if (!once)
+		return to - from;
+	uint64_t n = hmpt_touched_add(from, to, born);
+	if (near && ps < mthp_g && pagemap_fd_g >= 0 && lo < hi)
+		n += mthp_bytes(s->addr, lo, hi, born);
+	return n;
 }
 
-/* A page that is not there yet (-EFAULT: a read of calloc'd or fresh memory
- * mapped the shared zero page; the write that follows gives the block its
- * real page, and counts as a refault) is looked up again at later drains
- * for up to PENDING_WAIT_NS, the last drain excepted, while at most half
- * the table waits: a calloc of 8 MiB read through before it is written
- * leaves 2048 such pages at once. */
-#define PENDING_WAIT_NS (500 * 1000000ull)
+/* A page that maps the kernel's shared zero page (-EFAULT: a read of
+ * calloc'd or fresh memory) has no node yet: the write that gives it its
+ * real page faults again (a refault), and its node is looked up then.  It
+ * waits, marked in touched.h, for as long as that takes: until the write,
+ * the free of its block (then it counts as not found), or the end of the
+ * process (`last`; a profile written mid-run leaves it waiting). */
+static void wait_zero(const pending_t *e, bool last)
+{
+	if (!last && hmpt_touched_wait(e->page, e->born))
+		sites_g[e->site].node_wait++;
+	else
+		sites_g[e->site].node[HMPT_SAMPLE_NODES + 1]++;
+}
 
 /* The node of each pending page, BATCH pages per system call; with
- * `last`, every page is counted, found or not. */
+ * `last`, every page is counted, found or not, and so is every page that
+ * waits for a write. */
 static void flush_pending(bool last)
 {
-	uint64_t now = npending_g ? hmpt_sys_now_ns() : 0;
-	unsigned kept = 0;
-
 	for (unsigned base = 0; base < npending_g; base += BATCH) {
 		unsigned n = npending_g - base < BATCH ? npending_g - base : BATCH;
 		void *pages[BATCH];
@@ -262,24 +349,33 @@ static void flush_pending(bool last)
 			for (unsigned i = 0; i < n; i++)
 				status[i] = -1;
 		for (unsigned i = 0; i < n; i++) {
-			pending_t e = pending_g[base + i];
+			const pending_t *e = &pending_g[base + i];
 			int node = status[i];
-			/* kept (compacted to the front: kept <= base + i) */
-			if (node == -EFAULT && !last && kept < PENDING_MAX / 2 &&
-			    (!e.missed_ns || now - e.missed_ns < PENDING_WAIT_NS)) {
-				if (!e.missed_ns)
-					e.missed_ns = now;
-				pending_g[kept++] = e;
+			if (node == -EFAULT) {
+				wait_zero(e, last);
 				continue;
 			}
 			/* a page already gone (freed since) has no node */
 			unsigned slot = node < 0                   ? HMPT_SAMPLE_NODES + 1
 			                : node < HMPT_SAMPLE_NODES ? (unsigned)node
 			                                           : HMPT_SAMPLE_NODES;
-			sites_g[e.site].node[slot]++;
+			sites_g[e->site].node[slot]++;
 		}
 	}
-	npending_g = kept;
+	npending_g = 0;
+	if (!last)
+		return;
+	for (uint32_t i = 0; i < HMPT_SITES_MAX && i < hmpt_sites_count(); i++) {
+		sites_g[i].node[HMPT_SAMPLE_NODES + 1] += sites_g[i].node_wait;
+		sites_g[i].node_wait = 0;
+	}
+}
+
+static void pend(uint32_t site, uintptr_t addr, uint64_t born)
+{
+	pending_g[npending_g++] = (pending_t){site, addr & ~(uintptr_t)(page_g - 1), born};
+	if (npending_g == PENDING_MAX)
+		flush_pending(false);
 }
 
 static void note_tid(hmpt_sample_site_t *acc, uint32_t tid)
@@ -298,7 +394,7 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 {
 	const slot_t *sl = ctx;
 	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
-	bool gone;
+	bool gone, unobserved;
 	uintptr_t lo = 0, hi = 0;
 	uint64_t born = 0;
 
@@ -306,22 +402,32 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		totals_g.no_address++;
 		return;
 	}
-	int64_t site = resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi, &born);
+	int64_t site =
+	    resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi, &born, &unobserved);
 	if (site < 0 || site >= HMPT_SITES_MAX) {
 		if (site == -1) {
 			totals_g.untracked++;
 			if (faults)
-				totals_g.untracked_bytes += fault_bytes(s, 0, 0, 0, false);
+				totals_g.untracked_bytes += fault_bytes(s, 0, 0, 0, false, false);
 		} else {
 			totals_g.gone_unknown++;
 		}
 		return;
 	}
-	uint64_t bytes = faults ? fault_bytes(s, lo, hi, born, true) : 0;
+	if (faults && unobserved) { /* its pages may be another block's (arena.h) */
+		totals_g.unobserved++;
+		return;
+	}
+	uint64_t bytes = faults ? fault_bytes(s, lo, hi, born, true, !gone) : 0;
 	if (faults && !bytes) {
-		/* no page first touched: the copy after a zero-page read, a
-		 * NUMA-balancing hint, two threads racing on one page */
+		/* no page first touched: the copy after a zero-page read (whose
+		 * node is known now), a NUMA-balancing hint, two threads racing
+		 * on one page */
 		totals_g.refaults++;
+		if (hmpt_touched_unwait(s->addr & ~(uintptr_t)(page_g - 1), born)) {
+			sites_g[site].node_wait--;
+			pend((uint32_t)site, s->addr, born);
+		}
 		return;
 	}
 	if (gone)
@@ -348,19 +454,17 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		acc->level[lvl]++;
 	acc->bytes += bytes;
 	note_tid(acc, s->tid);
-	pending_g[npending_g++] =
-	    (pending_t){(uint32_t)site, s->addr & ~(uintptr_t)(page_g - 1), 0};
-	if (npending_g == PENDING_MAX)
-		flush_pending(false);
+	pend((uint32_t)site, s->addr, born);
 }
 
-void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born)
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                           bool unobserved)
 {
 	if (!hmpt_sample_active())
 		return;
 	uint64_t died = hmpt_sys_now_ns();
 	pthread_mutex_lock(&gone_lock_g);
-	gone_g[gone_n_g % GONE_MAX] = (gone_t){start, start + len, born, died, site};
+	gone_g[gone_n_g % GONE_MAX] = (gone_t){start, start + len, born, died, site, unobserved};
 	gone_n_g++;
 	pthread_mutex_unlock(&gone_lock_g);
 }
@@ -617,7 +721,7 @@ static int choose(hmpt_sampler_t want)
 
 static void log_started(void)
 {
-	char buf[768];
+	char buf[1024];
 	hmpt_fmt_t f;
 	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
 
@@ -626,8 +730,20 @@ static void log_started(void)
 		hmpt_fmt_printf(
 		    &f,
 		    "sampling: software page faults (first touch only: access density is "
-		    "not available: %s)",
-		    why_g);
+		    "not available: %s); %s",
+		    why_g,
+		    hmpt_sample_kernel_touches()
+		        ? "first touches the kernel makes for the program (read() into a buffer) "
+		          "are counted"
+		        : "first touches the kernel makes for the program (read() into a buffer) "
+		          "are not counted (kernel samples need perf_event_paranoid <= 1 or "
+		          "CAP_PERFMON)");
+		hmpt_fmt_str(&f, "; pages filled through get_user_pages (process_vm_writev, "
+		                 "O_DIRECT, RDMA) never raise a fault event: counted at their "
+		                 "block's free as unseen");
+		if (mthp_g)
+			hmpt_fmt_printf(&f, "; mTHP up to %s counted from the page table",
+			                HMPT_SIZE(mthp_g));
 	} else {
 		hmpt_fmt_printf(&f, "sampling: %s on %s", hmpt_sampler_name(setup_g.kind),
 		                setup_g.model);
@@ -655,8 +771,10 @@ static bool map_tables(void)
 		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
 	if (!gone_g)
 		gone_g = hmpt_sys_map(GONE_MAX * sizeof(gone_t));
+	if (!observe_g)
+		observe_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(observe_t));
 	/* page-fault mode's (a reservation, backed only where it is used) */
-	return slots_g && sites_g && gone_g && hmpt_touched_init(page_g);
+	return slots_g && sites_g && gone_g && observe_g && hmpt_touched_init(page_g);
 }
 
 static int start_reader(void)
@@ -681,6 +799,8 @@ static int start_reader(void)
 	return 0;
 }
 
+static void open_pagemap(void);
+
 /* Sampling runs: the reader starts, then the slot `sl` (this thread's
  * events, open) goes live; on failure the slot is closed. */
 static int go_live(slot_t *sl)
@@ -693,10 +813,65 @@ static int go_live(slot_t *sl)
 		return rc;
 	}
 	hmpt_arena_stamp_births();
-	if (setup_g.kind == HMPT_SAMPLER_FAULTS)
-		hmpt_arena_refault_all();
+	if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+		open_pagemap();
+		hmpt_arena_observe_by(hmpt_sample_observe);
+	}
 	activate(sl);
 	return 0;
+}
+
+/* The first open; page-fault mode asks for kernel samples where the
+ * request says they are allowed, and does without them if refused. */
+static int open_first(slot_t *sl, char *err, size_t cap)
+{
+	int rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
+
+	if (rc != 0 && setup_g.kind == HMPT_SAMPLER_FAULTS && !setup_g.ev[0].attr.exclude_kernel) {
+		setup_g.ev[0].attr.exclude_kernel = 1;
+		rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
+		if (rc == 0)
+			hmpt_fmt_clause(
+			    opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
+			    "the kernel refused kernel samples: first touches the kernel "
+			    "makes for the program (read() into a buffer) are not counted");
+	}
+	return rc;
+}
+
+/* The largest multi-size THP size enabled below the PMD size (0: none).
+ * Sizes are tried by name (no directory listing: it would allocate). */
+static uint64_t mthp_enabled(void)
+{
+	const char *dir = "/sys/kernel/mm/transparent_hugepage";
+	char path[128], buf[64], top[64];
+	uint64_t best = 0;
+
+	bool top_on = hmpt_sys_read_file("/sys/kernel/mm/transparent_hugepage/enabled", top,
+	                                 sizeof(top)) > 0 &&
+	              !strstr(top, "[never]");
+	int64_t pmd = read_sysctl("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", 2 << 20);
+	for (uint64_t kb = 8; kb * 1024 < (uint64_t)pmd; kb <<= 1) {
+		hmpt_fmt_text(path, sizeof(path), "%s/hugepages-%" PRIu64 "kB/enabled", dir, kb);
+		if (hmpt_sys_read_file(path, buf, sizeof(buf)) <= 0)
+			continue;
+		if (strstr(buf, "[always]") || strstr(buf, "[madvise]") ||
+		    (strstr(buf, "[inherit]") && top_on))
+			best = kb * 1024;
+	}
+	return best > page_g ? best : 0;
+}
+
+/* page-fault mode reads present bits around mTHP faults (no privilege
+ * needed for those); a fork child opens its own */
+static void open_pagemap(void)
+{
+	if (pagemap_fd_g >= 0)
+		close(pagemap_fd_g);
+	pagemap_fd_g = -1;
+	mthp_g = mthp_enabled();
+	if (mthp_g && mthp_g / page_g <= MTHP_MAX_PAGES)
+		pagemap_fd_g = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 }
 
 static int start(void)
@@ -704,7 +879,7 @@ static int start(void)
 	char err[160];
 	slot_t *sl = claim_slot();
 
-	if (hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
+	if (open_first(sl, err, sizeof(err)) != 0) {
 		if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
 			set_why(err, NULL);
 			goto fail;
@@ -713,8 +888,7 @@ static int start(void)
 		 * touch is still worth having */
 		char hw[160];
 		memcpy(hw, err, sizeof(hw));
-		if (choose(HMPT_SAMPLER_FAULTS) != 0 ||
-		    hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
+		if (choose(HMPT_SAMPLER_FAULTS) != 0 || open_first(sl, err, sizeof(err)) != 0) {
 			set_why(hw, err);
 			goto fail;
 		}
@@ -763,22 +937,69 @@ int hmpt_sample_start(const hmpt_sample_config_t *cfg)
 	return 0;
 }
 
-void hmpt_sample_flush(void)
+static void flush(bool last)
 {
 	if (!slots_g)
 		return;
 	pthread_mutex_lock(&lock_g);
-	drain_all(true);
+	drain_all(last);
 	pthread_mutex_unlock(&lock_g);
 }
 
-void hmpt_sample_drain_before_release(void)
+void hmpt_sample_flush(void)
 {
-	if (!hmpt_sample_active())
+	flush(false);
+}
+
+/* Bytes of [start, start+len) resident that no fault counted for the
+ * block born at `born` (mincore, a granule's pages at a time) */
+static uint64_t unseen_bytes(uintptr_t start, uint64_t len, uint64_t born)
+{
+	unsigned char vec[512];
+	uint64_t n = 0;
+
+	for (uintptr_t p = start; p < start + len;) {
+		size_t k = (start + len - p + page_g - 1) / page_g;
+		k = k < sizeof(vec) ? k : sizeof(vec);
+		if (mincore((void *)p, k * page_g, vec) != 0)
+			break;
+		n += hmpt_touched_unseen(p, vec, k, born);
+		p += k * page_g;
+	}
+	return n;
+}
+
+void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                                bool unobserved, bool freeing)
+{
+	if (!hmpt_sample_active() || setup_g.kind != HMPT_SAMPLER_FAULTS || unobserved)
 		return;
 	pthread_mutex_lock(&lock_g);
 	drain_all(false);
+	if (freeing && site < HMPT_SITES_MAX) {
+		hmpt_sample_site_t *acc = &sites_g[site];
+		uint64_t w = hmpt_touched_unwait_range(start, start + len, born);
+		w = w < acc->node_wait ? w : acc->node_wait;
+		acc->node_wait -= w;
+		acc->node[HMPT_SAMPLE_NODES + 1] += w;
+		if (born >= fork_ns_g)
+			acc->unseen_bytes += unseen_bytes(start, len, born);
+	}
 	pthread_mutex_unlock(&lock_g);
+}
+
+/* At the end, with lock_g held after the last drain: the unseen bytes of
+ * every observed block still live (arrays an HPC program never frees). */
+static void unseen_live(void)
+{
+	uintptr_t at = 0, start;
+	hmpt_block_t b;
+
+	while (hmpt_arena_next(at, &start, &b) == 0) {
+		at = start + ((uintptr_t)b.ngran << HMPT_GRANULE_SHIFT);
+		if (!b.unobserved && b.born >= fork_ns_g && b.site < HMPT_SITES_MAX)
+			sites_g[b.site].unseen_bytes += unseen_bytes(start, b.mapped, b.born);
+	}
 }
 
 void hmpt_sample_stop(void)
@@ -791,7 +1012,12 @@ void hmpt_sample_stop(void)
 		if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) == SLOT_ACTIVE)
 			hmpt_perfev_disable(&sl->ev);
 	}
-	hmpt_sample_flush();
+	flush(true);
+	if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+		pthread_mutex_lock(&lock_g);
+		unseen_live();
+		pthread_mutex_unlock(&lock_g);
+	}
 	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
 	wake_reader();
 }
@@ -816,7 +1042,9 @@ void hmpt_sample_fork_child(void)
 	pthread_setspecific(key_g, NULL);
 	/* the child's profile counts from the fork, as its sites do */
 	madvise(sites_g, HMPT_SITES_MAX * sizeof(hmpt_sample_site_t), MADV_DONTNEED);
+	madvise(observe_g, HMPT_SITES_MAX * sizeof(observe_t), MADV_DONTNEED);
 	hmpt_touched_reset();
+	fork_ns_g = hmpt_sys_now_ns();
 	memset(&totals_g, 0, sizeof(totals_g));
 	gone_n_g = 0;
 	npending_g = 0;

@@ -39,6 +39,8 @@ typedef struct {
 	uint64_t level[HMPT_LEVEL_COUNT];
 	uint64_t node[HMPT_SAMPLE_NODES + 2]; /* then: higher nodes, page not found */
 	uint64_t bytes;                       /* page faults: bytes first touched */
+	uint64_t unseen_bytes;                /* resident at free, no fault counted them */
+	uint64_t node_wait;                   /* zero-page pages waiting for a write */
 	uint32_t tid[HMPT_SAMPLE_TIDS];
 	uint64_t tid_n[HMPT_SAMPLE_TIDS];
 	uint64_t tid_other;
@@ -54,7 +56,18 @@ typedef struct {
 	uint64_t threads, threads_failed, threads_unsampled;
 	uint64_t untracked_bytes; /* page faults */
 	uint64_t refaults;        /* page faults in tracked memory that first touched nothing */
+	uint64_t unobserved;      /* page faults in blocks not observed (see hmpt_sample_observe) */
+	uint64_t mthp_bytes;      /* bytes counted from the page table around mTHP faults */
 } hmpt_sample_totals_t;
+
+/* Page-fault mode observes the first HMPT_SAMPLE_OBSERVE_FIRST blocks of
+ * each site, then one in HMPT_SAMPLE_OBSERVE_EVERY: those get clean pages
+ * and their first touches are counted; the others may reuse freed pages
+ * (arena.h) and their faults are not counted.  A site's bytes are the
+ * observed blocks' scaled by allocations / observed (Horvitz-Thompson):
+ * exact for a site allocated at most HMPT_SAMPLE_OBSERVE_FIRST times. */
+#define HMPT_SAMPLE_OBSERVE_FIRST 8
+#define HMPT_SAMPLE_OBSERVE_EVERY 64
 
 typedef int (*hmpt_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                                       void *);
@@ -77,15 +90,33 @@ void hmpt_sample_thread_begin(void);
 /* A tracked block [start, start+len) of `site`, born at `born`, left its
  * range just now (freed, or moved by realloc).  Takes the time only while
  * sampling runs. */
-void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born);
-/* Read every ring now (for a profile written on request). */
+void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                           bool unobserved);
+/* Read every ring now (for a profile written on request); pages that wait
+ * for their node keep waiting. */
 void hmpt_sample_flush(void);
-/* Read every ring now, before a sampled block's pages are released or
- * moved: the node of each page its samples name is looked up while the
- * page is still there (the reader may not have come round yet; freed pages
- * are dropped at once while page-fault sampling runs).  Nothing when
- * sampling is off. */
-void hmpt_sample_drain_before_release(void);
+/* Page-fault mode, before an observed block [start, start+len) is freed
+ * (`freeing`) or resized: read every ring, so that its samples are
+ * counted for it and the node of each of its pages is looked up while the
+ * page is there (its pages may be dropped at the free); on a free, its
+ * pages still waiting for a write are counted as not found, and the pages
+ * resident that no fault counted as unseen.  Nothing in other modes (freed
+ * pages are kept there, and hardware samples do not count pages), nor for
+ * a block not observed (its faults are not counted). */
+void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
+                                bool unobserved, bool freeing);
+/* Page-fault mode's choice for the next block of `site` (arena.h
+ * hmpt_arena_observe_by): deterministic, per site. */
+bool hmpt_sample_observe(uint32_t site);
+/* The site's blocks decided on since sampling started, and those observed
+ * (both 0 outside page-fault mode); with the sample lock held. */
+void hmpt_sample_observed(uint32_t site, uint64_t *allocs, uint64_t *observed);
+/* Page-fault mode: whether first touches the kernel makes for the program
+ * (read() into a buffer) are counted (kernel samples allowed). */
+bool hmpt_sample_kernel_touches(void);
+/* The largest mTHP size enabled (bytes; 0: none), whose faults are counted
+ * from the page table (the sample says a base page). */
+uint64_t hmpt_sample_mthp(void);
 /* Stop sampling and read what is left (at exit, before the profile). */
 void hmpt_sample_stop(void);
 /* fork child: the parent's events and reader are not ours; start afresh

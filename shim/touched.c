@@ -14,6 +14,7 @@ typedef struct {
 	uint64_t key; /* granule number + 1; 0: empty */
 	uint64_t born;
 	uint64_t bits[WORDS];
+	uint64_t wait[WORDS]; /* counted pages that map the zero page, node not known */
 } granule_t;
 
 static granule_t *table_g;
@@ -45,7 +46,7 @@ static granule_t *granule(uint64_t g, uint64_t born)
 		if (e->key == key || e->key == 0) {
 			if (e->key != key || e->born != born) {
 				for (unsigned w = 0; w < WORDS; w++)
-					e->bits[w] = 0;
+					e->bits[w] = e->wait[w] = 0;
 				e->key = key;
 				e->born = born;
 			}
@@ -82,4 +83,88 @@ uint64_t hmpt_touched_add(uintptr_t from, uintptr_t to, uint64_t born)
 		}
 	}
 	return fresh;
+}
+
+/* the granule of g as the block born at `born` left it, or NULL (none, or
+ * another block's): never reset */
+static granule_t *find(uint64_t g, uint64_t born)
+{
+	uint64_t key = g + 1;
+	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+
+	if (!table_g)
+		return NULL;
+	for (unsigned i = 0; i < PROBES; i++) {
+		granule_t *e = &table_g[(h + i) & (SLOTS - 1)];
+		if (e->key == 0)
+			return NULL;
+		if (e->key == key)
+			return e->born == born ? e : NULL;
+	}
+	return NULL;
+}
+
+static unsigned bit_of(uintptr_t p)
+{
+	return (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+}
+
+bool hmpt_touched_missing(uintptr_t from, uintptr_t to, uint64_t born)
+{
+	for (uintptr_t p = from; p < to; p += (uintptr_t)1 << page_shift_g) {
+		granule_t *e = find(p >> GRANULE_SHIFT, born);
+		unsigned bit = bit_of(p);
+		if (!e || !(e->bits[bit >> 6] & 1ull << (bit & 63)))
+			return true;
+	}
+	return false;
+}
+
+bool hmpt_touched_wait(uintptr_t page, uint64_t born)
+{
+	granule_t *e = find(page >> GRANULE_SHIFT, born);
+	unsigned bit = bit_of(page);
+
+	if (!e || page_shift_g > GRANULE_SHIFT)
+		return false;
+	e->wait[bit >> 6] |= 1ull << (bit & 63);
+	return true;
+}
+
+bool hmpt_touched_unwait(uintptr_t page, uint64_t born)
+{
+	granule_t *e = find(page >> GRANULE_SHIFT, born);
+	unsigned bit = bit_of(page);
+	uint64_t m = 1ull << (bit & 63);
+
+	if (!e || !(e->wait[bit >> 6] & m))
+		return false;
+	e->wait[bit >> 6] &= ~m;
+	return true;
+}
+
+uint64_t hmpt_touched_unwait_range(uintptr_t from, uintptr_t to, uint64_t born)
+{
+	uint64_t n = 0;
+
+	for (uintptr_t p = from; p < to; p += (uintptr_t)1 << page_shift_g)
+		n += hmpt_touched_unwait(p, born);
+	return n;
+}
+
+uint64_t hmpt_touched_unseen(uintptr_t from, const unsigned char *resident, size_t npages,
+                             uint64_t born)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < npages; i++) {
+		if (!(resident[i] & 1))
+			continue;
+		uintptr_t p = from + (i << page_shift_g);
+		granule_t *e = find(p >> GRANULE_SHIFT, born);
+		unsigned bit = bit_of(p);
+		if (!e || !(e->bits[bit >> 6] & 1ull << (bit & 63)))
+			n++;
+	}
+	return n << page_shift_g;
 }

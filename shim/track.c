@@ -23,7 +23,8 @@ bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
 
 	if (ops->lookup(p, &a) != 0)
 		return false;
-	*b = (hmpt_track_block_t){a.size, a.usable, a.site, a.tag, a.head_tag, a.head_bytes, ops};
+	*b = (hmpt_track_block_t){a.size,       a.usable, a.site,       a.tag, a.head_tag,
+	                          a.head_bytes, ops,      a.unobserved, a.born};
 	return true;
 }
 
@@ -111,9 +112,10 @@ static void block_free(void *p, const hmpt_track_block_t *b)
 	hmpt_backend_block_t a;
 
 	if (b->backend->sampled)
-		hmpt_sample_drain_before_release();
+		hmpt_sample_before_release((uintptr_t)p, b->usable, b->site, b->born, b->unobserved,
+		                           true);
 	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
-		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born);
+		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born, a.unobserved);
 	/* a split block's head (none: 0 bytes), then the rest */
 	hmpt_pools_release(&hmpt_pools_g, b->head_tag, b->head_bytes);
 	hmpt_pools_release(&hmpt_pools_g, b->tag,
@@ -247,10 +249,12 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 		uint64_t after = hmpt_pools_round(&hmpt_pools_g, old->tag, size);
 		if (hmpt_pools_regrow(&hmpt_pools_g, old->tag, before, after)) {
 			if (old->backend->sampled)
-				hmpt_sample_drain_before_release();
+				hmpt_sample_before_release((uintptr_t)p, old->usable, old->site,
+				                           old->born, old->unobserved, false);
 			q = old->backend->resize(p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
-				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born);
+				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born,
+				                      was.unobserved);
 			if (q)
 				goto done;
 			hmpt_pools_regrow(&hmpt_pools_g, old->tag, after, before);

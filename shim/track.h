@@ -24,6 +24,8 @@ typedef struct {
 	uint16_t head_tag;   /* split: the first head_bytes are placed so */
 	uint64_t head_bytes; /* 0: not split */
 	const hmpt_backend_ops_t *backend;
+	bool unobserved; /* page-fault sampling does not observe it (arena.h) */
+	uint64_t born;   /* arena: when it took its range */
 } hmpt_track_block_t;
 
 /* Made by hmpt: in the arena, or a live memkind block (only page-aligned

@@ -358,6 +358,52 @@ static void test_split(void)
 	CHECK_OP(errno, ==, EINVAL);
 }
 
+static bool observe_none(uint32_t site)
+{
+	(void)site;
+	return false;
+}
+
+static bool observe_site_2(uint32_t site)
+{
+	return site == 2;
+}
+
+/* Page-fault sampling: a block not observed reuses kept pages as ever (and
+ * is marked so); an observed one gets clean pages, so its first touches
+ * fault; an observed block stays observed when it grows. */
+static void test_observe(void)
+{
+	hmpt_block_t b;
+
+	hmpt_arena_observe_by(observe_none);
+	char *p = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+	CHECK_OP(p, !=, NULL);
+	if (!p)
+		return;
+	CHECK(hmpt_arena_lookup(p, &b) == 0 && b.unobserved);
+	memset(p, 0xab, 2 * MIB);
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	CHECK_OP(hmpt_arena_kept_bytes(), >=, 2 * MIB);
+	char *q = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+	CHECK_OP(q, ==, p);
+	CHECK_OP(resident_pages(q, 2 * MIB), ==, 2 * MIB / page_g); /* reused: no fault */
+	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
+	hmpt_arena_observe_by(observe_site_2);
+	char *r = hmpt_arena_alloc(2 * MIB, 0, false, 2, 0);
+	CHECK_OP(r, ==, p);
+	CHECK(hmpt_arena_lookup(r, &b) == 0 && !b.unobserved);
+	CHECK_OP(resident_pages(r, 2 * MIB), ==, 0); /* clean: each first touch faults */
+	r[0] = 1;
+	char *g = hmpt_arena_realloc(r, 4 * MIB, 2, &b);
+	CHECK_OP(g, !=, NULL);
+	if (g) {
+		CHECK(hmpt_arena_lookup(g, &b) == 0 && !b.unobserved);
+		CHECK_OP(hmpt_arena_free(g, &b), ==, 0);
+	}
+	hmpt_arena_observe_by(NULL);
+}
+
 int main(void)
 {
 	page_g = (size_t)sysconf(_SC_PAGESIZE);
@@ -370,6 +416,7 @@ int main(void)
 	test_alloc_lookup_find();
 	test_realloc();
 	test_kept_pages();
+	test_observe();
 	test_split();
 	/* 8 MiB, every page written: all cleared where they are */
 	test_sparse_calloc(8 * MIB, 1, 8 * MIB / page_g);

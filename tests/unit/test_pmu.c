@@ -244,6 +244,14 @@ static void test_no_pmu(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == -EPERM && strstr(s.why, "perf_event_paranoid is 3"));
 	rq.privileged = true;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.kind == HMPT_SAMPLER_FAULTS);
+	/* kernel-made first touches (read() into a buffer) are counted where
+	 * kernel samples are allowed: privileged, or paranoid <= 1 */
+	CHECK(!s.ev[0].attr.exclude_kernel);
+	rq.privileged = false;
+	rq.paranoid = 2;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.ev[0].attr.exclude_kernel);
+	rq.paranoid = 1;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && !s.ev[0].attr.exclude_kernel);
 }
 
 static void test_parse_event(void)

@@ -1,0 +1,47 @@
+#!/bin/bash
+# Page-fault sampling under multi-size THP: with 64 KiB mTHP "always", one
+# fault maps a 64 KiB folio, yet x86 reports a base page for it
+# (pte_leaf_size is PAGE_SIZE).  The array the program touches page by page
+# (tests/progs/kfill.c, S: 8 MiB) must count 8 MiB all the same, from 128
+# faults (one per folio, which shows the kernel did map folios): the shim
+# reads the present bits of the folio's neighbours from /proc/self/pagemap.
+# Sets hugepages-64kB/enabled for the run (root) and restores it.
+. "$(dirname "$0")/lib.sh"
+
+knob=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
+[ -e "$knob" ] || skip "no 64 KiB mTHP here ($knob missing: kernel before 6.8 or not x86-64/arm64)"
+was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$knob")
+if [ "$was" != always ]; then
+	[ -w "$knob" ] || skip "64 KiB mTHP is '$was' and $knob is not writable here (not root)"
+	trap 'echo "$was" >"$knob"; rm -rf "$work"' EXIT
+	echo always >"$knob" || skip "cannot set $knob"
+fi
+
+head -c $((8 << 20)) /dev/urandom >"$work/data"
+out=$work/p
+$TUNE profile -q -s faults --lib "$LIB" -o "$out" -- $PREFIX "$P/kfill" "$work/data" \
+	>"$work/stdout" 2>"$work/err" || { cat "$work/err"; fail "kfill under the shim failed"; }
+line=$(grep -n 'fill: S ' "$top/tests/progs/kfill.c" | cut -d: -f1)
+id=$(awk -F'\t' -v loc="kfill.c:$line" 'NR > 1 && $9 == loc { print $1 }' "$out/sites.tsv")
+[ -n "$id" ] || fail "no site at kfill.c:$line"
+main=$(grep -l "\"$id\"" "$out"/profile.[0-9]*.json | while read -r f; do
+	grep -q '"mthp_size": 65536' "$f" && echo "$f"; done | head -1)
+[ -n "$main" ] || fail "no profile says it counts mTHP of 64 KiB from the page table"
+python3 - "$main" "$id" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = next(s for s in d["sites"] if s["id"] == sys.argv[2])["samples"]
+n, got = s["n"], s["first_touch_bytes"]
+if n == 2048:
+    print("note: the kernel mapped base pages, not 64 KiB folios (fragmented memory?)")
+    sys.exit(77)
+assert n == 128, f"{n} faults for 8 MiB: not one per 64 KiB folio"
+assert got == 8 << 20 and s["unseen_bytes"] == 0, (got, s["unseen_bytes"])
+assert d["sampling"]["mthp_bytes"] >= 127 * 15 * 4096, d["sampling"]["mthp_bytes"]
+print(f"ok S: {got} bytes first touched from {n} faults of 64 KiB folios "
+      f"(mthp_bytes {d['sampling']['mthp_bytes']} read from the page table)")
+PY
+rc=$?
+[ $rc = 77 ] && skip "the kernel mapped no 64 KiB folio for the array"
+[ $rc = 0 ] || fail "mTHP first touches"
+echo ok
