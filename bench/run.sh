@@ -17,6 +17,8 @@ echo "== real programs, nothing asked (bench/real_programs.sh)"
 bench/real_programs.sh
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
+echo "== page-fault profiling of large blocks freed and reused, malloc-large-like (bench/large_reuse.c)"
+"$B/bench/large_reuse" "$B/libhmpt.so" 1000 3
 echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
 bench/stream_vs_classic.sh || [ $? = 77 ]
 echo "== random gathers with a growing share of the table in THP, split placement (bench/split_gather.sh)"
