@@ -360,8 +360,8 @@ static int setup_pebs(const hmpt_pmu_request_t *rq, const char *dir, hmpt_pmu_se
 		                                      : s->period;
 		a->exclude_kernel = 1; /* the program's own accesses; works unprivileged */
 		a->exclude_hv = 1;
-		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-		                 PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+		a->sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+		                 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
 		                 PERF_SAMPLE_DATA_SRC;
 	}
 	s->nevents = n;
@@ -414,8 +414,9 @@ static int setup_ibs(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	uint64_t period = ibs_op_period(s, rq->period ? rq->period : HMPT_PMU_IBS_PERIOD);
 	s->period = period;
 	e->attr.sample_period = period;
-	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-	                      PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
+	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	                      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+	                      PERF_SAMPLE_DATA_SRC;
 	if (!rq->privileged && rq->paranoid >= 2) {
 		/* IBS cannot exclude the kernel in hardware: an unprivileged user
 		 * needs the kernel's software filter */
@@ -457,8 +458,8 @@ static void setup_faults(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	 * without regs), whatever this says */
 	e->attr.exclude_kernel = !(rq->privileged || rq->paranoid <= 1);
 	e->attr.exclude_hv = 1;
-	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-	                      PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE;
+	e->attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+	                      PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE;
 	join(s->model, sizeof(s->model), "software", "", NULL);
 	s->period = 1;
 	s->nevents = 1;

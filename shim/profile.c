@@ -20,6 +20,8 @@
 #include "stale.h"
 #include "sys.h"
 
+#define HMPT_KERNEL_IP 0xffff800000000000ull /* x86-64, arm64: the kernel's half */
+
 static char out_buf_g[1 << 16];
 static char cmdline_g[1 << 16];
 static uint32_t order_g[1 << 16]; /* site indices, sorted by bytes */
@@ -583,6 +585,74 @@ static void write_sampling(hmpt_fmt_t *f)
 	}
 }
 
+/* the class and the counts it was taken from: they add up across
+ * processes, and hmpt-tune classes the sum again (pattern.h) */
+static void write_pattern(hmpt_fmt_t *f, const hmpt_pattern_t *p)
+{
+	hmpt_pattern_class_t c;
+
+	hmpt_pattern_classify(p, &c);
+	hmpt_fmt_str(f, "\"pattern\": {");
+	kv_str(f, "kind", hmpt_pattern_name(c.kind), ", ");
+	kv_u64(f, "stride", c.stride, ", ");
+	key(f, "confidence");
+	hmpt_fmt_fixed(f, c.confidence, 3);
+	hmpt_fmt_str(f, ", ");
+	kv_str(f, "order", p->faults ? "first touch" : "samples", ", ");
+	kv_u64(f, "steps", p->steps, ", ");
+	kv_u64(f, "forward", p->forward, ", ");
+	kv_u64(f, "backward", p->backward, ", ");
+	kv_u64(f, "adjacent", p->adjacent, ", ");
+	kv_u64(f, "checked", p->checked, ", ");
+	kv_u64(f, "pointers", p->pointers, ", ");
+	hmpt_fmt_str(f, "\"steps_by_value\": [");
+	for (int i = 0, k = 0; i < HMPT_PATTERN_CANDS; i++) {
+		if (!p->cand.n[i])
+			continue;
+		hmpt_fmt_str(f, k++ ? ", {" : "{");
+		kv_i64(f, "step", p->cand.v[i], ", ");
+		kv_u64(f, "n", p->cand.n[i], "}");
+	}
+	hmpt_fmt_str(f, "]},\n        ");
+}
+
+/* the instructions that issued most of a site's samples, as module!offset
+ * (hmpt-tune names their function and line); "[kernel]" for the kernel's
+ * (a first touch it made for the program: read() into the block) */
+static void write_ips(hmpt_fmt_t *f, const hmpt_sample_site_t *ss)
+{
+	hmpt_fmt_str(f, "\"ips\": [");
+	for (int i = 0, k = 0; i < HMPT_PATTERN_CANDS; i++) {
+		if (!ss->ips.n[i])
+			continue;
+		uint64_t ip = (uint64_t)ss->ips.v[i], off;
+		const hmpt_module_t *m = hmpt_modules_at((uintptr_t)ip, &off);
+		hmpt_fmt_str(f, k++ ? ", {\"at\": \"" : "{\"at\": \"");
+		if (ip >= HMPT_KERNEL_IP)
+			hmpt_fmt_str(f, "[kernel]");
+		else
+			hmpt_fmt_printf(f, "%s!0x%" PRIx64, m ? m->name : HMPT_SITEID_NO_MODULE,
+			                m ? off : ip);
+		hmpt_fmt_str(f, "\", ");
+		kv_u64(f, "n", ss->ips.n[i], "}");
+	}
+	hmpt_fmt_str(f, "], ");
+	kv_u64(f, "ips_of", ss->ips_of, "");
+}
+
+/* the modules the sampled instructions lie in: listed with the sites' */
+static void mark_ip_modules(void)
+{
+	uint64_t off;
+
+	for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
+		const hmpt_sample_site_t *ss = hmpt_sample_site(i);
+		for (int k = 0; ss && k < HMPT_PATTERN_CANDS; k++)
+			if (ss->ips.n[k])
+				hmpt_modules_at((uintptr_t)ss->ips.v[k], &off);
+	}
+}
+
 static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *s)
 {
 	const hmpt_sample_site_t *ss = hmpt_sample_site(site);
@@ -658,7 +728,10 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 		kv_u64(f, "n", ss->tid_n[i], "}");
 	}
 	hmpt_fmt_str(f, "], ");
-	kv_u64(f, "other_threads", ss->tid_other, "}");
+	kv_u64(f, "other_threads", ss->tid_other, ",\n        ");
+	write_pattern(f, &ss->pattern);
+	write_ips(f, ss);
+	hmpt_fmt_char(f, '}');
 }
 
 static void write_sites(hmpt_fmt_t *f, uint32_t n)
@@ -729,6 +802,9 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 	kv_u64(&f, "stack_depth", hmpt_sites_depth(), ", ");
 	kv_u64(&f, "arena_bytes", info->arena_bytes, "},\n");
 	write_plan(&f);
+	hmpt_sample_lock();
+	mark_ip_modules();
+	hmpt_sample_unlock();
 	write_modules(&f);
 	write_totals(&f);
 	hmpt_sample_lock();

@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -390,6 +391,39 @@ static void note_tid(hmpt_sample_site_t *acc, uint32_t tid)
 	acc->tid_other++;
 }
 
+/* The 8-byte word at `addr`: only from a page still resident (a read of a
+ * page freed meanwhile would fault one in, which no fault sample counts),
+ * and through the kernel, so that a range unmapped meanwhile is an error,
+ * not a crash. */
+static bool read_word(uintptr_t addr, uint64_t *w)
+{
+	struct iovec here = {w, sizeof(*w)}, there = {(void *)(addr & ~(uintptr_t)7), sizeof(*w)};
+	unsigned char in = 0;
+
+	if (mincore((void *)(addr & ~(uintptr_t)(page_g - 1)), 1, &in) != 0 || !(in & 1))
+		return false;
+	return process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof(*w);
+}
+
+/* The sample's place in its site's access pattern (pattern.h), whether the
+ * word it names points into its own block, and the instruction that
+ * issued it. */
+static void note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
+                         uint64_t born, uintptr_t lo, uintptr_t hi, bool gone)
+{
+	uint64_t w;
+
+	acc->pattern.faults = faults;
+	hmpt_pattern_note(&acc->pattern, s->tid, born, hi - lo, s->addr,
+	                  faults ? (s->page_size ? s->page_size : page_g) : 0);
+	if (lo < hi && !gone && hmpt_pattern_wants_word(&acc->pattern) && read_word(s->addr, &w))
+		hmpt_pattern_note_word(&acc->pattern, w >= lo && w < hi);
+	if (opts_g.sample_type & PERF_SAMPLE_IP && s->ip) {
+		hmpt_pattern_top_add(&acc->ips, (int64_t)s->ip, 1);
+		acc->ips_of++;
+	}
+}
+
 static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 {
 	const slot_t *sl = ctx;
@@ -454,6 +488,7 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		acc->level[lvl]++;
 	acc->bytes += bytes;
 	note_tid(acc, s->tid);
+	note_pattern(acc, s, faults, born, lo, hi, gone);
 	pend((uint32_t)site, s->addr, born);
 }
 

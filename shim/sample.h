@@ -24,6 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "pattern.h"
 #include "pmu.h"
 #include "ring.h"
 
@@ -44,6 +45,9 @@ typedef struct {
 	uint32_t tid[HMPT_SAMPLE_TIDS];
 	uint64_t tid_n[HMPT_SAMPLE_TIDS];
 	uint64_t tid_other;
+	hmpt_pattern_t pattern; /* the order of its samples' addresses */
+	hmpt_pattern_top_t ips; /* the instructions that issued most of them */
+	uint64_t ips_of;        /* samples with an instruction pointer */
 } hmpt_sample_site_t;
 
 typedef struct {
