@@ -617,7 +617,14 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 		/* sampling: the first process's setup, every process's counts */
 		const json_t *sm = json_object_get(p, "sampling");
 		json_t *om = json_object_get(out, "sampling");
-		static const char *const setup_keys[] = {"period", "ldlat", "events", NULL};
+		static const char *const setup_keys[] = {"period",
+		                                         "ldlat",
+		                                         "events",
+		                                         "mthp_size",
+		                                         "observe_first",
+		                                         "observe_every",
+		                                         "ring_room_threads",
+		                                         NULL};
 		if (json_is_object(sm) && i > 0 && json_is_object(om))
 			sum_ints(om, sm, setup_keys);
 		else if (json_is_object(sm) && !json_is_object(om))
