@@ -71,7 +71,7 @@ typedef struct {
  * observed blocks' scaled by allocations / observed (Horvitz-Thompson):
  * exact for a site allocated at most HMPT_SAMPLE_OBSERVE_FIRST times. */
 #define HMPT_SAMPLE_OBSERVE_FIRST 8
-#define HMPT_SAMPLE_OBSERVE_EVERY 64
+#define HMPT_SAMPLE_OBSERVE_EVERY 256
 
 typedef int (*hmpt_pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
                                       void *);

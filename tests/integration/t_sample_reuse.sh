@@ -5,10 +5,10 @@
 # - freed pages are kept for reuse while profiling, as without it: the
 #   program's minor faults (getrusage) exceed those of an unprofiled run
 #   under hmpt by no more than the pages of the blocks observed (the first
-#   8 of the site, then 1 in 64: 11), where keeping nothing faulted every
+#   8 of the site, then 1 in 256: 9), where keeping nothing faulted every
 #   block's pages again (200 x 1024);
 # - the site's first-touch bytes, estimated from the observed blocks
-#   (scaled by 200 / 11), are exact for blocks of constant touch:
+#   (scaled by 200 / 9), are exact for blocks of constant touch:
 #   200 x 4 MiB, and marked estimated;
 # - a site allocated no more than 8 times is observed whole: exact, not
 #   estimated.
@@ -22,7 +22,12 @@ $TUNE profile -q -s faults --lib "$LIB" -o "$out" -- $PREFIX "$P/bigloop" >"$wor
 	{ cat "$work/err"; fail "bigloop profiled failed"; }
 on=$(sed -n 's/^minflt //p' "$work/on")
 [ -n "$off" ] && [ -n "$on" ] || fail "no minor-fault counts"
-observed=$((8 + (200 - 8 + 63) / 64))
+first=8 every=256 # shim/sample.h; the profile must say the same
+python3 -c 'import json, sys; s = json.load(open(sys.argv[1]))["sampling"]
+sys.exit(not (s["observe_first"] == int(sys.argv[2]) and s["observe_every"] == int(sys.argv[3])))' \
+	"$out/profile.json" "$first" "$every" ||
+	fail "the profile does not say observe_first $first, observe_every $every"
+observed=$((first + (200 - first + every - 1) / every))
 bound=$((off + observed * pages + pages))
 [ "$on" -le "$bound" ] ||
 	fail "profiled: $on minor faults, unprofiled $off: more than the $observed observed blocks' $((observed * pages)) pages (+$pages)"
