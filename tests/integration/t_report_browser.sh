@@ -57,7 +57,7 @@ done
 $TUNE -o "$work/demo" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
 	--confirm 0 --retakes 0 -- "$DEMO" -s 16 -i 1 >"$work/demo.out" 2>"$work/demo.err" ||
 	fail "hmpt-tune on the demo exited $?: $(cat "$work/demo.err")"
-# the model as t_tune_model tunes it, with fewer runs
+# the model as t_tune_model tunes it, in fewer groups and runs
 $TUNE -o "$work/model" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
 	--confirm 0 --retakes 0 -- "$MODEL" --base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 \
 	h3:4M:0.2:1 s1:-:0:1 --pair h0,s0,0.8 --noise 0.01 --seed 7 --state "$work/mstate" \
