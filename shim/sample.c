@@ -411,11 +411,14 @@ static bool read_word(uintptr_t addr, uint64_t *w)
 static void note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
                          uint64_t born, uintptr_t lo, uintptr_t hi, bool gone)
 {
-	uint64_t w;
+	uint64_t w, unit = s->page_size ? s->page_size : page_g;
 
+	/* with mTHP a fault maps a folio the sample calls a base page: walks
+	 * are followed in folios (a stride under one is not seen) */
+	if (faults && hmpt_sample_mthp() > unit)
+		unit = hmpt_sample_mthp();
 	acc->pattern.faults = faults;
-	hmpt_pattern_note(&acc->pattern, s->tid, born, hi - lo, s->addr,
-	                  faults ? (s->page_size ? s->page_size : page_g) : 0);
+	hmpt_pattern_note(&acc->pattern, s->tid, born, hi - lo, s->addr, faults ? unit : 0);
 	if (lo < hi && !gone && hmpt_pattern_wants_word(&acc->pattern) && read_word(s->addr, &w))
 		hmpt_pattern_note_word(&acc->pattern, w >= lo && w < hi);
 	if (opts_g.sample_type & PERF_SAMPLE_IP && s->ip) {
@@ -453,13 +456,21 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		return;
 	}
 	uint64_t bytes = faults ? fault_bytes(s, lo, hi, born, true, !gone) : 0;
+	hmpt_sample_site_t *acc = &sites_g[site];
 	if (faults && !bytes) {
+		/* still a step of its walk: a page counted early from the page
+		 * table (mTHP) faults later; a refault of the same page is no
+		 * step (pattern.h) */
+		note_pattern(acc, s, faults, born, lo, hi, gone);
 		/* no page first touched: the copy after a zero-page read (whose
 		 * node is known now), a NUMA-balancing hint, two threads racing
 		 * on one page */
 		totals_g.refaults++;
 		if (hmpt_touched_unwait(s->addr & ~(uintptr_t)(page_g - 1), born)) {
-			sites_g[site].node_wait--;
+			/* the block may have changed sites (realloc in place)
+			 * since its wait was counted */
+			if (acc->node_wait)
+				acc->node_wait--;
 			pend((uint32_t)site, s->addr, born);
 		}
 		return;
@@ -468,7 +479,6 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		totals_g.attributed_gone++;
 	else
 		totals_g.attributed++;
-	hmpt_sample_site_t *acc = &sites_g[site];
 	acc->samples++;
 	bool store = hmpt_datasrc_is_store(s->data_src);
 	for (int i = 0; i < sl->ev.nfd; i++)

@@ -460,6 +460,50 @@ static void sum_ints(json_t *dst, const json_t *src, const char *const *skip)
 	}
 }
 
+static int by_n_desc(const void *a, const void *b)
+{
+	uint64_t x = hmpt_prof_u64(*(json_t *const *)a, "n");
+	uint64_t y = hmpt_prof_u64(*(json_t *const *)b, "n");
+	return (x < y) - (x > y);
+}
+
+/* Two processes' top-k lists (a pattern's steps by value, the sampled
+ * instructions): the counts of one `key` added, the k largest kept, as the
+ * shim keeps them (pattern.h). */
+static void merge_top(json_t *dst, const json_t *src, const char *key)
+{
+	json_t *all[2 * HMPT_PATTERN_CANDS + 8], *e, *f;
+	size_t i, j, n = 0;
+
+	if (!json_is_array(dst) || !json_is_array(src))
+		return;
+	json_array_foreach(dst, i, e) if (n < sizeof(all) / sizeof(all[0])) all[n++] =
+	    json_incref(e);
+	json_array_foreach(src, i, e)
+	{
+		bool found = false;
+		for (j = 0; j < n && !found; j++) {
+			f = all[j];
+			if (json_equal(json_object_get(f, key), json_object_get(e, key))) {
+				json_object_set_new(
+				    f, "n",
+				    json_integer((json_int_t)(hmpt_prof_u64(f, "n") +
+				                              hmpt_prof_u64(e, "n"))));
+				found = true;
+			}
+		}
+		if (!found && n < sizeof(all) / sizeof(all[0]))
+			all[n++] = json_deep_copy(e);
+	}
+	qsort(all, n, sizeof(all[0]), by_n_desc);
+	json_array_clear(dst);
+	for (i = 0; i < n; i++) {
+		if (i < HMPT_PATTERN_CANDS)
+			json_array_append(dst, all[i]);
+		json_decref(all[i]);
+	}
+}
+
 /* a site's samples over processes: counts add up, the mean latency is
  * weighted by the loads each process measured */
 static void merge_samples(json_t *dst, const json_t *src)
@@ -477,6 +521,9 @@ static void merge_samples(json_t *dst, const json_t *src)
 	double m1 = json_number_value(json_object_get(ds, "latency_mean"));
 	double m2 = json_number_value(json_object_get(ss, "latency_mean"));
 	static const char *const skip[] = {"threads", NULL};
+	merge_top(json_object_get(json_object_get(ds, "pattern"), "steps_by_value"),
+	          json_object_get(json_object_get(ss, "pattern"), "steps_by_value"), "step");
+	merge_top(json_object_get(ds, "ips"), json_object_get(ss, "ips"), "at");
 	sum_ints(ds, ss, skip);
 	if (n1 + n2)
 		json_object_set_new(

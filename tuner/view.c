@@ -1,6 +1,7 @@
 /* view.c — see view.h. */
 #include "view.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +140,12 @@ static double best_speedup(const hmpt_tune_t *t)
 	return t->best >= 0 ? t->configs[t->best].sp.speedup : 0;
 }
 
+/* a walk the prefetchers follow: its pool's bandwidth is what it waits for */
+static bool walked_in_order(const hmpt_pattern_class_t *c)
+{
+	return c->kind == HMPT_PATTERN_SEQUENTIAL || c->kind == HMPT_PATTERN_STRIDED;
+}
+
 static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 {
 	double lat = 0, lat_n = 0;
@@ -170,7 +177,7 @@ static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 		f->of_best = fmax(0, alone - 1) / (best - 1);
 	if (t->access_kind && f->weight < COLD)
 		f->where = W_COLD;
-	else if (f->pat.kind == HMPT_PATTERN_SEQUENTIAL || f->pat.kind == HMPT_PATTERN_STRIDED)
+	else if (walked_in_order(&f->pat))
 		f->where = W_BANDWIDTH;
 	else if (f->pat.kind == HMPT_PATTERN_RANDOM || f->pat.kind == HMPT_PATTERN_POINTER)
 		f->where = W_LATENCY;
@@ -196,6 +203,22 @@ static int by_importance(const void *a, const void *b)
 	return (x->weight < y->weight) - (x->weight > y->weight);
 }
 
+/* An instruction's function and line.  Frames are return addresses, which
+ * symbolize.c looks up a byte early (in the call); a sampled instruction
+ * pointer is the instruction itself, so it is given a byte late. */
+static void instruction_text(const hmpt_tune_t *t, const char *at, char *buf, size_t cap)
+{
+	char module[256], frame[300];
+	uint64_t off;
+
+	if (hmpt_prof_parse_frame(at, module, sizeof(module), &off) != 0) {
+		snprintf(buf, cap, "%s", at);
+		return;
+	}
+	snprintf(frame, sizeof(frame), "%s!0x%" PRIx64, module, off + 1);
+	hmpt_report_frame_text(t->sym, t->profile, frame, NULL, buf, cap);
+}
+
 /* the instruction that issued most of a site's samples, in words */
 static bool site_ip_text(const hmpt_tune_t *t, const json_t *site, char *buf, size_t cap)
 {
@@ -215,7 +238,7 @@ static bool site_ip_text(const hmpt_tune_t *t, const json_t *site, char *buf, si
 	if (!strcmp(at, "[kernel]"))
 		snprintf(fn, sizeof(fn), "the kernel (a copy into it: read(), a receive)");
 	else
-		hmpt_report_frame_text(t->sym, t->profile, at, NULL, fn, sizeof(fn));
+		instruction_text(t, at, fn, sizeof(fn));
 	snprintf(buf, cap, "%s, %.0f %%", fn, 100.0 * (double)hmpt_prof_u64(top, "n") / (double)of);
 	return true;
 }
@@ -300,15 +323,17 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 		/* first touches show how an array was written first, not how it
 		 * is used: no claim of what bounds it then */
 		if (g->pat.kind != HMPT_PATTERN_UNKNOWN && first_touch(t))
-			fprintf(f, ", first touched %s",
+			fprintf(f, ", first touches: %s",
 			        hmpt_view_pattern_text(&g->pat, pat, sizeof(pat)));
 		else if (g->pat.kind != HMPT_PATTERN_UNKNOWN)
 			fprintf(f, ", %s: %s-bound",
 			        hmpt_view_pattern_text(&g->pat, pat, sizeof(pat)),
-			        g->where == W_LATENCY ? "latency" : "bandwidth");
-		if (t->groups[g->g].alone > 0)
-			fprintf(f, "; alone in %s it gave %.2fx", t->fast_name,
-			        t->groups[g->g].alone);
+			        walked_in_order(&g->pat) ? "bandwidth" : "latency");
+		if (t->groups[g->g].alone > 0) {
+			fprintf(f, "; alone in ");
+			hmpt_view_html_text(f, t->fast_name);
+			fprintf(f, " it gave %.2fx", t->groups[g->g].alone);
+		}
 		if (g->of_best >= 0)
 			fprintf(f, ", %.0f %% of the best plan's gain", 100 * g->of_best);
 		fprintf(f, ".");
@@ -322,6 +347,20 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 	fprintf(f, "</p>\n");
 }
 
+/* the median wall time of the best plan's runs (the metric may be a rate,
+ * or time only a part of the program); 0: none */
+static double best_wall(const hmpt_tune_t *t)
+{
+	const hmpt_tconfig_t *c = t->best >= 0 ? &t->configs[t->best] : NULL;
+	double w[c ? c->nruns + 1 : 1];
+	int n = 0;
+
+	for (int r = 0; c && r < c->nruns; r++)
+		if (!c->runs[r].status && hmpt_tune_run_counts(&c->runs[r]) && c->runs[r].wall > 0)
+			w[n++] = c->runs[r].wall;
+	return n ? hmpt_stats_median_sorting(w, (size_t)n) : 0;
+}
+
 /* the estimated traffic the best plan puts in the fast pool, GB/s; < 0
  * when the samples cannot say (page faults count footprints, not traffic) */
 static double fast_traffic(const hmpt_tune_t *t)
@@ -329,15 +368,16 @@ static double fast_traffic(const hmpt_tune_t *t)
 	const json_t *sm = json_object_get(t->profile, "sampling");
 	double period = (double)hmpt_prof_u64(sm, "period"), samples = 0;
 
-	if (!t->access_kind || strcmp(t->access_kind, "accesses") || period <= 0 || t->best < 0 ||
-	    t->configs[t->best].sum.n == 0)
+	double wall = best_wall(t);
+
+	if (!t->access_kind || strcmp(t->access_kind, "accesses") || period <= 0 || wall <= 0)
 		return -1;
 	for (int i = 0; i < t->nsites; i++)
 		if (site_fast_in(t, t->best, i))
 			samples += (double)hmpt_prof_u64(
 			    json_object_get(t->sites[i].json, "samples"), "n");
 	/* a sampled access stands for `period` accesses of a cache line each */
-	return samples * period * 64 / t->configs[t->best].sum.median / 1e9;
+	return samples * period * 64 / wall / 1e9;
 }
 
 static void pool_box(FILE *f, const hmpt_tune_t *t, const char *name, const char *role,

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #define MiB   ((size_t)1 << 20)
@@ -41,6 +42,12 @@ static void shuffle(size_t *a, size_t n)
 		a[i] = a[j];
 		a[j] = t;
 	}
+}
+
+static void no_huge(void *p, size_t n)
+{
+	uintptr_t a = ((uintptr_t)p + PAGE - 1) & ~(uintptr_t)(PAGE - 1);
+	madvise((void *)a, n - (a - (uintptr_t)p), MADV_NOHUGEPAGE);
 }
 
 /* read() `n` bytes into p from a file of zeros made for it */
@@ -74,6 +81,13 @@ int main(void)
 
 	if (!seq || !stride || !rnd || !chase || !rd)
 		return 1;
+	/* base pages, where transparent huge pages are "always" (RHEL's
+	 * default): a 2 MiB page would be one fault for 512 pages */
+	no_huge(seq, 8 * MiB);
+	no_huge(stride, 32 * MiB);
+	no_huge(rnd, 8 * MiB);
+	no_huge(chase, 8 * MiB);
+	no_huge(rd, 8 * MiB);
 	for (size_t i = 0; i < 8 * MiB; i += PAGE)
 		seq[i] = 1;
 	for (size_t i = 0; i < 32 * MiB; i += 4 * PAGE)

@@ -243,6 +243,23 @@ int main(void)
 	json_t *p2 = hmpt_prof_load(write_file("profile.2.json", profile(22, 300, 3000, both)), err,
 	                            sizeof(err));
 	CHECK(p1 && p2);
+	/* site aaaa walked with a 16 KiB stride in both processes, most
+	 * samples from one instruction */
+	for (int k = 0; k < 2 && p1 && p2; k++) {
+		json_t *sj = json_array_get(json_object_get(k ? p2 : p1, "sites"), 0);
+		CHECK_STREQ(hmpt_prof_str(sj, "id"), "aaaa");
+		json_object_set_new(sj, "samples", json_pack("{s:i}", "n", 10));
+		json_t *ss = json_object_get(sj, "samples");
+		json_object_set_new(ss, "pattern",
+		                    json_pack("{s:s,s:i,s:i,s:i,s:[{s:i,s:i}]}", "order",
+		                              "first touch", "steps", 100, "forward", 100,
+		                              "adjacent", 0, "steps_by_value", "step", 16384, "n",
+		                              60));
+		json_object_set_new(ss, "ips",
+		                    k ? json_pack("[{s:s,s:i},{s:s,s:i}]", "at", "x!0x10", "n", 7,
+		                                  "at", "x!0x20", "n", 1)
+		                      : json_pack("[{s:s,s:i}]", "at", "x!0x10", "n", 5));
+	}
 	if (p1 && p2) {
 		json_t *in[2] = {p1, p2};
 		const char *files[2] = {"profile.1.json", "profile.2.json"};
@@ -256,6 +273,18 @@ int main(void)
 		CHECK_OP(hmpt_prof_u64(a, "max_size"), ==, 200);
 		CHECK_OP(json_real_value(json_object_get(a, "first_s")), ==, 0.2);
 		CHECK_OP(json_real_value(json_object_get(a, "last_s")), ==, 1.5);
+		/* the pattern of the summed counts: 120 of 200 steps of 16 KiB */
+		json_t *pat = json_object_get(json_object_get(a, "samples"), "pattern");
+		CHECK_OP(hmpt_prof_u64(pat, "steps"), ==, 200);
+		CHECK_STREQ(hmpt_prof_str(pat, "kind"), "strided");
+		CHECK_OP(hmpt_prof_u64(pat, "stride"), ==, 16384);
+		CHECK_OP(
+		    hmpt_prof_u64(json_array_get(json_object_get(pat, "steps_by_value"), 0), "n"),
+		    ==, 120);
+		json_t *ips = json_object_get(json_object_get(a, "samples"), "ips");
+		CHECK_OP(json_array_size(ips), ==, 2);
+		CHECK_STREQ(hmpt_prof_str(json_array_get(ips, 0), "at"), "x!0x10");
+		CHECK_OP(hmpt_prof_u64(json_array_get(ips, 0), "n"), ==, 12);
 		json_t *t = json_object_get(m, "totals");
 		CHECK_OP(hmpt_prof_u64(t, "tracked_bytes"), ==, 450);
 		CHECK_OP(hmpt_prof_u64(t, "peak_rss_bytes"), ==, 3000); /* max, not sum */
