@@ -58,8 +58,9 @@ $TUNE -o "$work/demo" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 
 	--confirm 0 --retakes 0 -- "$DEMO" -s 16 -i 1 >"$work/demo.out" 2>"$work/demo.err" ||
 	fail "hmpt-tune on the demo exited $?: $(cat "$work/demo.err")"
 # the model as t_tune_model tunes it, in fewer groups and runs
+# and given a pool characterisation (a small hmpt-bench run kept in tests/data)
 $TUNE -o "$work/model" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
-	--confirm 0 --retakes 0 -- "$MODEL" --base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 \
+	--bench "$top/tests/data/bench" --confirm 0 --retakes 0 -- "$MODEL" --base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 \
 	h3:4M:0.2:1 s1:-:0:1 --pair h0,s0,0.8 --noise 0.01 --seed 7 --state "$work/mstate" \
 	>"$work/model.out" 2>"$work/model.err" ||
 	fail "hmpt-tune on the model exited $?: $(cat "$work/model.err")"
@@ -113,7 +114,7 @@ gains=()
 grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null ||
 	[ ! -r /sys/kernel/mm/transparent_hugepage/enabled ] || gains=(--tag gains)
 [ ${#gains[@]} = 0 ] && note "no transparent huge pages here: the model's groups gain nothing, their colours are not checked"
-load model --tag model "${gains[@]}"
+load model --tag model --tag bench "${gains[@]}"
 
 wait $many_pid || fail "the 10,000-site tuning failed: $(tail -n 5 "$work/many.err")"
 sites=$(python3 -c 'import json, sys; print(len(json.load(open(sys.argv[1]))["sites"]))' "$work/many/results.json")

@@ -10,6 +10,8 @@
 
 knob=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
 [ -e "$knob" ] || skip "no 64 KiB mTHP here ($knob missing: kernel before 6.8 or not x86-64/arm64)"
+grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+	skip "transparent huge pages are 'always' here: the array gets 2 MiB pages, not 64 KiB folios"
 was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$knob")
 if [ "$was" != always ]; then
 	[ -w "$knob" ] || skip "64 KiB mTHP is '$was' and $knob is not writable here (not root)"
@@ -17,10 +19,18 @@ if [ "$was" != always ]; then
 	echo always >"$knob" || skip "cannot set $knob"
 fi
 
+# the kernel's own count of 64 KiB folios it mapped on a fault (Linux 6.9)
+folios=${knob%/enabled}/stats/anon_fault_alloc
+folios_before=$(cat "$folios" 2>/dev/null || echo)
 head -c $((8 << 20)) /dev/urandom >"$work/data"
 out=$work/p
 $TUNE profile -q -s faults --lib "$LIB" -o "$out" -- $PREFIX "$P/kfill" "$work/data" \
 	>"$work/stdout" 2>"$work/err" || { cat "$work/err"; fail "kfill under the shim failed"; }
+if [ -n "$folios_before" ]; then
+	mapped=$(($(cat "$folios") - folios_before))
+	[ "$mapped" -ge 128 ] || skip "the kernel mapped $mapped 64 KiB folios during the run (its stats/anon_fault_alloc), not the array's 128: fragmented memory?"
+	echo "ok the kernel mapped $mapped 64 KiB folios during the run (stats/anon_fault_alloc)"
+fi
 line=$(grep -n 'fill: S ' "$top/tests/progs/kfill.c" | cut -d: -f1)
 id=$(awk -F'\t' -v loc="kfill.c:$line" 'NR > 1 && $9 == loc { print $1 }' "$out/sites.tsv")
 [ -n "$id" ] || fail "no site at kfill.c:$line"

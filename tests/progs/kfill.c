@@ -7,11 +7,13 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -31,6 +33,9 @@ static void touch(char *p, size_t n)
  * no fault event is raised for those first touches) */
 static int remote_fill(char *v)
 {
+	/* Yama's ptrace_scope 1 (Ubuntu's default) lets a process write into
+	 * its descendants only: this one names its child (any) instead */
+	prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0);
 	pid_t c = fork();
 	if (c < 0)
 		return -1;
@@ -77,6 +82,10 @@ int main(int argc, char **argv)
 	char *g = malloc(N);    /* fill: G vm_writev_freed 8 */
 	if (!r || !v || !s || !z || !g)
 		return 1;
+	/* z's read faults page by page, where transparent huge pages are
+	 * "always" too (RHEL's default; the arena's blocks are 2 MiB aligned) */
+	uintptr_t za = ((uintptr_t)z + 4095) & ~(uintptr_t)4095;
+	madvise((void *)za, N - (za - (uintptr_t)z), MADV_NOHUGEPAGE);
 	int fd = open(argv[1], O_RDONLY);
 	if (fd < 0)
 		return 1;
