@@ -2,6 +2,7 @@
 #include "report.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "fmt.h"
@@ -185,6 +186,47 @@ void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *fra
 	}
 }
 
+/* An instruction's function and line.  Frames are return addresses, which
+ * symbolize.c looks up a byte early (in the call); a sampled instruction
+ * pointer is the instruction itself, so it is given a byte late. */
+static void instruction_text(hmpt_sym_t *sym, const json_t *prof, const char *at, char *buf,
+                             size_t cap)
+{
+	char module[256], frame[300];
+	uint64_t off;
+
+	if (hmpt_prof_parse_frame(at, module, sizeof(module), &off) != 0) {
+		snprintf(buf, cap, "%s", at);
+		return;
+	}
+	snprintf(frame, sizeof(frame), "%s!0x%" PRIx64, module, off + 1);
+	hmpt_report_frame_text(sym, prof, frame, NULL, buf, cap);
+}
+
+bool hmpt_report_top_instruction(hmpt_sym_t *sym, const json_t *prof, const json_t *site, char *buf,
+                                 size_t cap)
+{
+	const json_t *smp = json_object_get(site, "samples"), *ip, *top = NULL;
+	size_t i;
+
+	json_array_foreach(json_object_get(smp, "ips"), i, ip)
+	{
+		if (!top || hmpt_prof_u64(ip, "n") > hmpt_prof_u64(top, "n"))
+			top = ip;
+	}
+	const char *at = top ? hmpt_prof_str(top, "at") : NULL;
+	uint64_t of = hmpt_prof_u64(smp, "ips_of");
+	if (!at || !of)
+		return false;
+	char fn[192];
+	if (!strcmp(at, "[kernel]"))
+		snprintf(fn, sizeof(fn), "the kernel (a copy into it: read(), a receive)");
+	else
+		instruction_text(sym, prof, at, fn, sizeof(fn));
+	snprintf(buf, cap, "%s, %.0f %%", fn, 100.0 * (double)hmpt_prof_u64(top, "n") / (double)of);
+	return true;
+}
+
 int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 {
 	const json_t *sites = json_object_get(prof, "sites");
@@ -194,7 +236,8 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 
 	fprintf(out, "id\tbytes\tshare\tallocations\tmax_size\tpeak_live_bytes\tlive_bytes\t"
 	             "function\tlocation\tframes\tplaced\tsamples\taccess_share\tper_mib\t"
-	             "first_touch_bytes\tlatency_mean\tposition\tvariable\n");
+	             "first_touch_bytes\tlatency_mean\tposition\tvariable\tpattern\tstride\t"
+	             "pattern_confidence\tmost_from\n");
 	json_array_foreach(sites, i, s)
 	{
 		hmpt_site_loc_t loc;
@@ -234,7 +277,18 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 		fputc('\t', out);
 		if (loc.positions > 1)
 			fprintf(out, "%d/%d", loc.position, loc.positions);
-		fprintf(out, "\t%s\n", loc.variable ? loc.variable : "");
+		fprintf(out, "\t%s", loc.variable ? loc.variable : "");
+		/* how it is walked, and the instruction most of its samples name */
+		hmpt_pattern_class_t pc;
+		char from[256] = "";
+		hmpt_prof_site_pattern(s, &pc);
+		hmpt_report_top_instruction(sym, prof, s, from, sizeof(from));
+		if (json_object_get(ss, "pattern"))
+			fprintf(out, "\t%s\t%llu\t%.3f", hmpt_pattern_name(pc.kind),
+			        (unsigned long long)pc.stride, pc.confidence);
+		else
+			fputs("\t\t\t", out);
+		fprintf(out, "\t%s\n", from);
 	}
 	return ferror(out) ? -EIO : 0;
 }

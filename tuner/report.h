@@ -46,6 +46,12 @@ typedef struct {
 void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *frame,
                             const char *detail, char *buf, size_t cap);
 
+/* The instruction that issued most of a site's samples, as "function
+ * (file:line), 62 %" ("the kernel ..." for the kernel's own first
+ * touches); false when its profile names none. */
+bool hmpt_report_top_instruction(hmpt_sym_t *sym, const json_t *prof, const json_t *site, char *buf,
+                                 size_t cap);
+
 /* The profile's sampling (its "sampling" object) in a line, then what it
  * fell back from and could not see, a line each (only where there is any). */
 void hmpt_report_sampling(FILE *out, const json_t *sm);

@@ -1,7 +1,6 @@
 /* view.c — see view.h. */
 #include "view.h"
 
-#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,46 +202,6 @@ static int by_importance(const void *a, const void *b)
 	return (x->weight < y->weight) - (x->weight > y->weight);
 }
 
-/* An instruction's function and line.  Frames are return addresses, which
- * symbolize.c looks up a byte early (in the call); a sampled instruction
- * pointer is the instruction itself, so it is given a byte late. */
-static void instruction_text(const hmpt_tune_t *t, const char *at, char *buf, size_t cap)
-{
-	char module[256], frame[300];
-	uint64_t off;
-
-	if (hmpt_prof_parse_frame(at, module, sizeof(module), &off) != 0) {
-		snprintf(buf, cap, "%s", at);
-		return;
-	}
-	snprintf(frame, sizeof(frame), "%s!0x%" PRIx64, module, off + 1);
-	hmpt_report_frame_text(t->sym, t->profile, frame, NULL, buf, cap);
-}
-
-/* the instruction that issued most of a site's samples, in words */
-static bool site_ip_text(const hmpt_tune_t *t, const json_t *site, char *buf, size_t cap)
-{
-	const json_t *smp = json_object_get(site, "samples"), *ip, *top = NULL;
-	size_t i;
-
-	json_array_foreach(json_object_get(smp, "ips"), i, ip)
-	{
-		if (!top || hmpt_prof_u64(ip, "n") > hmpt_prof_u64(top, "n"))
-			top = ip;
-	}
-	const char *at = top ? hmpt_prof_str(top, "at") : NULL;
-	uint64_t of = hmpt_prof_u64(smp, "ips_of");
-	if (!at || !of)
-		return false;
-	char fn[192];
-	if (!strcmp(at, "[kernel]"))
-		snprintf(fn, sizeof(fn), "the kernel (a copy into it: read(), a receive)");
-	else
-		instruction_text(t, at, fn, sizeof(fn));
-	snprintf(buf, cap, "%s, %.0f %%", fn, 100.0 * (double)hmpt_prof_u64(top, "n") / (double)of);
-	return true;
-}
-
 /* ------------------------------------------------------------ the HTML */
 
 static void style(FILE *f)
@@ -294,7 +253,8 @@ static void group_box(FILE *f, const hmpt_tune_t *t, const gfact_t *x, bool key)
 		fprintf(f, " &middot; %.0f %% of the best plan's gain", 100 * x->of_best);
 	else if (t->best >= 0)
 		fprintf(f, " &middot; %s in the best plan", x->in_best ? "fast" : "slow");
-	if (x->lead && site_ip_text(t, x->lead->json, ip, sizeof(ip))) {
+	if (x->lead &&
+	    hmpt_report_top_instruction(t->sym, t->profile, x->lead->json, ip, sizeof(ip))) {
 		fprintf(f, " &middot; issued by ");
 		hmpt_view_html_text(f, ip);
 	}
@@ -461,7 +421,7 @@ static void site_row(FILE *f, const hmpt_tune_t *t, int i)
 	if (c.kind != HMPT_PATTERN_UNKNOWN)
 		fprintf(f, " (%.0f %%)", 100 * c.confidence);
 	fprintf(f, "</td><td class=l>");
-	if (site_ip_text(t, s->json, ip, sizeof(ip)))
+	if (hmpt_report_top_instruction(t->sym, t->profile, s->json, ip, sizeof(ip)))
 		hmpt_view_html_text(f, ip);
 	fprintf(f, "</td></tr>\n");
 }

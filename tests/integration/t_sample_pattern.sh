@@ -17,10 +17,13 @@ src=$top/tests/progs/walks.c
 python3 - "$prof" "$out/sites.tsv" "$src" <<'PY' || fail "patterns classed wrong (above)"
 import json, re, sys
 prof = json.load(open(sys.argv[1]))
-loc = {}
-for row in open(sys.argv[2]).read().splitlines()[1:]:
-    f = row.split("\t")
-    loc[f[0]] = f[8]
+loc, tsv = {}, {}
+rows = open(sys.argv[2]).read().splitlines()
+head = rows[0].split("\t")
+for row in rows[1:]:
+    f = dict(zip(head, row.split("\t")))
+    loc[f["id"]] = f["location"]
+    tsv[f["id"]] = f
 want = {}
 for n, line in enumerate(open(sys.argv[3]), 1):
     m = re.search(r"/\* walk: (\w+) \*/", line)
@@ -52,9 +55,14 @@ for s in prof["sites"]:
         ok = ok and top == "[kernel]"
     else:
         ok = ok and top is not None and top.startswith("walks!")
+    # sites.tsv says the same, the instruction named by function and line
+    t = tsv[s["id"]]
+    ok = ok and t["pattern"] == p["kind"] and int(t["stride"]) == p["stride"]
+    ok = ok and (t["most_from"].startswith("the kernel") if top == "[kernel]"
+                 else "(walks.c:" in t["most_from"])
     print("%s %s (%s): %s, stride %d, confidence %.3f, %d steps; most from %s"
           % ("ok" if ok else "FAIL", walk, where, p["kind"], p["stride"], p["confidence"],
-             p["steps"], top))
+             p["steps"], t["most_from"]))
     bad += not ok
 for where, walk in want.items():
     print("FAIL %s (%s): no site" % (walk, where))
