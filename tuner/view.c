@@ -304,6 +304,9 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 		        "No group carries a tenth of the %s or a share of a gain: the placement "
 		        "matters little here.",
 		        t->access_kind ? t->access_kind : "bytes");
+	else if (t->best < 0)
+		fprintf(f, " No placement was measurably faster than all-slow in this tuning: the "
+		           "plans place nothing.");
 	fprintf(f, "</p>\n");
 }
 
