@@ -20,6 +20,11 @@ while IFS= read -r m; do
 	mib=$(sed -n 's/.*touch: [A-Z] \([0-9]*\).*/\1/p' <<<"$m")
 	total=$((total + mib))
 done < <(grep 'touch: ' "$src")
+# shares are of every byte first touched, untracked ones too (thread stacks,
+# glibc's arenas: 2 MiB pages of them where THP is "always")
+untracked=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["sampling"]["untracked_bytes"] / 1048576)' "$out/profile.json") ||
+	fail "no untracked_bytes in the profile"
+total=$(awk -v t="$total" -v u="$untracked" 'BEGIN { print t + u }')
 
 grep -n 'touch: ' "$src" | while IFS= read -r m; do
 	line=${m%%:*}
