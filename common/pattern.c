@@ -171,9 +171,18 @@ static double share(uint64_t part, uint64_t whole)
 	return whole ? (double)part / (double)whole : 0;
 }
 
+static void set_class(hmpt_pattern_class_t *out, hmpt_pattern_kind_t kind, uint64_t stride,
+                      double confidence)
+{
+	out->kind = kind;
+	out->stride = stride;
+	out->confidence = confidence;
+}
+
 void hmpt_pattern_classify(const hmpt_pattern_t *p, hmpt_pattern_class_t *out)
 {
 	int top = 0;
+	double irregular; /* the confidence that the walk is irregular */
 
 	*out = (hmpt_pattern_class_t){.kind = HMPT_PATTERN_UNKNOWN, .steps = p->steps};
 	if (p->steps < HMPT_PATTERN_MIN)
@@ -184,38 +193,32 @@ void hmpt_pattern_classify(const hmpt_pattern_t *p, hmpt_pattern_class_t *out)
 	double most = share(p->cand.n[top], p->steps);
 	uint64_t value = p->cand.v[top] < 0 ? -(uint64_t)p->cand.v[top] : (uint64_t)p->cand.v[top];
 	double ptr = p->checked >= HMPT_PATTERN_MIN ? share(p->pointers, p->checked) : 0;
-	double one_way =
-	    share(p->forward > p->backward ? p->forward : p->backward, p->forward + p->backward);
 
 	if (p->faults) {
 		double seq = share(p->adjacent, p->steps);
 		if (seq >= FAULT_SEQ) {
-			out->kind = HMPT_PATTERN_SEQUENTIAL;
-			out->confidence = seq;
-		} else if (most >= FAULT_STRIDE) {
-			out->kind = HMPT_PATTERN_STRIDED;
-			out->stride = value;
-			out->confidence = most;
-		} else if (ptr >= POINTER_SHARE) {
-			out->kind = HMPT_PATTERN_POINTER;
-			out->confidence = ptr;
-		} else {
-			out->kind = HMPT_PATTERN_RANDOM;
-			out->confidence = 1 - (seq > most ? seq : most);
+			set_class(out, HMPT_PATTERN_SEQUENTIAL, 0, seq);
+			return;
 		}
-		return;
-	}
-	if (one_way >= SAMPLE_ONE_WAY) {
-		bool strided = value >= STRIDE_MIN && most >= SAMPLE_STRIDE;
-		out->kind = strided ? HMPT_PATTERN_STRIDED : HMPT_PATTERN_SEQUENTIAL;
-		out->stride = strided ? value : 0;
-		out->confidence = one_way;
-	} else if (ptr >= POINTER_SHARE) {
-		out->kind = HMPT_PATTERN_POINTER;
-		out->confidence = ptr;
+		if (most >= FAULT_STRIDE) {
+			set_class(out, HMPT_PATTERN_STRIDED, value, most);
+			return;
+		}
+		irregular = 1 - (seq > most ? seq : most);
 	} else {
+		double one_way = share(p->forward > p->backward ? p->forward : p->backward,
+		                       p->forward + p->backward);
+		if (one_way >= SAMPLE_ONE_WAY) {
+			bool strided = value >= STRIDE_MIN && most >= SAMPLE_STRIDE;
+			set_class(out, strided ? HMPT_PATTERN_STRIDED : HMPT_PATTERN_SEQUENTIAL,
+			          strided ? value : 0, one_way);
+			return;
+		}
 		/* a random walk goes either way as often: 1; one way 80 %: 0.4 */
-		out->kind = HMPT_PATTERN_RANDOM;
-		out->confidence = 2 * (1 - one_way);
+		irregular = 2 * (1 - one_way);
 	}
+	if (ptr >= POINTER_SHARE)
+		set_class(out, HMPT_PATTERN_POINTER, 0, ptr);
+	else
+		set_class(out, HMPT_PATTERN_RANDOM, 0, irregular);
 }

@@ -36,10 +36,22 @@ void hmpt_touched_reset(void)
 		madvise(table_g, SLOTS * sizeof(granule_t), MADV_DONTNEED);
 }
 
+/* the slot a granule's probes start at (its key: granule number + 1) */
+static uint32_t home(uint64_t key)
+{
+	return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+}
+
+/* a page's bit in its granule's bitmaps */
+static unsigned bit_of(uintptr_t p)
+{
+	return (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+}
+
 static granule_t *granule(uint64_t g, uint64_t born)
 {
 	uint64_t key = g + 1;
-	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+	uint32_t h = home(key);
 
 	for (unsigned i = 0; i < PROBES; i++) {
 		granule_t *e = &table_g[(h + i) & (SLOTS - 1)];
@@ -73,8 +85,7 @@ uint64_t hmpt_touched_add(uintptr_t from, uintptr_t to, uint64_t born)
 			continue;
 		}
 		for (; p < end; p += (uintptr_t)1 << page_shift_g) {
-			unsigned bit =
-			    (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+			unsigned bit = bit_of(p);
 			uint64_t m = 1ull << (bit & 63);
 			if (!(e->bits[bit >> 6] & m)) {
 				e->bits[bit >> 6] |= m;
@@ -90,7 +101,7 @@ uint64_t hmpt_touched_add(uintptr_t from, uintptr_t to, uint64_t born)
 static granule_t *find(uint64_t g, uint64_t born)
 {
 	uint64_t key = g + 1;
-	uint32_t h = (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 40) & (SLOTS - 1);
+	uint32_t h = home(key);
 
 	if (!table_g)
 		return NULL;
@@ -104,19 +115,20 @@ static granule_t *find(uint64_t g, uint64_t born)
 	return NULL;
 }
 
-static unsigned bit_of(uintptr_t p)
+/* whether page p was counted for the block born at `born` */
+static bool counted(uintptr_t p, uint64_t born)
 {
-	return (unsigned)((p & ((1u << GRANULE_SHIFT) - 1)) >> page_shift_g);
+	granule_t *e = find(p >> GRANULE_SHIFT, born);
+	unsigned bit = bit_of(p);
+
+	return e && (e->bits[bit >> 6] & 1ull << (bit & 63));
 }
 
 bool hmpt_touched_missing(uintptr_t from, uintptr_t to, uint64_t born)
 {
-	for (uintptr_t p = from; p < to; p += (uintptr_t)1 << page_shift_g) {
-		granule_t *e = find(p >> GRANULE_SHIFT, born);
-		unsigned bit = bit_of(p);
-		if (!e || !(e->bits[bit >> 6] & 1ull << (bit & 63)))
+	for (uintptr_t p = from; p < to; p += (uintptr_t)1 << page_shift_g)
+		if (!counted(p, born))
 			return true;
-	}
 	return false;
 }
 
@@ -157,14 +169,7 @@ uint64_t hmpt_touched_unseen(uintptr_t from, const unsigned char *resident, size
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < npages; i++) {
-		if (!(resident[i] & 1))
-			continue;
-		uintptr_t p = from + (i << page_shift_g);
-		granule_t *e = find(p >> GRANULE_SHIFT, born);
-		unsigned bit = bit_of(p);
-		if (!e || !(e->bits[bit >> 6] & 1ull << (bit & 63)))
-			n++;
-	}
+	for (size_t i = 0; i < npages; i++)
+		n += (resident[i] & 1) && !counted(from + (i << page_shift_g), born);
 	return n << page_shift_g;
 }
