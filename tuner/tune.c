@@ -45,6 +45,7 @@
 #include "results.h"
 #include "topo.h"
 #include "tuning.h"
+#include "view.h"
 
 const char hmpt_tune_usage[] =
     "Usage: hmpt-tune [tune] [options] -- COMMAND [ARGS...]\n"
@@ -206,9 +207,8 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		break;
 	case 'b': {
 		char err[1024];
-		json_t *doc = NULL;
-		snprintf(err, sizeof(err), "%s/results.json", arg);
-		if (access(err, R_OK) != 0 || !(doc = json_load_file(err, 0, NULL)))
+		json_t *doc = hmpt_view_bench_open(arg, err, sizeof(err));
+		if (!doc)
 			hmpt_cli_usage_error(cmd,
 			                     "--bench: expected the directory hmpt-bench wrote "
 			                     "(-o DIR), with a readable results.json",

@@ -67,27 +67,31 @@ const char *hmpt_view_pattern_text(const hmpt_pattern_class_t *c, char *buf, siz
 	return buf;
 }
 
-int hmpt_view_bench_load(const char *dir, const char *name, hmpt_view_pool_t *out, char *err,
-                         size_t cap)
+json_t *hmpt_view_bench_open(const char *dir, char *err, size_t cap)
 {
 	char path[4096];
 	json_error_t je;
-	const json_t *r;
+
+	snprintf(path, sizeof(path), "%s/results.json", dir);
+	json_t *doc = json_load_file(path, 0, &je);
+	if (!doc)
+		snprintf(err, cap,
+		         "--bench %s: %s/results.json: %s (expected hmpt-bench's output directory)",
+		         dir, dir, je.text);
+	return doc;
+}
+
+int hmpt_view_bench_pool(const json_t *doc, const char *dir, const char *name,
+                         hmpt_view_pool_t *out, char *err, size_t cap)
+{
+	const json_t *rows = json_object_get(doc, "results"), *r;
 	size_t i;
 
 	*out = (hmpt_view_pool_t){0};
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	json_t *doc = json_load_file(path, 0, &je);
-	if (!doc) {
-		snprintf(err, cap, "--bench %s: %s: %s (expected hmpt-bench's output directory)",
-		         dir, path, je.text);
-		return -1;
-	}
-	const json_t *rows = json_object_get(doc, "results");
 	if (!json_is_array(rows)) {
-		snprintf(err, cap, "--bench %s: %s: no \"results\" array (not hmpt-bench's?)", dir,
-		         path);
-		json_decref(doc);
+		snprintf(err, cap,
+		         "--bench %s: %s/results.json: no \"results\" array (not hmpt-bench's?)",
+		         dir, dir);
 		return -1;
 	}
 	char all[96];
@@ -108,13 +112,12 @@ int hmpt_view_bench_load(const char *dir, const char *name, hmpt_view_pool_t *ou
 			out->window = bytes;
 		}
 	}
-	json_decref(doc);
 	if (!out->triad_gbs && !out->chase_ns) {
-		snprintf(
-		    err, cap,
-		    "--bench %s: %s measured no pool named '%s' (run hmpt-bench --pools with the "
-		    "pools given to --pools)",
-		    dir, path, name);
+		snprintf(err, cap,
+		         "--bench %s: %s/results.json measured no pool named '%s' (run hmpt-bench "
+		         "--pools "
+		         "with the pools given to --pools)",
+		         dir, dir, name);
 		return -1;
 	}
 	return 0;
@@ -188,6 +191,13 @@ static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 static bool first_touch(const hmpt_tune_t *t)
 {
 	return t->access_kind && strcmp(t->access_kind, "accesses");
+}
+
+/* a group the headline names: a share of the best plan's gain, or a
+ * tenth of the accesses */
+static bool matters(const gfact_t *g)
+{
+	return g->of_best >= 0.05 || g->weight >= 0.1;
 }
 
 /* the groups that matter first: in the best plan by their gain alone,
@@ -270,7 +280,7 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 	fprintf(f, "<p class=headline>");
 	for (int k = 0; k < n && said < KEY_GROUPS; k++) {
 		const gfact_t *g = &x[k];
-		if (g->of_best < 0.05 && g->weight < 0.1)
+		if (!matters(g))
 			continue;
 		fprintf(f, "%s<b>%s</b> (", said ? " " : "", t->groups[g->g].name);
 		if (g->lead)
@@ -343,13 +353,16 @@ static double fast_traffic(const hmpt_tune_t *t)
 	return samples * period * 64 / wall / 1e9;
 }
 
-static void pool_box(FILE *f, const hmpt_tune_t *t, const char *name, const char *role,
-                     double share)
+/* A pool's box; `doc` is hmpt-bench's results (NULL: unreadable, `err`
+ * says why) */
+static void pool_box(FILE *f, const hmpt_tune_t *t, const json_t *doc, char *err, size_t cap,
+                     bool fast, double share)
 {
+	const char *name = fast ? t->fast_name : t->slow_name, *role = fast ? "fast" : "slow";
 	hmpt_view_pool_t p;
-	char err[512], b[32];
-	bool have = hmpt_view_bench_load(t->bench_dir, name, &p, err, sizeof(err)) == 0;
-	double traffic = role[0] == 'f' ? fast_traffic(t) : -1;
+	char b[32];
+	bool have = doc && hmpt_view_bench_pool(doc, t->bench_dir, name, &p, err, cap) == 0;
+	double traffic = fast ? fast_traffic(t) : -1;
 	const char *sat = !have || !p.triad_gbs || traffic < 0 ? "unknown"
 	                  : traffic >= SATURATED * p.triad_gbs ? "yes"
 	                                                       : "no";
@@ -378,7 +391,7 @@ static void pool_box(FILE *f, const hmpt_tune_t *t, const char *name, const char
 		        traffic);
 	else if (!strcmp(sat, "no"))
 		fprintf(f, ": about %.1f GB/s, within what it delivers", traffic);
-	else if (role[0] == 'f' && have)
+	else if (fast && have)
 		fprintf(f, " (its traffic needs sampled loads, PEBS or IBS, to estimate)");
 	fprintf(f, ".</div>\n");
 }
@@ -395,8 +408,11 @@ static void pools(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 	}
 	for (int k = 0; k < n; k++)
 		*(x[k].in_best ? &fast : &slow) += x[k].weight;
-	pool_box(f, t, t->fast_name, "fast", t->best >= 0 ? fast : -1);
-	pool_box(f, t, t->slow_name, "slow", t->best >= 0 ? slow : -1);
+	char err[512];
+	json_t *doc = hmpt_view_bench_open(t->bench_dir, err, sizeof(err));
+	pool_box(f, t, doc, err, sizeof(err), true, t->best >= 0 ? fast : -1);
+	pool_box(f, t, doc, err, sizeof(err), false, t->best >= 0 ? slow : -1);
+	json_decref(doc);
 }
 
 static int by_weight(const void *a, const void *b, void *ctx)
@@ -497,7 +513,7 @@ void hmpt_view_write(FILE *f, const hmpt_tune_t *t)
 	fprintf(f, "</p>\n");
 	int keys = 0;
 	for (int k = 0; k < n; k++) {
-		bool key = keys < KEY_GROUPS && (x[k].of_best >= 0.05 || x[k].weight >= 0.1);
+		bool key = keys < KEY_GROUPS && matters(&x[k]);
 		keys += key;
 		group_box(f, t, &x[k], key);
 	}

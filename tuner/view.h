@@ -36,9 +36,13 @@ typedef struct {
 	uint64_t window;
 } hmpt_view_pool_t;
 
-/* DIR/results.json (or DIR itself, a file): the figures of pool `name` */
-int hmpt_view_bench_load(const char *dir, const char *name, hmpt_view_pool_t *out, char *err,
-                         size_t cap);
+/* hmpt-bench's results, DIR/results.json: the document, or NULL with err
+ * naming the file and what was wrong */
+json_t *hmpt_view_bench_open(const char *dir, char *err, size_t cap);
+/* The figures of pool `name` in that document (from DIR): 0, or -1 with
+ * err saying why there are none */
+int hmpt_view_bench_pool(const json_t *doc, const char *dir, const char *name,
+                         hmpt_view_pool_t *out, char *err, size_t cap);
 
 /* Text for HTML: <, > and & escaped. */
 void hmpt_view_html_text(FILE *f, const char *s);
