@@ -667,7 +667,8 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	}
 	kv_u64(f, "n", ss->samples, ", ");
 	key(f, "share");
-	uint64_t part = faults ? site_touch_bytes(site, ss) : ss->samples;
+	uint64_t touched = faults ? site_touch_bytes(site, ss) : 0;
+	uint64_t part = faults ? touched : ss->samples;
 	hmpt_fmt_fixed(f, sample_whole_g ? (double)part / (double)sample_whole_g : 0.0, 6);
 	hmpt_fmt_str(f, ", ");
 	key(f, "per_mib");
@@ -680,7 +681,7 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	if (faults) {
 		uint64_t allocs, observed;
 		hmpt_sample_observed(site, &allocs, &observed);
-		kv_u64(f, "first_touch_bytes", site_touch_bytes(site, ss), ", ");
+		kv_u64(f, "first_touch_bytes", touched, ", ");
 		kv_u64(f, "fault_bytes", ss->bytes, ", ");
 		kv_u64(f, "unseen_bytes", ss->unseen_bytes, ",\n        ");
 		kv_u64(f, "bytes_observed_allocs", observed, ", ");

@@ -86,6 +86,8 @@ static observe_t *observe_g;
 /* mTHP: the largest enabled size below the PMD size, and the page table */
 #define MTHP_MAX_PAGES 256 /* 1 MiB of 4 KiB pages */
 static uint64_t mthp_g;
+/* what kernel samples add in page-fault mode, as the log says it */
+#define KERNEL_TOUCHES "first touches the kernel makes for the program (read() into a buffer)"
 static int pagemap_fd_g = -1;
 /* a fork child's blocks born before the fork hold its parent's pages: no
  * fault of its own counted them, and they are not unseen */
@@ -411,12 +413,12 @@ static bool read_word(uintptr_t addr, uint64_t *w)
 static void note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
                          uint64_t born, uintptr_t lo, uintptr_t hi, bool gone)
 {
-	uint64_t w, unit = s->page_size ? s->page_size : page_g;
+	uint64_t w, unit = s->page_size ? s->page_size : page_g, mthp = hmpt_sample_mthp();
 
 	/* with mTHP a fault maps a folio the sample calls a base page: walks
 	 * are followed in folios (a stride under one is not seen) */
-	if (faults && hmpt_sample_mthp() > unit)
-		unit = hmpt_sample_mthp();
+	if (faults && mthp > unit)
+		unit = mthp;
 	acc->pattern.faults = faults;
 	hmpt_pattern_note(&acc->pattern, s->tid, born, hi - lo, s->addr, faults ? unit : 0);
 	if (lo < hi && !gone && hmpt_pattern_wants_word(&acc->pattern) && read_word(s->addr, &w))
@@ -775,13 +777,11 @@ static void log_started(void)
 		hmpt_fmt_printf(
 		    &f,
 		    "sampling: software page faults (first touch only: access density is "
-		    "not available: %s); %s",
+		    "not available: %s); " KERNEL_TOUCHES " are %s",
 		    why_g,
 		    hmpt_sample_kernel_touches()
-		        ? "first touches the kernel makes for the program (read() into a buffer) "
-		          "are counted"
-		        : "first touches the kernel makes for the program (read() into a buffer) "
-		          "are not counted (kernel samples need perf_event_paranoid <= 1 or "
+		        ? "counted"
+		        : "not counted (kernel samples need perf_event_paranoid <= 1 or "
 		          "CAP_PERFMON)");
 		hmpt_fmt_str(&f, "; pages filled through get_user_pages (process_vm_writev, "
 		                 "O_DIRECT, RDMA) never raise a fault event: counted at their "
@@ -876,10 +876,9 @@ static int open_first(slot_t *sl, char *err, size_t cap)
 		setup_g.ev[0].attr.exclude_kernel = 1;
 		rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
 		if (rc == 0)
-			hmpt_fmt_clause(
-			    opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
-			    "the kernel refused kernel samples: first touches the kernel "
-			    "makes for the program (read() into a buffer) are not counted");
+			hmpt_fmt_clause(opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
+			                "the kernel refused kernel samples: " KERNEL_TOUCHES
+			                " are not counted");
 	}
 	return rc;
 }
@@ -892,10 +891,10 @@ static uint64_t mthp_enabled(void)
 	char path[128], buf[64], top[64];
 	uint64_t best = 0;
 
-	bool top_on = hmpt_sys_read_file("/sys/kernel/mm/transparent_hugepage/enabled", top,
-	                                 sizeof(top)) > 0 &&
-	              !strstr(top, "[never]");
-	int64_t pmd = read_sysctl("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", 2 << 20);
+	hmpt_fmt_text(path, sizeof(path), "%s/enabled", dir);
+	bool top_on = hmpt_sys_read_file(path, top, sizeof(top)) > 0 && !strstr(top, "[never]");
+	hmpt_fmt_text(path, sizeof(path), "%s/hpage_pmd_size", dir);
+	int64_t pmd = read_sysctl(path, 2 << 20);
 	for (uint64_t kb = 8; kb * 1024 < (uint64_t)pmd; kb <<= 1) {
 		hmpt_fmt_text(path, sizeof(path), "%s/hugepages-%" PRIu64 "kB/enabled", dir, kb);
 		if (hmpt_sys_read_file(path, buf, sizeof(buf)) <= 0)
