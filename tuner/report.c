@@ -293,7 +293,6 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 	return ferror(out) ? -EIO : 0;
 }
 
-/* One line on how accesses were sampled, and what that means. */
 /* What the profile's sampling could not see or had to give up, one line
  * each, only where there is something to say. */
 static void sampling_limits(FILE *out, const json_t *sm, bool faults)
@@ -327,6 +326,8 @@ static void sampling_limits(FILE *out, const json_t *sm, bool faults)
 		        (unsigned long long)hmpt_prof_u64(sm, "observe_every"));
 }
 
+/* One line on how accesses were sampled, and what that means, then the
+ * limits (report.h) */
 void hmpt_report_sampling(FILE *out, const json_t *sm)
 {
 	const char *mode = hmpt_prof_str(sm, "mode");
