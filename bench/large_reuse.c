@@ -52,39 +52,31 @@ static int work(int iterations)
 static int run(const char *self, const char *lib, const char *mode, const char *iter,
                const char *profile, double *wall, double *minflt)
 {
-	char **env = bench_env(lib);
-	char m[64], pr[4200];
+	extern char **environ;
 	struct rusage ru;
 	int st;
 
-	if (!env)
-		return -1;
-	size_t n = 0;
-	while (env[n])
-		n++;
-	char **e = calloc(n + 3, sizeof(char *));
-	if (!e)
-		return -1;
-	memcpy(e, env, n * sizeof(char *));
-	if (lib) {
-		snprintf(m, sizeof(m), "HMPT_SAMPLE=%s", mode);
-		e[n++] = m;
-		if (profile) {
-			snprintf(pr, sizeof(pr), "HMPT_PROFILE=%s", profile);
-			e[n++] = pr;
-		}
-	}
 	double t0 = bench_now();
 	pid_t pid = fork();
 	if (pid == 0) {
-		execle(self, self, "--work", iter, (char *)NULL, e);
+		/* the caller's environment less its HMPT_* and LD_PRELOAD, then
+		 * this run's */
+		char **env = bench_env(lib);
+		if (!env)
+			_exit(127);
+		environ = env;
+		if (lib) {
+			setenv("HMPT_SAMPLE", mode, 1);
+			if (profile)
+				setenv("HMPT_PROFILE", profile, 1);
+		}
+		execl(self, self, "--work", iter, (char *)NULL);
 		_exit(127);
 	}
 	if (pid < 0 || wait4(pid, &st, 0, &ru) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
 		return -1;
 	*wall = bench_now() - t0;
 	*minflt = (double)ru.ru_minflt;
-	free(e);
 	return 0;
 }
 
