@@ -574,12 +574,88 @@ static int reserve_all(uint64_t cap, uintptr_t *base)
 	return 0;
 }
 
+/* ------------------------------------------------- the per-granule tables
+ *
+ * Every table holds an entry per granule of the capacity (16 TiB: 8 Mi
+ * granules, about 630 MB in all).  Each is reserved PROT_NONE for the whole
+ * capacity at init, address space only, and made read-write as far as the
+ * free set reaches (cover_g), when the arena grows (grow(), under
+ * grow_lock_g): the memory a process pays for them, and what mlockall
+ * locks and RLIMIT_DATA counts, follows the granules it has used, not the
+ * capacity.  No entry at or beyond cover_g is ever read: the free set
+ * holds none, and a pointer there is no block (block_index()). */
+enum { TAB_BLOCKS, TAB_EXT, TAB_RW, TAB_RES, TAB_SHAPE, TAB_OWNER, TAB_KNEXT, TAB_KPREV, NTAB };
+static const size_t tab_entry_g[NTAB] = {
+    [TAB_BLOCKS] = sizeof(hmpt_block_t), [TAB_EXT] = sizeof(hmpt_extent_t),
+    [TAB_RW] = sizeof(uint8_t),          [TAB_RES] = sizeof(uint32_t),
+    [TAB_SHAPE] = sizeof(uint16_t),      [TAB_OWNER] = sizeof(uint32_t),
+    [TAB_KNEXT] = sizeof(uint32_t),      [TAB_KPREV] = sizeof(uint32_t)};
+static char *tab_g[NTAB];
+static uint64_t cover_g; /* granules whose entries are read-write */
+
+/* Entries of the extent table for n granules: n/2 + 2 (a free set of n
+ * granules holds at most n/2 + 1 disjoint extents). */
+static uint64_t ext_entries(uint64_t n)
+{
+	return n / 2 + 2;
+}
+
+/* Bytes of table t covering n granules, whole pages. */
+static size_t tab_bytes(int t, uint64_t n)
+{
+	return round_page((t == TAB_EXT ? ext_entries(n) : n) * tab_entry_g[t]);
+}
+
+static void tables_unmap(uint64_t n)
+{
+	for (int t = 0; t < NTAB; t++)
+		hmpt_sys_unmap(tab_g[t], tab_bytes(t, n));
+}
+
+/* Address space for the tables of n granules, none of it usable yet. */
+static int tables_reserve(uint64_t n)
+{
+	for (int t = 0; t < NTAB; t++) {
+		void *p = mmap(NULL, tab_bytes(t, n), PROT_NONE,
+		               MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		tab_g[t] = p == MAP_FAILED ? NULL : p;
+		if (!tab_g[t]) {
+			tables_unmap(n);
+			return -ENOMEM;
+		}
+	}
+	blocks_g = (hmpt_block_t *)tab_g[TAB_BLOCKS];
+	rw_g = (uint8_t *)tab_g[TAB_RW];
+	res_g = (uint32_t *)tab_g[TAB_RES];
+	shape_g = (uint16_t *)tab_g[TAB_SHAPE];
+	owner_g = (uint32_t *)tab_g[TAB_OWNER];
+	knext_g = (uint32_t *)tab_g[TAB_KNEXT];
+	kprev_g = (uint32_t *)tab_g[TAB_KPREV];
+	return 0;
+}
+
+/* With grow_lock_g held: the entries of granules [0, n) read-write (their
+ * pages are touched only as blocks use them).  A failure (RLIMIT_DATA)
+ * leaves the cover as it was: the arena does not grow. */
+static int tables_cover(uint64_t n)
+{
+	uint64_t had = cover_g;
+
+	if (n <= had)
+		return 0;
+	for (int t = 0; t < NTAB; t++) {
+		size_t from = had ? tab_bytes(t, had) : 0, to = tab_bytes(t, n);
+		if (to > from && mprotect(tab_g[t] + from, to - from, PROT_READ | PROT_WRITE) != 0)
+			return -errno;
+	}
+	__atomic_store_n(&cover_g, n, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int hmpt_arena_init(uint64_t capacity, uint64_t initial)
 {
 	uint64_t n = capacity >> HMPT_GRANULE_SHIFT;
 	uint64_t first = initial >> HMPT_GRANULE_SHIFT;
-	size_t ext_cap = (size_t)(n / 2 + 2);
-	void *blocks, *ext;
 	uintptr_t b = 0;
 	long ps = sysconf(_SC_PAGESIZE);
 	int rc;
@@ -594,43 +670,25 @@ int hmpt_arena_init(uint64_t capacity, uint64_t initial)
 	 * indices aligned within the arena are then aligned addresses too. */
 	if (first < n && (b = pick_base(n << HMPT_GRANULE_SHIFT)) != 0) {
 		step_g = first;
-		first = 0;
 	} else {
 		/* no room to grow into, or none needed: all of it, or at least
 		 * the share, now */
 		if (first < n)
 			n = first;
-		first = n;
-		ext_cap = (size_t)(n / 2 + 2);
 		if ((rc = reserve_all(n << HMPT_GRANULE_SHIFT, &b)) != 0)
 			return rc;
 	}
-	blocks = hmpt_sys_map(n * sizeof(hmpt_block_t));
-	ext = hmpt_sys_map(ext_cap * sizeof(hmpt_extent_t));
-	rw_g = hmpt_sys_map(n);
-	res_g = hmpt_sys_map(n * sizeof(*res_g));
-	shape_g = hmpt_sys_map(n * sizeof(*shape_g));
-	owner_g = hmpt_sys_map(n * sizeof(*owner_g));
-	knext_g = hmpt_sys_map(n * sizeof(*knext_g));
-	kprev_g = hmpt_sys_map(n * sizeof(*kprev_g));
-	if (!blocks || !ext || !rw_g || !res_g || !shape_g || !owner_g || !knext_g || !kprev_g) {
-		hmpt_sys_unmap(blocks, n * sizeof(hmpt_block_t));
-		hmpt_sys_unmap(ext, ext_cap * sizeof(hmpt_extent_t));
-		hmpt_sys_unmap(rw_g, n);
-		hmpt_sys_unmap(res_g, n * sizeof(*res_g));
-		hmpt_sys_unmap(shape_g, n * sizeof(*shape_g));
-		hmpt_sys_unmap(owner_g, n * sizeof(*owner_g));
-		hmpt_sys_unmap(knext_g, n * sizeof(*knext_g));
-		hmpt_sys_unmap(kprev_g, n * sizeof(*kprev_g));
-		if (first)
-			munmap((void *)b, (size_t)first << HMPT_GRANULE_SHIFT);
-		return -ENOMEM;
+	if ((rc = tables_reserve(n)) != 0) {
+		if (!step_g)
+			munmap((void *)b, (size_t)n << HMPT_GRANULE_SHIFT);
+		return rc;
 	}
-	blocks_g = blocks;
 	ngran_g = n;
-	reserved_g = first;
-	hmpt_extents_init(&free_g, ext, ext_cap, first);
-	hmpt_arena_size_g = (uintptr_t)first << HMPT_GRANULE_SHIFT;
+	/* the free set starts empty and grows as the arena does (grow()),
+	 * within the address space reserved here or reserved then */
+	reserved_g = 0;
+	hmpt_extents_init(&free_g, (hmpt_extent_t *)tab_g[TAB_EXT], 0, 0);
+	hmpt_arena_size_g = step_g ? 0 : (uintptr_t)n << HMPT_GRANULE_SHIFT;
 	__atomic_store_n(&hmpt_arena_base_g, b, __ATOMIC_RELEASE);
 	return 0;
 }
@@ -645,15 +703,16 @@ uint64_t hmpt_arena_step(void)
 	return step_g << HMPT_GRANULE_SHIFT;
 }
 
-/* Reserve more of the capacity: at least `need` granules beyond the
- * `seen` reserved when the caller found no room.  true: try again (grown,
- * by this thread or another). */
+/* Add at least `need` granules to the free set beyond the `seen` it spans
+ * when the caller found no room: their tables' entries made usable and,
+ * under an address-space limit, their address space reserved.  true: try
+ * again (grown, by this thread or another). */
 static bool grow(uint64_t need, uint64_t seen)
 {
 	bool grown = false;
 
 	pthread_mutex_lock(&grow_lock_g);
-	uint64_t have = reserved_g;
+	uint64_t have = reserved_g, step = step_g;
 	if (have != seen) { /* another thread grew it meanwhile */
 		pthread_mutex_unlock(&grow_lock_g);
 		return true;
@@ -662,28 +721,36 @@ static bool grow(uint64_t need, uint64_t seen)
 	 * reservations for a program of many blocks, and little address space
 	 * taken from one of few (a JVM tracks a few blocks of 1 MiB) */
 	uint64_t room = ngran_g - have, want = have / 4 > 8 ? have / 4 : 8;
-	if (want > step_g)
-		want = step_g;
+	if (step && want > step)
+		want = step;
 	uint64_t add = need > want ? need : want;
 	if (add > room)
 		add = room;
-	if (!step_g || grow_blocked_g || add < need) {
+	if (grow_blocked_g || add < need) {
 		pthread_mutex_unlock(&grow_lock_g);
 		return false;
 	}
-	int rc = reserve_at((uintptr_t)gran_addr(have), (size_t)add << HMPT_GRANULE_SHIFT);
-	if (rc == -ENOMEM && add > need) /* the limit: what this block needs, no more */
-		rc = reserve_at((uintptr_t)gran_addr(have), (size_t)(add = need)
-		                                                << HMPT_GRANULE_SHIFT);
-	if (rc == -EEXIST)
-		grow_blocked_g = 1;
+	int rc = tables_cover(have + add);
+	if (rc == 0 && step) {
+		rc = reserve_at((uintptr_t)gran_addr(have), (size_t)add << HMPT_GRANULE_SHIFT);
+		/* the limit (RLIMIT_AS; RLIMIT_MEMLOCK under mlockall's
+		 * MCL_FUTURE): what this block needs, no more */
+		if ((rc == -ENOMEM || rc == -EAGAIN) && add > need)
+			rc = reserve_at((uintptr_t)gran_addr(have), (size_t)(add = need)
+			                                                << HMPT_GRANULE_SHIFT);
+		if (rc == -EEXIST)
+			grow_blocked_g = 1;
+	}
 	if (rc == 0) {
 		/* one step under lock_g, so that take() sees the size and the
 		 * free set agree; hmpt_arena_owns() sees the size before any
 		 * block is there */
 		pthread_mutex_lock(&lock_g);
-		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)(have + add) << HMPT_GRANULE_SHIFT,
-		                 __ATOMIC_RELEASE);
+		if (step)
+			__atomic_store_n(&hmpt_arena_size_g,
+			                 (uintptr_t)(have + add) << HMPT_GRANULE_SHIFT,
+			                 __ATOMIC_RELEASE);
+		free_g.cap = (size_t)ext_entries(cover_g);
 		hmpt_extents_give(&free_g, have, add);
 		reserved_g = have + add;
 		pthread_mutex_unlock(&lock_g);
@@ -721,25 +788,17 @@ static int64_t take(uint64_t n, uint64_t align_gran)
 	}
 }
 
-/* Under an address-space limit, the free end of the reservation beyond
- * 16 MiB goes back to the system (munmap, kept pages there included), so
- * that once the program frees a large block it can map as much as it could
- * without hmpt; the slack spares a program that frees and allocates in a
- * loop a system call each time. */
-static void shrink(void)
+/* With grow_lock_g held (step mode): the free end of the reservation
+ * beyond `slack` granules back to the system (munmap, kept pages there
+ * included).  Returns the granules given back. */
+static uint64_t cut_tail(uint64_t slack)
 {
-	enum { SLACK = 8 }; /* granules */
-
-	if (!step_g)
-		return;
-	pthread_mutex_lock(&grow_lock_g);
 	pthread_mutex_lock(&lock_g);
 	uint64_t have = reserved_g, tail = free_tail();
-	uint64_t cut = have - tail + SLACK;
-	if (tail <= SLACK || hmpt_extents_take_at(&free_g, cut, have - cut) != 0) {
+	uint64_t cut = have - tail + slack;
+	if (tail <= slack || hmpt_extents_take_at(&free_g, cut, have - cut) != 0) {
 		pthread_mutex_unlock(&lock_g);
-		pthread_mutex_unlock(&grow_lock_g);
-		return;
+		return 0;
 	}
 	for (uint64_t i = cut; i < have; i++) {
 		if (rw_g[i] == GRAN_DIRTY)
@@ -754,15 +813,31 @@ static void shrink(void)
 		memset(rw_g + cut, GRAN_UNMAPPED, (size_t)(have - cut));
 		memset(shape_g + cut, 0, (have - cut) * sizeof(*shape_g));
 		memset(res_g + cut, 0, (have - cut) * sizeof(*res_g));
-	} else { /* still ours, as it was (its kept pages now clean or counted) */
-		reset_run(cut, have - cut);
-		pthread_mutex_lock(&lock_g);
-		hmpt_extents_give(&free_g, cut, have - cut);
-		reserved_g = have;
-		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
-		                 __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&lock_g);
+		return have - cut;
 	}
+	/* still ours, as it was (its kept pages now clean or counted) */
+	reset_run(cut, have - cut);
+	pthread_mutex_lock(&lock_g);
+	hmpt_extents_give(&free_g, cut, have - cut);
+	reserved_g = have;
+	__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
+	                 __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&lock_g);
+	return 0;
+}
+
+/* Under an address-space limit, the free end of the reservation beyond
+ * 16 MiB goes back to the system, so that once the program frees a large
+ * block it can map as much as it could without hmpt; the slack spares a
+ * program that frees and allocates in a loop a system call each time. */
+static void shrink(void)
+{
+	enum { SLACK = 8 }; /* granules */
+
+	if (!__atomic_load_n(&step_g, __ATOMIC_RELAXED))
+		return;
+	pthread_mutex_lock(&grow_lock_g);
+	cut_tail(SLACK);
 	pthread_mutex_unlock(&grow_lock_g);
 }
 
@@ -897,7 +972,8 @@ static int64_t block_index(const void *p)
 	uintptr_t off = (uintptr_t)p - hmpt_arena_base_g;
 
 	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) ||
-	    (off & (HMPT_GRANULE - 1)))
+	    (off & (HMPT_GRANULE - 1)) ||
+	    off >> HMPT_GRANULE_SHIFT >= __atomic_load_n(&cover_g, __ATOMIC_ACQUIRE))
 		return -1;
 	return (int64_t)(off >> HMPT_GRANULE_SHIFT);
 }
@@ -923,7 +999,8 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
 	uintptr_t off = (uintptr_t)p - hmpt_arena_base_g;
 	int rc = -ENOENT;
 
-	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) || !owner_g)
+	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) ||
+	    off >> HMPT_GRANULE_SHIFT >= __atomic_load_n(&cover_g, __ATOMIC_ACQUIRE))
 		return rc;
 	pthread_mutex_lock(&lock_g);
 	uint32_t o = owner_g[off >> HMPT_GRANULE_SHIFT];
@@ -1087,3 +1164,4 @@ uint64_t hmpt_arena_free_bytes(void)
 	pthread_mutex_unlock(&lock_g);
 	return f << HMPT_GRANULE_SHIFT;
 }
+
