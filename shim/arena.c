@@ -125,6 +125,10 @@ static bool (*observe_g)(uint32_t site);
  * free set is on it; taking a granule from the free set takes it off. */
 static uint32_t *knext_g, *kprev_g;
 static uint64_t khead_g, ktail_g;
+/* Nothing is kept, and a free granule holds no mapping (PROT_NONE again,
+ * reset_run()): set once a limit counts what glibc would have unmapped
+ * (RLIMIT_DATA, mlockall; hmpt_arena_keep_none()). */
+static int lean_g;
 
 static bool kept_listed(uint64_t g)
 {
@@ -384,6 +388,8 @@ static void claim_moved(uint64_t g, uint64_t n, uint16_t tag)
  * clean or unmapped granules) or pages that moved away. */
 static void give(uint64_t g, uint64_t n)
 {
+	if (__atomic_load_n(&lean_g, __ATOMIC_RELAXED) && memchr(rw_g + g, GRAN_CLEAN, n))
+		reset_run(g, n);
 	pthread_mutex_lock(&lock_g);
 	hmpt_extents_give(&free_g, g, n);
 	pthread_mutex_unlock(&lock_g);
@@ -398,7 +404,7 @@ static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
 
-	if (is_huge(tag) || bytes > keep_budget())
+	if (is_huge(tag) || bytes > keep_budget() || __atomic_load_n(&lean_g, __ATOMIC_RELAXED))
 		return false;
 	kept_g += bytes;
 	memset(rw_g + g, GRAN_DIRTY, (size_t)n);
@@ -443,7 +449,7 @@ static void trim(void)
  * range to the free set. */
 static void discard(uint64_t g, uint64_t n, uint16_t tag)
 {
-	if (is_huge(tag)) {
+	if (is_huge(tag) || __atomic_load_n(&lean_g, __ATOMIC_RELAXED)) {
 		reset_run(g, n);
 	} else {
 		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
@@ -1165,3 +1171,83 @@ uint64_t hmpt_arena_free_bytes(void)
 	return f << HMPT_GRANULE_SHIFT;
 }
 
+/* ------------------------------------------- limits set after the start
+ *
+ * A program may lower its limits, or lock its memory, after hmpt reserved
+ * the arena (setrlimit, prlimit, mlockall: shim/limits.c).  These switch
+ * the arena to what it would have done had the limit been there at start. */
+
+uint64_t hmpt_arena_reserve_as_needed(uint64_t cap)
+{
+	uint64_t given = 0, n = cap >> HMPT_GRANULE_SHIFT;
+
+	pthread_mutex_lock(&grow_lock_g);
+	if (n > ngran_g)
+		n = ngran_g;
+	if (!step_g) {
+		/* all of the capacity was reserved at init: what lies beyond the
+		 * free set's span goes back now, and the arena grows from there */
+		uint64_t have = reserved_g, all = ngran_g;
+		pthread_mutex_lock(&lock_g);
+		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
+		                 __ATOMIC_RELEASE);
+		pthread_mutex_unlock(&lock_g);
+		if (all > have &&
+		    munmap(gran_addr(have), (size_t)(all - have) << HMPT_GRANULE_SHIFT) != 0) {
+			__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)all << HMPT_GRANULE_SHIFT,
+			                 __ATOMIC_RELEASE);
+			pthread_mutex_unlock(&grow_lock_g);
+			return 0;
+		}
+		given = all - have;
+		/* as under the limit at start (boot.c): an eighth at a time */
+		__atomic_store_n(&step_g, n / 8 ? n / 8 : 1, __ATOMIC_RELAXED);
+	}
+	/* a capacity within the limit: the tables' address space beyond it
+	 * back too (never below what they cover) */
+	if (n < cover_g)
+		n = cover_g;
+	if (n && n < ngran_g) {
+		for (int t = 0; t < NTAB; t++)
+			if (tab_bytes(t, ngran_g) > tab_bytes(t, n))
+				munmap(tab_g[t] + tab_bytes(t, n),
+				       tab_bytes(t, ngran_g) - tab_bytes(t, n));
+		__atomic_store_n(&ngran_g, n, __ATOMIC_RELAXED);
+	}
+	given += cut_tail(0);
+	pthread_mutex_unlock(&grow_lock_g);
+	return given << HMPT_GRANULE_SHIFT;
+}
+
+uint64_t hmpt_arena_keep_none(void)
+{
+	uint64_t dropped = 0;
+
+	pthread_mutex_lock(&grow_lock_g);
+	pthread_mutex_lock(&lock_g);
+	__atomic_store_n(&lean_g, 1, __ATOMIC_RELAXED);
+	/* every free granule that is mapped back to reserved address space, at
+	 * once under the lock (a few system calls, once in a process's life) */
+	for (size_t e = 0; e < free_g.n; e++) {
+		uint64_t end = free_g.v[e].start + free_g.v[e].len;
+		for (uint64_t i = free_g.v[e].start; i < end;) {
+			uint64_t j = i + 1;
+			bool mapped = rw_g[i] != GRAN_UNMAPPED;
+			while (j < end && (rw_g[j] != GRAN_UNMAPPED) == mapped)
+				j++;
+			if (mapped) {
+				for (uint64_t k = i; k < j; k++) {
+					if (rw_g[k] == GRAN_DIRTY)
+						kept_g -= res_g[k];
+					kept_unlink(k);
+				}
+				reset_run(i, j - i);
+				dropped += j - i;
+			}
+			i = j;
+		}
+	}
+	pthread_mutex_unlock(&lock_g);
+	pthread_mutex_unlock(&grow_lock_g);
+	return dropped << HMPT_GRANULE_SHIFT;
+}

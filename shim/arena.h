@@ -148,6 +148,16 @@ int hmpt_arena_next(uintptr_t from, uintptr_t *start, hmpt_block_t *out);
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old);
 /* Bytes of the arena not in use, reserved or not yet (for reports). */
 uint64_t hmpt_arena_free_bytes(void);
+/* Limits set after start (limits.c).  From now on the arena reserves its
+ * address space as blocks need it, as under an address-space limit at
+ * start, within a capacity of `cap` bytes (never less than its tables
+ * cover); the free end of its reservation goes back now.  Returns the
+ * bytes of address space given back. */
+uint64_t hmpt_arena_reserve_as_needed(uint64_t cap);
+/* From now on no freed page is kept, and a free granule is reserved
+ * address space only (no writable mapping: RLIMIT_DATA, mlockall count
+ * those); the kept pages go now.  Returns the bytes unmapped. */
+uint64_t hmpt_arena_keep_none(void);
 /* fork: the child gets a usable lock */
 void hmpt_arena_lock(void);
 void hmpt_arena_unlock(void);

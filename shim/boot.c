@@ -55,6 +55,11 @@ void *(*hmpt_real_pvalloc_g)(size_t);
 size_t (*hmpt_real_usable_g)(void *);
 int (*hmpt_real_mallopt_g)(int, int);
 hmpt_pthread_create_fn hmpt_real_pthread_create_g;
+int (*hmpt_real_setrlimit_g)(int, const struct rlimit *);
+int (*hmpt_real_setrlimit64_g)(int, const struct rlimit64 *);
+int (*hmpt_real_prlimit_g)(pid_t, int, const struct rlimit *, struct rlimit *);
+int (*hmpt_real_prlimit64_g)(pid_t, int, const struct rlimit64 *, struct rlimit64 *);
+int (*hmpt_real_mlockall_g)(int);
 
 /* -------------------------------------------------------------- bootstrap */
 
@@ -116,6 +121,11 @@ static void resolve_next(void)
 	hmpt_real_pthread_create_g = next_symbol("pthread_create", NULL);
 	if (!hmpt_real_pthread_create_g)
 		hmpt_real_pthread_create_g = dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
+	hmpt_real_setrlimit_g = next_symbol("setrlimit", NULL);
+	hmpt_real_setrlimit64_g = next_symbol("setrlimit64", NULL);
+	hmpt_real_prlimit_g = next_symbol("prlimit", NULL);
+	hmpt_real_prlimit64_g = next_symbol("prlimit64", NULL);
+	hmpt_real_mlockall_g = next_symbol("mlockall", NULL);
 	hmpt_real_malloc_g = m;
 	hmpt_real_free_g = f;
 	hmpt_real_calloc_g = c;
@@ -195,6 +205,15 @@ static void setup(void)
 	}
 	hmpt_tracking_g = true;
 	log_setup();
+	/* a data limit counts writable mappings: as after a setrlimit
+	 * (limits.c), freed pages are not kept */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_DATA, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY) {
+		hmpt_arena_keep_none();
+		hmpt_log_printf(HMPT_LOG_INFO,
+		                "RLIMIT_DATA of %s: freed blocks' pages are not kept",
+		                HMPT_SIZE(rl.rlim_cur));
+	}
 	__atomic_store_n(&hmpt_min_size_g, (size_t)hmpt_opt_g[HMPT_OPT_MIN_SIZE].num,
 	                 __ATOMIC_RELEASE);
 }

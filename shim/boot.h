@@ -51,6 +51,15 @@ extern HMPT_HIDDEN void *(*hmpt_real_pvalloc_g)(size_t);
 extern HMPT_HIDDEN size_t (*hmpt_real_usable_g)(void *);
 extern HMPT_HIDDEN int (*hmpt_real_mallopt_g)(int, int);
 extern HMPT_HIDDEN hmpt_pthread_create_fn hmpt_real_pthread_create_g;
+/* limits.c's next definitions (NULL: the system call serves) */
+struct rlimit;
+struct rlimit64;
+extern HMPT_HIDDEN int (*hmpt_real_setrlimit_g)(int, const struct rlimit *);
+extern HMPT_HIDDEN int (*hmpt_real_setrlimit64_g)(int, const struct rlimit64 *);
+extern HMPT_HIDDEN int (*hmpt_real_prlimit_g)(pid_t, int, const struct rlimit *, struct rlimit *);
+extern HMPT_HIDDEN int (*hmpt_real_prlimit64_g)(pid_t, int, const struct rlimit64 *,
+                                                struct rlimit64 *);
+extern HMPT_HIDDEN int (*hmpt_real_mlockall_g)(int);
 
 /* Returns true when the caller is the initialising thread, inside dlsym:
  * it must serve the request from the boot buffer. */
