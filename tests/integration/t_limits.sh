@@ -66,9 +66,13 @@ else
 	note "not root: what mlockall locks with CAP_IPC_LOCK is left out"
 fi
 
-# 5. mlockall held to RLIMIT_MEMLOCK (64 MiB), as an ordinary user is
-if (ulimit -l 65536) 2>/dev/null && command -v setpriv >/dev/null; then
-	same lock bash -c 'ulimit -l 65536 && exec setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock "$0" lock' "$P/limits"
+# 5. mlockall held to RLIMIT_MEMLOCK (64 MiB), as an ordinary user is (root
+# gives up CAP_IPC_LOCK for it)
+drop=
+[ "$(id -u)" = 0 ] && drop="setpriv --bounding-set -ipc_lock --inh-caps -ipc_lock"
+if (ulimit -l 65536) 2>/dev/null && { [ -z "$drop" ] || command -v setpriv >/dev/null; }; then
+	# shellcheck disable=SC2086 # $drop: words, or none
+	same lock bash -c 'ulimit -l 65536 && exec "$@"' _ $drop "$P/limits" lock
 else
 	note "RLIMIT_MEMLOCK cannot be raised to 64 MiB here (hard limit $(ulimit -Hl) KiB): the check under it is left out"
 fi

@@ -44,7 +44,8 @@ static char *take(size_t size, int tag)
 		printf("limits: a block of %zu bytes refused\n", size);
 		exit(1);
 	}
-	memset(p, tag, size);
+	/* the limits count mappings, not pages: a few bytes tell the data */
+	p[0] = p[size / 2] = p[size - 1] = (char)tag;
 	return p;
 }
 
