@@ -89,6 +89,7 @@ EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
 }
 
+/* struct rlimit64 is struct rlimit on the 64-bit targets hmpt builds for */
 EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
 	fit_limit(resource, (const struct rlimit *)rl);
