@@ -17,7 +17,9 @@
  * is kept than the live blocks' bytes or HMPT_ARENA_KEEP_MIN, whichever is
  * more.
  * The usable size of a block is round_up(size, page), or round_up(size,
- * 2 MiB) for hugetlb placements.
+ * 2 MiB) for hugetlb placements.  The per-granule bookkeeping is reserved
+ * for the capacity and made writable as the arena grows, so that
+ * RLIMIT_DATA and mlockall see what is used, not 16 TiB's worth.
  *
  * Placement: every block and every mapped granule carries a tag (pool.h: 0
  * is "system", no policy).  A granule whose mapping was made for another
