@@ -10,9 +10,10 @@
  *          is refused, every other one freed, then blocks of 24 MiB until
  *          one is refused; prints "limits: fill N MiB then M"
  * then allocates and frees tracked (>= 1 MiB) and untracked blocks, in an
- * order that leaves freed granules between live ones, each written and
- * checked.  Prints "limits: ok"; exit 1 when a block is refused, 2 when
- * the limit or the lock is, 3 when data is lost. */
+ * order that leaves freed granules between live ones, each marked at
+ * both ends and the middle and checked.  Prints "limits: ok"; exit 1 when
+ * a block is refused, 2 when the limit or the lock is, 3 when data is
+ * lost. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
