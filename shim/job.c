@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -151,10 +152,16 @@ bool hmpt_job_is_launcher(const char *exe)
 
 /* ------------------------------------------------------- the node's segment */
 
-#define SEG_MAGIC 0x686d70746a6f6202ull /* "hmptjob" v2 */
-#define SEG_PIDS  512
-#define SEG_SAID  256
-#define SEG_SITES 8192 /* plan sites whose matches the ranks share */
+#define SEG_MAGIC   0x686d70746a6f6202ull /* "hmptjob" 2: the family; the layout is .version */
+#define SEG_VERSION 3
+#define SEG_PIDS    512
+#define SEG_SAID    256
+#define SEG_SITES   8192 /* plan sites whose matches the ranks share */
+/* Bounded waits: for the rank that creates the segment to set it up, and
+ * for its lock.  Past them this rank goes alone: nothing waits forever on
+ * another process. */
+#define SEG_READY_MS 2000
+#define SEG_LOCK_S   3
 
 typedef struct {
 	uint64_t allocations, bytes, refused, refused_bytes;
@@ -162,8 +169,11 @@ typedef struct {
 
 typedef struct {
 	uint64_t magic;
-	uint32_t init; /* 0, 1: being set up, 2: ready */
+	uint32_t init;    /* 0: being set up, 2: ready */
+	uint32_t version; /* SEG_VERSION */
 	pthread_mutex_t lock;
+	/* the layout, checked by every rank that attaches */
+	uint32_t size, npids, nsaid, nsites, npools, nnodes;
 	/* below: under the lock */
 	int32_t pids[SEG_PIDS]; /* the processes attached now */
 	uint32_t ranks_seen;
@@ -183,7 +193,9 @@ typedef struct {
 static seg_t *seg_g;
 static char seg_path_g[128];
 static pid_t attach_pid_g;
-static int left_g;
+static int left_g, alone_g;
+static bool stuck_g;    /* the lock timed out once: this rank no longer waits for it */
+static bool acc_held_g; /* acc_lock took the lock (under the pools' own lock) */
 static const hmpt_plan_t *plan_g;
 static hmpt_pools_t *pools_g;
 static char prefix_g[40];
@@ -194,10 +206,42 @@ static bool alive(pid_t pid)
 	return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
-static void seg_lock(void)
+static void say_alone(const char *why, int err)
 {
-	if (pthread_mutex_lock(&seg_g->lock) == EOWNERDEAD)
-		pthread_mutex_consistent(&seg_g->lock); /* a rank died holding it */
+	if (!hmpt_log_first(&alone_g))
+		return;
+	hmpt_log_printf(HMPT_LOG_WARN,
+	                "cannot share with the job's other ranks on this node (%s %s%s%s): this "
+	                "rank's fast-pool budget is its own",
+	                why, seg_path_g, err ? ": " : "", err ? strerrordesc_np(err) : "");
+}
+
+/* 0, or -errno when the lock could not be had within SEG_LOCK_S (a process
+ * holds it and does not let go: stopped, or not a rank at all); then this
+ * rank never waits for it again. */
+static int seg_lock(void)
+{
+	struct timespec until;
+	int rc;
+
+	if (__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE))
+		return -ETIMEDOUT;
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_sec += SEG_LOCK_S;
+	rc = pthread_mutex_clocklock(&seg_g->lock, CLOCK_MONOTONIC, &until);
+	if (rc == EOWNERDEAD) /* a rank died holding it: what it guards is counters */
+		rc = pthread_mutex_consistent(&seg_g->lock);
+	if (rc) {
+		__atomic_store_n(&stuck_g, true, __ATOMIC_RELEASE);
+		char why[64];
+		say_alone(
+		    rc == ETIMEDOUT
+		        ? hmpt_fmt_text(why, sizeof(why),
+		                        "its lock held by another process for %d s:", SEG_LOCK_S)
+		        : "its lock:",
+		    rc == ETIMEDOUT ? 0 : rc);
+	}
+	return -rc;
 }
 
 static void seg_unlock(void)
@@ -205,58 +249,199 @@ static void seg_unlock(void)
 	pthread_mutex_unlock(&seg_g->lock);
 }
 
-static void say_alone(const char *why, int err)
+/* The pools' callbacks around the shared accounts (always under the pools'
+ * own lock, hence one thread at a time).  Once the lock timed out they
+ * charge the accounts without it: the budget may drift by what the stuck
+ * process changes meanwhile, and nothing waits. */
+static void acc_lock(void)
 {
-	hmpt_log_printf(HMPT_LOG_WARN,
-	                "cannot share with the job's other ranks on this node (%s %s%s%s): this "
-	                "rank's fast-pool budget is its own",
-	                why, seg_path_g, err ? ": " : "", err ? strerrordesc_np(err) : "");
+	acc_held_g = seg_lock() == 0;
 }
 
+static void acc_unlock(void)
+{
+	if (acc_held_g)
+		seg_unlock();
+	acc_held_g = false;
+}
+
+/* The attached segment, usable by this process. */
+static bool attached(void)
+{
+	return seg_g && getpid() == attach_pid_g && !__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE);
+}
+
+/* Why a file found at the path is not ours to use, or NULL: another user
+ * may have made it first (the path is predictable), mode 0666, with a lock
+ * held forever or counters of their choosing. */
+static const char *seg_foreign(const struct stat *st, char *buf, size_t cap)
+{
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file:";
+	if (st->st_uid != geteuid())
+		return hmpt_fmt_text(buf, cap,
+		                     "a file of uid %u, not this user's:", (unsigned)st->st_uid);
+	if ((st->st_mode & 07777) != 0600)
+		return hmpt_fmt_text(
+		    buf, cap, "a file of mode %04o, not 0600:", (unsigned)(st->st_mode & 07777));
+	if (st->st_nlink != 1)
+		return hmpt_fmt_text(buf, cap,
+		                     "a file of %u links, not 1:", (unsigned)st->st_nlink);
+	return NULL;
+}
+
+/* Why the mapped segment's header is not this version's, or NULL. */
+static const char *seg_invalid(const seg_t *s)
+{
+	if (s->magic != SEG_MAGIC)
+		return "not an hmpt segment:";
+	if (s->version != SEG_VERSION || s->size != sizeof(seg_t) || s->npids != SEG_PIDS ||
+	    s->nsaid != SEG_SAID || s->nsites != SEG_SITES || s->npools != HMPT_PLAN_MAX_POOLS ||
+	    s->nnodes != HMPT_MAX_NODES)
+		return "a segment of another hmpt version:";
+	return NULL;
+}
+
+/* This rank made the file (O_EXCL): set it up, then say it is ready. */
+static seg_t *seg_setup(int fd)
+{
+	/* the umask may have taken bits of 0600; the other ranks check them */
+	if (fchmod(fd, 0600) != 0 || ftruncate(fd, sizeof(seg_t)) != 0) {
+		say_alone("setting up", errno);
+		return NULL;
+	}
+	seg_t *s = mmap(NULL, sizeof(seg_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED) {
+		say_alone("mmap", errno);
+		return NULL;
+	}
+	pthread_mutexattr_t a;
+	pthread_mutexattr_init(&a);
+	pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	pthread_mutex_init(&s->lock, &a);
+	pthread_mutexattr_destroy(&a);
+	s->magic = SEG_MAGIC;
+	s->version = SEG_VERSION;
+	s->size = sizeof(seg_t);
+	s->npids = SEG_PIDS;
+	s->nsaid = SEG_SAID;
+	s->nsites = SEG_SITES;
+	s->npools = HMPT_PLAN_MAX_POOLS;
+	s->nnodes = HMPT_MAX_NODES;
+	__atomic_store_n(&s->init, 2, __ATOMIC_RELEASE);
+	return s;
+}
+
+static void nap_ms(void)
+{
+	struct timespec ms = {0, 1000000};
+	nanosleep(&ms, NULL);
+}
+
+/* Another rank made the file: use it once it is ours, set up and of this
+ * version.  -EAGAIN when it is ours but never became ready within
+ * SEG_READY_MS (its maker died setting it up: a crashed earlier job), or
+ * when it was removed meanwhile: open the path again. */
+static int seg_attach(int fd, seg_t **out)
+{
+	struct stat st;
+	char why[96];
+	const char *bad;
+	int waited = 0;
+
+	for (;; waited++) {
+		if (fstat(fd, &st) != 0) {
+			say_alone("fstat", errno);
+			return -1;
+		}
+		if (st.st_nlink == 0)
+			return -EAGAIN; /* removed meanwhile, as stale or by its last rank */
+		if ((bad = seg_foreign(&st, why, sizeof(why)))) {
+			say_alone(bad, 0);
+			return -1;
+		}
+		if (st.st_size != 0 || waited == SEG_READY_MS)
+			break;
+		nap_ms(); /* its maker has not sized it yet */
+	}
+	if (st.st_size == 0)
+		return -EAGAIN;
+	if (st.st_size != (off_t)sizeof(seg_t)) {
+		say_alone("a segment of another size (another hmpt version?):", 0);
+		return -1;
+	}
+	seg_t *s = mmap(NULL, sizeof(seg_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (s == MAP_FAILED) {
+		say_alone("mmap", errno);
+		return -1;
+	}
+	for (; waited < SEG_READY_MS && __atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2; waited++)
+		nap_ms();
+	if (__atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2) {
+		munmap(s, sizeof(seg_t));
+		return -EAGAIN;
+	}
+	if ((bad = seg_invalid(s))) {
+		munmap(s, sizeof(seg_t));
+		say_alone(bad, 0);
+		return -1;
+	}
+	*out = s;
+	return 0;
+}
+
+/* Remove a segment whose maker died setting it up, if the path still names
+ * that file (another rank may have replaced it already). */
+static void seg_remove_stale(int fd)
+{
+	struct stat mine, now;
+
+	if (fstat(fd, &mine) == 0 && lstat(seg_path_g, &now) == 0 && mine.st_dev == now.st_dev &&
+	    mine.st_ino == now.st_ino)
+		unlink(seg_path_g);
+}
+
+/* The node's segment: made here (O_EXCL) or, when another rank made it
+ * first, used only if it is this user's own file and valid. */
 static int seg_open(void)
 {
-	int fd;
+	seg_t *s = NULL;
 
 	hmpt_fmt_text(seg_path_g, sizeof(seg_path_g), "/dev/shm/hmpt.%u.%016" PRIx64,
 	              (unsigned)getuid(),
 	              hmpt_hash_bytes(HMPT_HASH_SEED, hmpt_job_g.key, strlen(hmpt_job_g.key)));
-	fd = open(seg_path_g, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		say_alone("open", errno);
-		return -1;
-	}
-	/* ftruncate only grows it: every rank asks for the same size */
-	if (ftruncate(fd, sizeof(seg_t)) != 0) {
-		say_alone("ftruncate", errno);
+	for (int tries = 0; tries < 3 && !s; tries++) {
+		int rc,
+		    fd = open(seg_path_g, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0) {
+			s = seg_setup(fd);
+			if (!s)
+				unlink(seg_path_g); /* nobody could use it */
+			close(fd);
+			return s ? (seg_g = s, 0) : -1;
+		}
+		if (errno != EEXIST) {
+			say_alone("open", errno);
+			return -1;
+		}
+		/* O_NONBLOCK: a FIFO planted there must not block the open */
+		fd = open(seg_path_g, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		if (fd < 0) {
+			if (errno == ENOENT)
+				continue; /* its last rank just removed it */
+			say_alone(errno == ELOOP ? "a symbolic link at" : "open", errno);
+			return -1;
+		}
+		rc = seg_attach(fd, &s);
+		if (rc == -EAGAIN)
+			seg_remove_stale(fd);
 		close(fd);
-		return -1;
+		if (rc == -1)
+			return -1;
 	}
-	void *p = mmap(NULL, sizeof(seg_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED) {
-		say_alone("mmap", errno);
-		return -1;
-	}
-	seg_t *s = p;
-	uint32_t expected = 0;
-	if (__atomic_compare_exchange_n(&s->init, &expected, 1, false, __ATOMIC_ACQ_REL,
-	                                __ATOMIC_ACQUIRE)) {
-		pthread_mutexattr_t a;
-		pthread_mutexattr_init(&a);
-		pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
-		pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
-		pthread_mutex_init(&s->lock, &a);
-		pthread_mutexattr_destroy(&a);
-		s->magic = SEG_MAGIC;
-		__atomic_store_n(&s->init, 2, __ATOMIC_RELEASE);
-	}
-	for (int i = 0; i < 2000 && __atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2; i++) {
-		struct timespec ms = {0, 1000000};
-		nanosleep(&ms, NULL);
-	}
-	if (__atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2 || s->magic != SEG_MAGIC) {
+	if (!s) {
 		say_alone("a segment that another process never finished setting up:", 0);
-		munmap(p, sizeof(seg_t));
 		return -1;
 	}
 	seg_g = s;
@@ -302,7 +487,11 @@ void hmpt_job_init(char *const *env, const char *ranks)
 	if (seg_open() != 0)
 		return;
 	attach_pid_g = getpid();
-	seg_lock();
+	if (seg_lock() != 0) {
+		munmap(seg_g, sizeof(seg_t));
+		seg_g = NULL;
+		return;
+	}
 	seg_join();
 	seg_unlock();
 }
@@ -311,9 +500,8 @@ void hmpt_job_share_pools(hmpt_pools_t *pools, const hmpt_plan_t *plan, uint64_t
 {
 	plan_g = plan;
 	pools_g = pools;
-	if (!seg_g || getpid() != attach_pid_g)
+	if (!attached() || seg_lock() != 0)
 		return;
-	seg_lock();
 	if (seg_g->plan_hash && seg_g->plan_hash != plan_hash) {
 		seg_unlock();
 		say_alone("another plan in the job's other ranks:", 0);
@@ -321,7 +509,7 @@ void hmpt_job_share_pools(hmpt_pools_t *pools, const hmpt_plan_t *plan, uint64_t
 	}
 	seg_g->plan_hash = plan_hash;
 	seg_unlock();
-	hmpt_pools_share(pools_g, &seg_g->acc, &seg_g->shared, seg_lock, seg_unlock);
+	hmpt_pools_share(pools_g, &seg_g->acc, &seg_g->shared, acc_lock, acc_unlock);
 }
 
 bool hmpt_job_log_filter(int level, const char *msg, unsigned len)
@@ -330,8 +518,8 @@ bool hmpt_job_log_filter(int level, const char *msg, unsigned len)
 		return true;
 	if (level > HMPT_LOG_WARN) /* what was set up: the job's first rank says it */
 		return hmpt_job_g.rank == 0;
-	if (!seg_g)
-		return true;
+	if (!seg_g || __atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE))
+		return true; /* no segment to share what was said: each rank says its own */
 	uint64_t h = hmpt_hash_bytes(HMPT_HASH_SEED, msg, len) | 1;
 	for (int i = 0; i < SEG_SAID; i++) {
 		uint64_t expected = 0;
@@ -381,9 +569,8 @@ static int own_slot(void)
 
 void hmpt_job_plan_join(uint64_t sites_hash, uint32_t nsites)
 {
-	if (!seg_g || getpid() != attach_pid_g || hmpt_job_g.all_say || nsites > SEG_SITES)
+	if (!attached() || hmpt_job_g.all_say || nsites > SEG_SITES || seg_lock() != 0)
 		return;
-	seg_lock();
 	int slot = own_slot();
 	if (slot >= 0 && (!seg_g->sites_hash || seg_g->sites_hash == (sites_hash | 1))) {
 		seg_g->sites_hash = sites_hash | 1;
@@ -398,9 +585,13 @@ hmpt_job_say_t hmpt_job_plan_leave(uint8_t *matched, uint8_t *relevant, uint32_t
 {
 	bool last = true;
 
-	if (!sites_joined_g || !seg_g || getpid() != attach_pid_g || n != seg_g->sites_n)
+	/* n bounds the walks of the segment's bit sets below */
+	if (!sites_joined_g || !attached() || n > SEG_SITES || seg_lock() != 0)
 		return HMPT_JOB_SAY_OWN;
-	seg_lock();
+	if (n != seg_g->sites_n) {
+		seg_unlock();
+		return HMPT_JOB_SAY_OWN;
+	}
 	for (uint32_t i = 0; i < n; i++) {
 		if (matched[i])
 			seg_g->matched[i / 64] |= 1ull << (i % 64);
@@ -435,9 +626,8 @@ void hmpt_job_leave(void)
 {
 	bool last = true, refused = false;
 
-	if (!seg_g || getpid() != attach_pid_g || !hmpt_log_first(&left_g))
+	if (!attached() || !hmpt_log_first(&left_g) || seg_lock() != 0)
 		return;
-	seg_lock();
 	for (int i = 0; plan_g && i < plan_g->npools; i++) {
 		hmpt_pool_stats_t st;
 		hmpt_pools_stats(pools_g, i, &st);
