@@ -28,8 +28,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cp "$P/seg_squat" "$sdir/"
-chmod 755 "$sdir" "$sdir/seg_squat"
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups -- "$@"; }
+chmod 755 "$sdir/seg_squat"
+chmod 1777 "$sdir" # nobody makes the link's target there
+# a command prefix, not a function: run in the background, its pid is the program's
+as_nobody=(setpriv --reuid=nobody --regid=nogroup --clear-groups --)
 
 key=t_job_segment.$$.$RANDOM
 # Hydra's ranks: the job's key is PMI_KVSNAME's (job.c's families_g)
@@ -79,8 +81,8 @@ shared() {
 	note "$1: 3 ranks exit 0 and shared the segment"
 }
 
-# squat [as_nobody] ARGS...: seg_squat plant ARGS held, in the background
-# once it holds the segment's lock; squat_end: it is still there, then gone
+# squat CMD...: a seg_squat that holds its segment's lock, in the background;
+# squat_end: it is still there, then gone
 squat() {
 	"$@" >"$work/squat.out" 2>&1 &
 	squatter=$!
@@ -96,7 +98,7 @@ squat_end() {
 }
 
 # (a) nobody's segment, mode 0666, its lock held by a live thread
-squat as_nobody "$sdir/seg_squat" plant "$seg" 0666 held
+squat "${as_nobody[@]}" "$sdir/seg_squat" plant "$seg" 0666 held
 before=$(sha256sum <"$seg")
 job held
 alone held "a file of uid $(id -u nobody), not this user's"
@@ -104,8 +106,8 @@ alone held "a file of uid $(id -u nobody), not this user's"
 squat_end
 
 # (b) a symbolic link of nobody's to a file of theirs
-as_nobody touch "$sdir/target.b" 2>/dev/null || { chmod 1777 "$sdir" && as_nobody touch "$sdir/target.b"; }
-as_nobody ln -s "$sdir/target.b" "$seg" || fail "nobody cannot make the link"
+"${as_nobody[@]}" touch "$sdir/target.b" || fail "nobody cannot make a file"
+"${as_nobody[@]}" ln -s "$sdir/target.b" "$seg" || fail "nobody cannot make the link"
 job link
 alone link "a symbolic link at"
 [ ! -s "$sdir/target.b" ] || fail "link: the ranks wrote through the link"
