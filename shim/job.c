@@ -412,8 +412,7 @@ static int seg_open(void)
 	              (unsigned)getuid(),
 	              hmpt_hash_bytes(HMPT_HASH_SEED, hmpt_job_g.key, strlen(hmpt_job_g.key)));
 	for (int tries = 0; tries < 3 && !s; tries++) {
-		int rc,
-		    fd = open(seg_path_g, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		int fd = open(seg_path_g, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd >= 0) {
 			s = seg_setup(fd);
 			if (!s)
@@ -433,7 +432,7 @@ static int seg_open(void)
 			say_alone(errno == ELOOP ? "a symbolic link at" : "open", errno);
 			return -1;
 		}
-		rc = seg_attach(fd, &s);
+		int rc = seg_attach(fd, &s);
 		if (rc == -EAGAIN)
 			seg_remove_stale(fd);
 		close(fd);

@@ -9,8 +9,12 @@
  * job's key>): it holds the fast-pool budgets and node accounts that the pools
  * charge (pool.c, so that the budget is the node's, not each rank's), the
  * messages already said (each is said once per node), and the job's totals,
- * which the last rank to leave prints as one summary line.  No malloc, no
- * stdio; a segment that cannot be had leaves each rank on its own, said once.
+ * which the last rank to leave prints as one summary line.  Its path is
+ * predictable, so it trusts no one: the first rank makes it (O_EXCL, 0600);
+ * a later rank uses it only if it is this user's regular file, mode 0600,
+ * one link, set up and of this version, and waits for it (set-up, lock) a
+ * few seconds at most.  No malloc, no stdio; a segment that cannot be had
+ * leaves each rank on its own, said once with the path and why.
  */
 #ifndef HMPT_JOB_H
 #define HMPT_JOB_H
