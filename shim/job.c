@@ -226,9 +226,12 @@ static int seg_lock(void)
 
 	if (__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE))
 		return -ETIMEDOUT;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += SEG_LOCK_S;
-	rc = pthread_mutex_clocklock(&seg_g->lock, CLOCK_MONOTONIC, &until);
+	rc = pthread_mutex_trylock(&seg_g->lock); /* uncontended: no clock read */
+	if (rc == EBUSY) {
+		clock_gettime(CLOCK_MONOTONIC, &until);
+		until.tv_sec += SEG_LOCK_S;
+		rc = pthread_mutex_clocklock(&seg_g->lock, CLOCK_MONOTONIC, &until);
+	}
 	if (rc == EOWNERDEAD) /* a rank died holding it: what it guards is counters */
 		rc = pthread_mutex_consistent(&seg_g->lock);
 	if (rc) {
