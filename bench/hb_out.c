@@ -9,6 +9,7 @@
 
 #include "fmt.h"
 #include "hb.h"
+#include "outfile.h"
 
 void hb_results_add(hb_results_t *r, const hb_row_t *row)
 {
@@ -138,7 +139,8 @@ static json_t *row_json(const hb_row_t *row)
 
 static int write_csv(const hb_results_t *r, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	if (!f)
 		return -1;
 	fprintf(f,
@@ -153,7 +155,7 @@ static int write_csv(const hb_results_t *r, const char *path)
 			fprintf(f, ",,,");
 		fprintf(f, "%s,\"%s\"\n", w->verified ? "yes" : "no", w->note);
 	}
-	return fclose(f);
+	return hmpt_outfile_close(&out);
 }
 
 /* The data of one plot: a block per series (its title on the first line),
@@ -202,11 +204,12 @@ static int single_plot(const hb_results_t *r, const char *dir, FILE *gp, const c
 	const char *pools = json_string_value(json_object_get(r->doc, "pools_text"));
 
 	snprintf(path, sizeof(path), "%s/plot-%s.dat", dir, mode);
-	FILE *d = fopen(path, "w");
-	if (!d)
+	hmpt_outfile_t out;
+	if (!hmpt_outfile_open(&out, path))
 		return -1;
-	int n = write_series(r, mode, NULL, d);
-	fclose(d);
+	int n = write_series(r, mode, NULL, out.f);
+	if (hmpt_outfile_close(&out) != 0)
+		return -1;
 	if (!n)
 		return 0;
 	snprintf(key, sizeof(key), "%s_text", mode);
@@ -228,7 +231,8 @@ static int write_plots(const hb_results_t *r, const char *dir)
 	char path[4096];
 	const json_t *doc = r->doc;
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	FILE *gp = fopen(path, "w");
+	hmpt_outfile_t gpout;
+	FILE *gp = hmpt_outfile_open(&gpout, path);
 	if (!gp)
 		return -1;
 	fprintf(gp, "# hmpt-bench plots: gnuplot plots.gp (in %s)\n", dir);
@@ -243,11 +247,16 @@ static int write_plots(const hb_results_t *r, const char *dir)
 		for (int kern = 0; kern < HB_NKERNELS; kern++) {
 			snprintf(path, sizeof(path), "%s/plot-stream-%s.dat", dir,
 			         hb_kernel_names[kern]);
-			FILE *d = fopen(path, "w");
-			if (!d)
+			hmpt_outfile_t out;
+			if (!hmpt_outfile_open(&out, path)) {
+				hmpt_outfile_discard(&gpout);
 				return -1;
-			int n = write_series(r, "stream", hb_kernel_names[kern], d);
-			fclose(d);
+			}
+			int n = write_series(r, "stream", hb_kernel_names[kern], out.f);
+			if (hmpt_outfile_close(&out) != 0) {
+				hmpt_outfile_discard(&gpout);
+				return -1;
+			}
 			if (!n)
 				continue;
 			if (!k++) {
@@ -269,10 +278,12 @@ static int write_plots(const hb_results_t *r, const char *dir)
 		if (k)
 			fprintf(gp, "unset multiplot\n");
 		if (single_plot(r, dir, gp, "latency", "window (KiB)", "ns per load", term, ext) ||
-		    single_plot(r, dir, gp, "gather", "threads", "million reads/s", term, ext))
+		    single_plot(r, dir, gp, "gather", "threads", "million reads/s", term, ext)) {
+			hmpt_outfile_discard(&gpout);
 			return -1;
+		}
 	}
-	return fclose(gp);
+	return hmpt_outfile_close(&gpout);
 }
 
 /* gnuplot plots.gp in dir, its messages in plots.log; false when absent */
@@ -286,8 +297,8 @@ static bool run_gnuplot(const char *dir)
 	if (pid < 0)
 		return false;
 	if (pid == 0) {
-		if (chdir(dir) != 0 || !freopen("plots.log", "w", stderr) ||
-		    !freopen("/dev/null", "w", stdout))
+		FILE *log = chdir(dir) == 0 ? hmpt_outfile_now("plots.log", 0) : NULL;
+		if (!log || dup2(fileno(log), 2) < 0 || !freopen("/dev/null", "w", stdout))
 			_exit(127);
 		execlp("gnuplot", "gnuplot", "plots.gp", (char *)NULL);
 		_exit(127);
@@ -306,22 +317,17 @@ int hb_results_write(hb_results_t *r, const char *dir, bool plots, bool quiet)
 		json_array_append_new(rows, row_json(&r->rows[i]));
 	json_object_set_new(r->doc, "results", rows);
 	snprintf(path, sizeof(path), "%s/results.json", dir);
-	if (json_dump_file(r->doc, path, JSON_INDENT(1) | JSON_PRESERVE_ORDER) != 0) {
-		fprintf(stderr, "hmpt-bench: cannot write %s: %s\n", path, strerror(errno));
+	hmpt_outfile_t out;
+	if (!hmpt_outfile_open(&out, path))
+		return -1; /* each writer says why (tools/outfile.h) */
+	json_dumpf(r->doc, out.f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	if (hmpt_outfile_close(&out) != 0)
 		return -1;
-	}
 	snprintf(path, sizeof(path), "%s/results.csv", dir);
-	if (write_csv(r, path) != 0) {
-		fprintf(stderr, "hmpt-bench: cannot write %s: %s\n", path, strerror(errno));
+	if (write_csv(r, path) != 0 || (plots && write_plots(r, dir) != 0))
 		return -1;
-	}
 	if (!plots)
 		return 0;
-	if (write_plots(r, dir) != 0) {
-		fprintf(stderr, "hmpt-bench: cannot write the plots in %s: %s\n", dir,
-		        strerror(errno));
-		return -1;
-	}
 	if (!run_gnuplot(dir)) {
 		if (!quiet)
 			fprintf(stderr,

@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <stdio.h> /* renameat(2) only: no FILE streams here */
 #include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -116,7 +119,7 @@ double hmpt_sys_unix_time(void)
 ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* a FIFO: no wait */
 
 	if (fd < 0)
 		return -errno;
@@ -141,4 +144,124 @@ ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap)
 		return -errno;
 	buf[n] = '\0';
 	return n;
+}
+
+/* An existing name may be replaced only when it is a regular file, and in a
+ * sticky directory only when the caller owns it (as the kernel would have
+ * it for anyone but root). */
+static int replaceable(hmpt_sys_newfile_t *nf)
+{
+	struct stat st, dst;
+
+	if (fstatat(nf->dir, nf->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? 0 : -errno;
+	if (S_ISLNK(st.st_mode)) {
+		nf->why = "it is a symbolic link, which hmpt neither follows nor replaces";
+		return -ELOOP;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		nf->why = "it exists and is not a regular file";
+		return -EEXIST;
+	}
+	if (st.st_uid != geteuid() && fstat(nf->dir, &dst) == 0 && (dst.st_mode & S_ISVTX)) {
+		nf->why = "another user's file in a sticky directory, which hmpt does not replace";
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The directory part of path, opened.  Its last component may be a link
+ * only when the caller or root owns the link: in a world-writable
+ * directory anyone could have made it point anywhere. */
+static int open_dir(hmpt_sys_newfile_t *nf, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+	size_t n = slash ? (size_t)(slash - path) : 1;
+
+	if (n >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, slash ? path : ".", n);
+	dir[n ? n : 1] = '\0';
+	if (slash == path)
+		dir[0] = '/';
+	/* a link fails with ENOTDIR (O_DIRECTORY is checked first) or ELOOP */
+	nf->dir = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (nf->dir >= 0 || (errno != ELOOP && errno != ENOTDIR))
+		return nf->dir >= 0 ? 0 : -errno;
+	if (lstat(dir, &st) != 0 || !S_ISLNK(st.st_mode))
+		return -ENOTDIR;
+	if (st.st_uid != geteuid() && st.st_uid != 0) {
+		nf->why =
+		    "its directory is another user's symbolic link, which hmpt does not follow";
+		return -ELOOP;
+	}
+	nf->dir = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return nf->dir >= 0 ? 0 : -errno;
+}
+
+int hmpt_sys_newfile_open(hmpt_sys_newfile_t *nf, const char *path, unsigned mode)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+	int rc;
+
+	*nf = (hmpt_sys_newfile_t){.dir = -1, .fd = -1};
+	if (n == 0 || n >= sizeof(nf->name))
+		return n ? -ENAMETOOLONG : -EISDIR;
+	memcpy(nf->name, base, n + 1);
+	rc = open_dir(nf, path);
+	if (rc == 0)
+		rc = replaceable(nf);
+	for (int tries = 0; rc == 0 && nf->fd < 0; tries++) {
+		uint64_t r;
+		if (getrandom(&r, sizeof(r), GRND_NONBLOCK) != sizeof(r))
+			r = hmpt_sys_now_ns() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid() << 32;
+		/* the name's head (up to 200 bytes) keeps the temporary recognisable */
+		size_t head = n > 200 ? 200 : n, len = head;
+		memcpy(nf->tmp, nf->name, head);
+		memcpy(nf->tmp + len, ".tmp.", 5);
+		len += 5;
+		for (int i = 0; i < 16; i++, r >>= 4)
+			nf->tmp[len++] = "0123456789abcdef"[r & 15];
+		nf->tmp[len] = '\0';
+		nf->fd = openat(nf->dir, nf->tmp,
+		                O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, (mode_t)mode);
+		if (nf->fd < 0 && (errno != EEXIST || tries == 16))
+			rc = -errno;
+	}
+	if (rc) {
+		if (nf->dir >= 0)
+			close(nf->dir);
+		nf->dir = -1;
+		nf->tmp[0] = '\0';
+		return rc;
+	}
+	return nf->fd;
+}
+
+int hmpt_sys_newfile_commit(hmpt_sys_newfile_t *nf)
+{
+	int rc = replaceable(nf);
+
+	if (rc == 0 && renameat(nf->dir, nf->tmp, nf->dir, nf->name) != 0)
+		rc = -errno;
+	if (rc)
+		unlinkat(nf->dir, nf->tmp, 0);
+	close(nf->dir);
+	nf->dir = -1;
+	return rc;
+}
+
+void hmpt_sys_newfile_abort(hmpt_sys_newfile_t *nf)
+{
+	if (nf->fd >= 0)
+		close(nf->fd);
+	nf->fd = -1;
+	if (nf->dir >= 0) {
+		unlinkat(nf->dir, nf->tmp, 0);
+		close(nf->dir);
+	}
+	nf->dir = -1;
 }

@@ -45,4 +45,30 @@ ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap);
 /* readlink into buf, NUL-terminated; returns length or -errno */
 ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap);
 
+/* A file made safely, for every file hmpt writes (the profile, the tuner's
+ * and hmpt-bench's outputs): the directory is opened once (a link as its
+ * last component only when the caller or root owns the link), a temporary
+ * of unpredictable name is created in it with O_EXCL | O_NOFOLLOW, so that
+ * nothing planted there is ever opened, and it is renamed over the name in
+ * that same directory, which replaces a name and never follows it.  A name
+ * that exists as a symbolic link or anything but a regular file, or as
+ * another user's file in a sticky directory (/tmp), is refused: hmpt neither
+ * writes through nor replaces what another user may have planted. */
+typedef struct {
+	int dir;         /* the directory, open until commit or abort */
+	int fd;          /* the temporary, open for writing */
+	char name[256];  /* the last component of the path */
+	char tmp[256];   /* the temporary's name in dir */
+	const char *why; /* a refusal in words, or NULL: then strerror of the return */
+} hmpt_sys_newfile_t;
+/* Create the temporary for `path` (mode before the umask); returns its
+ * descriptor (O_WRONLY | O_CLOEXEC, also in nf->fd) or -errno. */
+int hmpt_sys_newfile_open(hmpt_sys_newfile_t *nf, const char *path, unsigned mode);
+/* Rename the temporary over the name (checked again) and close the
+ * directory; the descriptor stays open for the caller.  0 or -errno; on
+ * failure the temporary is removed. */
+int hmpt_sys_newfile_commit(hmpt_sys_newfile_t *nf);
+/* Remove the temporary; close it and the directory. */
+void hmpt_sys_newfile_abort(hmpt_sys_newfile_t *nf);
+
 #endif

@@ -52,7 +52,8 @@ int hmpt_lifecycle_write_profile(const char *pattern, hmpt_end_t end)
 	                            .start_unix = hmpt_start_unix_g,
 	                            .forked = forked_g,
 	                            .end = end};
-	rc = hmpt_profile_write_file(&info, path, sizeof(path));
+	const char *why;
+	rc = hmpt_profile_write_file(&info, path, sizeof(path), &why);
 	hmpt_sites_unlock();
 	hmpt_guard_leave();
 
@@ -62,7 +63,7 @@ int hmpt_lifecycle_write_profile(const char *pattern, hmpt_end_t end)
 	hmpt_log_begin(&f, buf, sizeof(buf));
 	if (rc) {
 		hmpt_fmt_printf(&f, "cannot write the profile %s: %s", path[0] ? path : pattern,
-		                strerrordesc_np(-rc));
+		                why ? why : strerrordesc_np(-rc));
 		hmpt_log_end(&f, HMPT_LOG_WARN);
 	} else {
 		hmpt_fmt_printf(&f, "profile written to %s", path);

@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h> /* rename(2) only: no FILE streams here */
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/utsname.h>
@@ -772,23 +771,22 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 	hmpt_fmt_str(f, n ? "\n  ]\n" : "]\n");
 }
 
-int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigned cap)
+int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigned cap,
+                            const char **why)
 {
-	char tmp[4200];
+	hmpt_sys_newfile_t nf;
 	hmpt_fmt_t f;
 	int rc, fd;
 
+	*why = NULL;
 	rc = hmpt_profile_path(info->pattern, info->forked, path, cap);
 	if (rc)
 		return rc;
-	hmpt_fmt_init(&f, tmp, sizeof(tmp), -1);
-	hmpt_fmt_printf(&f, "%s.tmp.%d", path, (int)getpid());
-	if (f.truncated)
-		return -ENAMETOOLONG;
-	hmpt_fmt_cstr(&f);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
+	fd = hmpt_sys_newfile_open(&nf, path, 0644);
+	if (fd < 0) {
+		*why = nf.why;
+		return fd;
+	}
 
 	hmpt_fmt_init(&f, out_buf_g, sizeof(out_buf_g), fd);
 	hmpt_fmt_str(&f, "{\n  \"format\": \"" HMPT_PROFILE_FORMAT "\",\n  \"format_version\": ");
@@ -814,13 +812,16 @@ int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path, unsigne
 	hmpt_sample_unlock();
 	hmpt_fmt_str(&f, "}\n");
 	rc = hmpt_fmt_flush(&f);
-	if (close(fd) != 0 && rc == 0)
-		rc = -errno;
 	if (rc == 0 && f.failed)
 		rc = -EIO;
-	if (rc == 0 && rename(tmp, path) != 0)
+	if (close(fd) != 0 && rc == 0)
 		rc = -errno;
-	if (rc)
-		unlink(tmp);
+	nf.fd = -1;
+	if (rc) {
+		hmpt_sys_newfile_abort(&nf);
+		return rc;
+	}
+	rc = hmpt_sys_newfile_commit(&nf);
+	*why = nf.why;
 	return rc;
 }

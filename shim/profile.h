@@ -27,7 +27,11 @@ typedef struct {
 /* Expand %p %h %e %% into buf; appends .<pid> when `unique` and there is no
  * %p.  Returns 0 or -ENAMETOOLONG / -EINVAL. */
 int hmpt_profile_path(const char *pattern, bool unique, char *buf, unsigned cap);
-int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path_out, unsigned cap);
+/* Write the profile to the expanded pattern, made as hmpt_sys_newfile_open
+ * makes files (no link followed or replaced); 0 or -errno, *why a refusal
+ * in words or NULL. */
+int hmpt_profile_write_file(const hmpt_profile_info_t *info, char *path_out, unsigned cap,
+                            const char **why);
 /* Keep the command line now, before main(), for the profile: a program that
  * sets its process title overwrites what /proc/self/cmdline shows. */
 void hmpt_profile_keep_cmdline(void);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "runrec.h"
+#include "outfile.h"
 
 struct hmpt_journal_rec {
 	char key[17];
@@ -104,11 +105,9 @@ int hmpt_journal_open(hmpt_journal_t *j, const char *dir, json_t *key, bool rest
 		free(line);
 		fclose(old);
 	}
-	j->f = fopen(path, lineno ? "a" : "w");
-	if (!j->f) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
-		return -1;
-	}
+	j->f = hmpt_outfile_now(path, lineno > 0);
+	if (!j->f)
+		return -1; /* said */
 	if (!lineno) {
 		json_t *head =
 		    json_pack("{s:s,s:i,s:O}", "journal", "hmpt-tune", "version", 1, "key", key);

@@ -14,6 +14,7 @@
 #include "report.h"
 #include "siteid.h"
 #include "sitesym.h"
+#include "outfile.h"
 
 json_t *hmpt_plan_profile_load(const char *arg)
 {
@@ -133,12 +134,16 @@ int hmpt_plan_emit(const json_t *plan, const char *path)
 		fprintf(stderr, "hmpt-tune: the plan would not be valid: %s\n", err);
 	} else {
 		hmpt_plan_free(&check);
-		FILE *f = path ? fopen(path, "w") : stdout;
-		if (f && fprintf(f, "%s\n", text) >= 0 && (!path || fclose(f) == 0))
-			rc = 0;
-		else
-			fprintf(stderr, "hmpt-tune: %s: %s\n", path ? path : "stdout",
-			        strerror(errno));
+		hmpt_outfile_t out;
+		if (!path) {
+			if (printf("%s\n", text) >= 0 && fflush(stdout) == 0)
+				rc = 0;
+			else
+				fprintf(stderr, "hmpt-tune: stdout: %s\n", strerror(errno));
+		} else if (hmpt_outfile_open(&out, path)) {
+			fprintf(out.f, "%s\n", text);
+			rc = hmpt_outfile_close(&out);
+		}
 	}
 	free(text);
 	return rc;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "siteid.h"
+#include "outfile.h"
 
 static int fail(char *err, size_t errlen, const char *path, const char *field, const char *what)
 {
@@ -736,14 +737,10 @@ void hmpt_prof_sort_sites(json_t *prof)
 
 int hmpt_prof_write(const json_t *prof, const char *path)
 {
-	char tmp[4200];
-	int rc;
+	hmpt_outfile_t out;
 
-	snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid());
-	if (json_dump_file(prof, tmp, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
-		return -(errno ? errno : EIO);
-	rc = rename(tmp, path) == 0 ? 0 : -errno;
-	if (rc)
-		unlink(tmp);
-	return rc;
+	if (!hmpt_outfile_open(&out, path))
+		return -1;
+	json_dumpf(prof, out.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	return hmpt_outfile_close(&out);
 }

@@ -4,7 +4,7 @@
  * docs/profile-format.md.  hmpt_prof_load() validates every field the tuner
  * uses and, on error, writes one message naming the file, the field and what
  * was expected into `err` and returns NULL.  Returned objects belong to the
- * caller (json_decref).  Nothing here prints.
+ * caller (json_decref).  Nothing here prints but hmpt_prof_write.
  */
 #ifndef HMPT_TUNER_PROFILE_H
 #define HMPT_TUNER_PROFILE_H
@@ -52,7 +52,8 @@ json_t *hmpt_prof_parse(const char *text, size_t len, const char *path, char *er
 json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_t n, long main_pid);
 /* Sort the sites of `prof` by bytes, largest first (in place). */
 void hmpt_prof_sort_sites(json_t *prof);
-/* Write JSON to path atomically; 0 or -errno. */
+/* Write JSON to path atomically, made safely (tools/outfile.h); 0, or -1
+ * after saying why on stderr (the one function here that prints). */
 int hmpt_prof_write(const json_t *prof, const char *path);
 
 /* convenience getters on validated profiles */

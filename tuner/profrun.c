@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include "profiles.h"
 #include "report.h"
 #include "runner.h"
+#include "outfile.h"
 
 extern char **environ;
 
@@ -72,9 +74,14 @@ void hmpt_profiles_clear(const char *dir)
 
 	if (!d)
 		return;
+	struct stat st;
+	/* only this user's: in a shared directory another's file (or link)
+	 * is left for the writer to refuse, as the sticky bit would */
 	while ((e = readdir(d)))
-		if (is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
-		    strcmp(e->d_name, "sites.tsv") == 0)
+		if ((is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
+		     strcmp(e->d_name, "sites.tsv") == 0) &&
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    st.st_uid == geteuid())
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
@@ -193,17 +200,14 @@ int hmpt_profiles_write(const char *dir, json_t *merged, hmpt_sym_t *sym)
 
 	snprintf(path, sizeof(path), "%s/profile.json", dir);
 	rc = hmpt_prof_write(merged, path);
-	if (rc) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(-rc));
-		return rc;
-	}
-	snprintf(path, sizeof(path), "%s/sites.tsv", dir);
-	FILE *f = fopen(path, "w");
-	if (!f || hmpt_report_tsv(f, merged, sym) != 0 || fclose(f) != 0) {
-		fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+	if (rc)
 		return -EIO;
-	}
-	return 0;
+	snprintf(path, sizeof(path), "%s/sites.tsv", dir);
+	hmpt_outfile_t out;
+	if (!hmpt_outfile_open(&out, path))
+		return -EIO;
+	hmpt_report_tsv(out.f, merged, sym); /* a write error: the close says it */
+	return hmpt_outfile_close(&out) ? -EIO : 0;
 }
 
 json_t *hmpt_profrun(const hmpt_profrun_t *r, hmpt_sym_t *sym, hmpt_run_result_t *res, int *none)

@@ -15,6 +15,7 @@
 #include "confirm.h"
 #include "tuning.h"
 #include "view.h"
+#include "outfile.h"
 
 #define GROUP_SITES_NAMED 5 /* sites named in a row of the groups table */
 
@@ -321,7 +322,12 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	                    json_pack("{s:s,s:s?}", "method",
 	                              t->exhaustive ? "exhaustive" : "model", "stopped",
 	                              t->search_stop));
-	int rc = json_dump_file(doc, path, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	hmpt_outfile_t out;
+	int rc = -1;
+	if (hmpt_outfile_open(&out, path)) {
+		json_dumpf(doc, out.f, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		rc = hmpt_outfile_close(&out);
+	}
 	json_decref(doc);
 	return rc;
 }
@@ -366,7 +372,8 @@ static void csv_config_end(FILE *f, const hmpt_tune_t *t, int i, const hmpt_trun
  * fields, measured false), so that a spreadsheet shows both. */
 static int write_csv(const hmpt_tune_t *t, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	if (!f)
 		return -1;
 	fprintf(f, "config,label,rep,status,why,wall_s,value,fast_bytes,fast_fraction,"
@@ -392,7 +399,7 @@ static int write_csv(const hmpt_tune_t *t, const char *path)
 			csv_config_end(f, t, i, NULL);
 		}
 	}
-	return fclose(f);
+	return hmpt_outfile_close(&out);
 }
 
 /* ---------------------------------------------------------------- plots */
@@ -419,7 +426,8 @@ static int write_plot_data(const hmpt_tune_t *t, const char *dir, const int *ord
 {
 	char path[PATH_MAX];
 	snprintf(path, sizeof(path), "%s/plot-data.tsv", dir);
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	if (!f)
 		return -1;
 	fprintf(f, "# index\tlabel\tspeedup\tlo\thi\testimate\tfast_pct\taccess_pct\tchosen\n");
@@ -444,7 +452,7 @@ static int write_plot_data(const hmpt_tune_t *t, const char *dir, const int *ord
 			fprintf(f, "NaN");
 		fprintf(f, "\t%d\n", chosen);
 	}
-	return fclose(f);
+	return hmpt_outfile_close(&out);
 }
 
 /* The plans, as the summary plot marks them (bits of its "plans" column). */
@@ -712,7 +720,8 @@ static int write_summary_data(const hmpt_tune_t *t, const char *dir, const int *
 	place_labels(t, fm, rows, nrows, fr, nf);
 
 	snprintf(path, sizeof(path), "%s/summary-data.tsv", dir);
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	if (!f) {
 		free(rows);
 		return -1;
@@ -743,7 +752,7 @@ static int write_summary_data(const hmpt_tune_t *t, const char *dir, const int *
 		        t->configs[fr[k]].sp.speedup);
 	if (nf)
 		fprintf(f, "100\t%.6f\n", t->configs[fr[nf - 1]].sp.speedup);
-	return fclose(f);
+	return hmpt_outfile_close(&out);
 }
 
 static void detail_script(FILE *f, const hmpt_tune_t *t, const char *term, const char *ext)
@@ -877,7 +886,8 @@ static int make_plots(const hmpt_tune_t *t, const char *dir, const int *order, i
 	    write_summary_data(t, dir, order, n, &fm) != 0)
 		return -1;
 	snprintf(path, sizeof(path), "%s/plots.gp", dir);
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	if (!f)
 		return -1;
 	fprintf(f, "# gnuplot script written by hmpt-tune: cd to this directory and run\n"
@@ -886,7 +896,7 @@ static int make_plots(const hmpt_tune_t *t, const char *dir, const int *order, i
 	summary_script(f, t, "svg dynamic", "svg", &fm, have);
 	detail_script(f, t, "pngcairo", "png");
 	summary_script(f, t, "pngcairo", "png", &fm, have);
-	if (fclose(f) != 0)
+	if (hmpt_outfile_close(&out) != 0)
 		return -1;
 	char *argv[] = {"sh", "-c", "cd \"$0\" && exec gnuplot plots.gp", (char *)dir, NULL};
 	snprintf(log, sizeof(log), "%s/plots.log", dir);
@@ -979,7 +989,8 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 
 static int write_html(const hmpt_tune_t *t, const char *path, const int *order, int n, int plots)
 {
-	FILE *f = fopen(path, "w");
+	hmpt_outfile_t out;
+	FILE *f = hmpt_outfile_open(&out, path);
 	char b[32];
 	if (!f)
 		return -1;
@@ -1101,7 +1112,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	}
 	fprintf(f, "</table>\n<p>Every run: <a href=\"results.csv\">results.csv</a>, "
 	           "<a href=\"results.json\">results.json</a>.</p></body></html>\n");
-	return fclose(f);
+	return hmpt_outfile_close(&out);
 }
 
 int hmpt_tune_write_results(hmpt_tune_t *t)
@@ -1123,8 +1134,7 @@ int hmpt_tune_write_results(hmpt_tune_t *t)
 	if (write_html(t, path, order, n, plots) != 0)
 		goto fail;
 	return 0;
-fail:
-	fprintf(stderr, "hmpt-tune: %s: %s\n", path, strerror(errno));
+fail: /* the file's writer said why */
 	return -1;
 }
 

@@ -1,5 +1,6 @@
 /* runner.c — fork, exec, wait with a timeout, and say how it ended. */
 #include "runner.h"
+#include "sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -38,9 +39,16 @@ static void child(const hmpt_run_spec_t *spec, int err_fd, const struct sigactio
 	sigaction(SIGINT, old_int, NULL);
 	sigaction(SIGQUIT, old_quit, NULL);
 	if (spec->log) {
+		/* the log made as every output is (sys.h): no link followed */
+		hmpt_sys_newfile_t nf;
 		int in = open("/dev/null", O_RDONLY);
-		int out = open(spec->log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-		if (in < 0 || out < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		int out = hmpt_sys_newfile_open(&nf, spec->log, 0644);
+		int rc = out < 0 ? out : hmpt_sys_newfile_commit(&nf);
+		if (rc) {
+			errno = -rc;
+			goto fail;
+		}
+		if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
 			goto fail;
 		close(in);
 		close(out);

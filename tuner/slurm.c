@@ -14,6 +14,7 @@
 #include "profrun.h"
 #include "runner.h"
 #include "runrec.h"
+#include "outfile.h"
 
 extern char **environ;
 
@@ -51,7 +52,8 @@ static int client(char *const *argv, const char *out, size_t cap, char *text)
 
 int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 {
-	FILE *f = fopen(j->script, "w");
+	hmpt_outfile_t script;
+	FILE *f = hmpt_outfile_open(&script, j->script);
 	char nodes[16], out[PATH_MAX + 32], text[1024], exclude[1100] = "";
 	char *argv[32];
 	int n = 0;
@@ -61,7 +63,7 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 	j->nodes[0] = j->host[0] = '\0';
 	unlink(j->result);
 	if (!f) {
-		snprintf(j->why, sizeof(j->why), "%.120s: %s", j->script, strerror(errno));
+		snprintf(j->why, sizeof(j->why), "%.120s: not written", j->script);
 		return -1;
 	}
 	fprintf(f, "#!/bin/sh\n# written by hmpt-tune: one measured run, on a node of its own\n"
@@ -83,8 +85,8 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 		sh_word(f, *a);
 	}
 	fputc('\n', f);
-	if (fclose(f) != 0) {
-		snprintf(j->why, sizeof(j->why), "%.120s: %s", j->script, strerror(errno));
+	if (hmpt_outfile_close(&script) != 0) {
+		snprintf(j->why, sizeof(j->why), "%.120s: not written", j->script);
 		return -1;
 	}
 	snprintf(nodes, sizeof(nodes), "%d", s->nodes > 0 ? s->nodes : 1);
@@ -224,7 +226,7 @@ int hmpt_cmd_run_on_node(int argc, char **argv)
 	hmpt_run_result_t res;
 	hmpt_run(&spec, &res);
 	hmpt_child_env_free(env, added);
-	char why[200] = "", tmp[PATH_MAX + 32];
+	char why[200] = "";
 	if (res.status)
 		hmpt_run_describe(&res, timeout, why, sizeof(why));
 	struct utsname u;
@@ -233,12 +235,12 @@ int hmpt_cmd_run_on_node(int argc, char **argv)
 	u.nodename[strcspn(u.nodename, ".")] = '\0';
 	json_t *r = json_pack("{s:i,s:f,s:s,s:s}", "status", res.status, "wall", res.wall, "why",
 	                      why, "host", u.nodename);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", result);
-	int rc = json_dump_file(r, tmp, JSON_COMPACT);
-	json_decref(r);
-	if (rc != 0 || rename(tmp, result) != 0) {
-		fprintf(stderr, "hmpt-tune run-on-node: %s: %s\n", result, strerror(errno));
-		return 1;
+	hmpt_outfile_t out;
+	int rc = 1;
+	if (hmpt_outfile_open(&out, result)) {
+		json_dumpf(r, out.f, JSON_COMPACT);
+		rc = hmpt_outfile_close(&out) ? 1 : 0;
 	}
-	return 0;
+	json_decref(r);
+	return rc;
 }
