@@ -1075,7 +1075,9 @@ int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen
 	void *text;
 	int fd, rc;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO named as the plan must not wait for a writer;
+	 * anything but a regular file is refused below */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return fail_file(path, strerrordesc_np(errno), -errno, plan, err, errlen);
 	if (fstat(fd, &st) != 0) {

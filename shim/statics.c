@@ -198,7 +198,7 @@ static int module_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 			return 0;
 		path = exe;
 	}
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK); /* not a FIFO's writer wait */
 	if (fd < 0) {
 		unreadable_g++;
 		return 0;
