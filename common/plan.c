@@ -7,7 +7,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -1096,13 +1095,26 @@ int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen
 		close(fd);
 		return hmpt_plan_parse("", 0, path, plan, err, errlen);
 	}
-	text = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	rc = text == MAP_FAILED ? -errno : 0;
+	/* read, not mapped: a file cut short while the shim reads it (its
+	 * owner rewriting it in place) must not raise SIGBUS in the program */
+	size_t len = 0, cap = (size_t)st.st_size;
+	text = hmpt_sys_map(cap);
+	rc = text ? 0 : -ENOMEM;
+	while (rc == 0 && len < cap) {
+		ssize_t n = read(fd, (char *)text + len, cap - len);
+		if (n < 0 && errno != EINTR)
+			rc = -errno;
+		else if (n == 0)
+			cap = len; /* shorter now: what was there */
+		else if (n > 0)
+			len += (size_t)n;
+	}
 	close(fd);
-	if (rc)
-		return fail_file(path, strerrordesc_np(-rc), rc, plan, err, errlen);
-	rc = hmpt_plan_parse(text, (size_t)st.st_size, path, plan, err, errlen);
-	munmap(text, (size_t)st.st_size);
+	if (rc == 0)
+		rc = hmpt_plan_parse(text, len, path, plan, err, errlen);
+	else
+		fail_file(path, strerrordesc_np(-rc), rc, plan, err, errlen);
+	hmpt_sys_unmap(text, (size_t)st.st_size);
 	return rc;
 }
 
