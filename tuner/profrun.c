@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,20 @@ static int is_profile_file(const char *name)
 	       strcmp(name, "profile.json") != 0 && !strstr(name, ".tmp.");
 }
 
+/* Why a file in the output directory is not this run's, or NULL: another
+ * user's (a link too) in a sticky, shared directory, which the kernel keeps
+ * others from removing; with `regular`, also anything but a regular file. */
+static const char *foreign(int dfd, const char *name, bool regular)
+{
+	struct stat st, dst;
+
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return strerror(errno);
+	if (st.st_uid != geteuid() && fstat(dfd, &dst) == 0 && (dst.st_mode & S_ISVTX))
+		return "another user's file in a shared directory";
+	return regular && !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
+}
+
 void hmpt_profiles_clear(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -74,14 +89,11 @@ void hmpt_profiles_clear(const char *dir)
 
 	if (!d)
 		return;
-	struct stat st;
-	/* only this user's: in a shared directory another's file (or link)
-	 * is left for the writer to refuse, as the sticky bit would */
+	/* another user's file is left for the writer to refuse */
 	while ((e = readdir(d)))
 		if ((is_profile_file(e->d_name) || strcmp(e->d_name, "profile.json") == 0 ||
 		     strcmp(e->d_name, "sites.tsv") == 0) &&
-		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		    st.st_uid == geteuid())
+		    !foreign(dirfd(d), e->d_name, false))
 			unlinkat(dirfd(d), e->d_name, 0);
 	closedir(d);
 }
@@ -167,6 +179,11 @@ json_t *hmpt_profiles_collect(const char *dir, long main_pid, int *none)
 		if (!is_profile_file(e->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		const char *why = foreign(dirfd(d), e->d_name, true);
+		if (why) {
+			fprintf(stderr, "hmpt-tune: %s: not merged: %s\n", path, why);
+			continue;
+		}
 		json_t *p = hmpt_prof_load(path, err, sizeof(err));
 		if (!p) {
 			fprintf(stderr, "hmpt-tune: %s\n", err);

@@ -88,9 +88,11 @@ once "$work/e4" "its directory is another user's symbolic link" "directory link"
 # 5. hmpt-tune's outputs: sites.tsv of `profile`, the plan of `plan make`
 nobody ln -s "$victim" "$pub/sites.tsv"
 nobody ln -s "$victim" "$pub/plan.json"
+nobody cp "$pub/prof1.json" "$pub/profile.99999.json" # not this run's: not merged
 $TUNE profile -q --lib "$LIB" -o "$pub" -- "$P/exits" exit 0 >/dev/null 2>"$work/e5"
 intact "hmpt-tune profile"
 once "$work/e5" "$pub/sites.tsv: not written: it is a symbolic link" "hmpt-tune profile"
+once "$work/e5" "$pub/profile.99999.json: not merged: another user's file" "another's profile"
 [ -f "$pub/profile.json" ] && [ ! -L "$pub/profile.json" ] || fail "hmpt-tune wrote no profile.json"
 $TUNE plan make -p 'a={"pages":"4k"}' -d a -o "$pub/plan.json" "$pub/profile.json" 2>"$work/e6"
 [ $? != 0 ] || fail "plan make succeeded through a link"
