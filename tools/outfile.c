@@ -34,7 +34,7 @@ FILE *hmpt_outfile_open(hmpt_outfile_t *o, const char *path)
 int hmpt_outfile_close(hmpt_outfile_t *o)
 {
 	int bad = ferror(o->f);
-	int rc = fclose(o->f) != 0 || bad ? -(errno ? errno : EIO) : 0;
+	int rc = fclose(o->f) != 0 ? -errno : bad ? -EIO : 0;
 
 	o->f = NULL;
 	o->nf.fd = -1;
