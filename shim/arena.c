@@ -367,20 +367,40 @@ static int prepare(uint64_t g, uint64_t n, bool zero, bool clean, uint16_t tag)
 	return rc;
 }
 
+/* The kept bytes counted in kept_g for the granules of [g, g+n). */
+static uint64_t kept_in(uint64_t g, uint64_t n)
+{
+	uint64_t sum = 0;
+
+	for (uint64_t i = g; i < g + n; i++)
+		if (rw_g[i] == GRAN_DIRTY)
+			sum += res_g[i];
+	return sum;
+}
+
 /* [g, g+n) just received a block's pages by mremap, which replaced
  * whatever mapping was there, kept pages included; the mapping (and its
  * policy) is now the block's. */
 static void claim_moved(uint64_t g, uint64_t n, uint16_t tag)
 {
-	uint64_t unkept = 0;
+	uint64_t unkept = kept_in(g, n);
 
-	for (uint64_t i = g; i < g + n; i++) {
-		if (rw_g[i] == GRAN_DIRTY)
-			unkept += res_g[i];
+	for (uint64_t i = g; i < g + n; i++)
 		shape_g[i] = tag;
-	}
 	memset(rw_g + g, GRAN_CLEAN, (size_t)n);
 	memset(res_g + g, 0, n * sizeof(*res_g));
+	unkeep(unkept);
+}
+
+/* [g, g+n), which the caller owns, after a failed mremap(MREMAP_FIXED) to
+ * it: whatever was mapped there may be gone (kernels 5.7 to 6.16 unmap the
+ * destination before they find that the source spans two mappings, and
+ * fail), so the range is reserved afresh and its kept pages forgotten. */
+static void forget_run(uint64_t g, uint64_t n)
+{
+	uint64_t unkept = kept_in(g, n);
+
+	reset_run(g, n);
 	unkeep(unkept);
 }
 
@@ -1066,7 +1086,9 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 }
 
 /* Move the pages of [old, old+len) to `to` without copying, leaving the old
- * range mapped and empty.  -EINVAL/-ENOSYS when the kernel cannot. */
+ * range mapped and empty.  -ENOSYS when the kernel cannot (nothing tried);
+ * after any other failure the old range is as it was but `to` is unknown
+ * (forget_run()). */
 static int move_pages_to(char *old, char *to, size_t len)
 {
 	if (!__atomic_load_n(&dontunmap_g, __ATOMIC_RELAXED))
@@ -1078,6 +1100,30 @@ static int move_pages_to(char *old, char *to, size_t len)
 		return -errno;
 	}
 	return 0;
+}
+
+/* The block of `have` granules at g, `bytes` of them in use, to [ng,
+ * ng+have), which the caller owns: its pages moved where the kernel can
+ * (not hugetlb ones), else the range prepared and the bytes copied.  1:
+ * moved (the old range is mapped and empty), 0: copied, -errno: neither
+ * (the range holds no data; the block is untouched). */
+static int move_or_copy(uint64_t g, uint64_t ng, uint64_t have, size_t bytes, bool clean,
+                        uint16_t tag)
+{
+	char *from = gran_addr(g), *to = gran_addr(ng);
+	int rc =
+	    is_huge(tag) ? -ENOSYS : move_pages_to(from, to, (size_t)have << HMPT_GRANULE_SHIFT);
+
+	if (rc == 0) {
+		claim_moved(ng, have, tag);
+		return 1;
+	}
+	if (rc != -ENOSYS)
+		forget_run(ng, have);
+	rc = prepare(ng, have, false, clean, tag);
+	if (rc == 0)
+		memcpy(to, from, bytes);
+	return rc;
 }
 
 /* Extend the block at granule g from `have` to `want` granules in place. */
@@ -1094,7 +1140,6 @@ static bool take_at_grow(int64_t g, uint64_t have, uint64_t want)
 void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 {
 	int64_t g = block_index(p);
-	char *base = p;
 	int rc;
 
 	if (g < 0 || hmpt_arena_lookup(p, old) != 0 || old->head_gran) {
@@ -1125,42 +1170,37 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 		record(g, -1, size, mapped, n, site, tag, 0, 0, old->unobserved);
 		return p;
 	}
-	/* elsewhere: a new extent; pages moved when the kernel can (not
-	 * hugetlb ones), else copied */
+	/* elsewhere: a new extent, its tail first, so that once the block is
+	 * there nothing can fail and nothing need move back */
 	int64_t ng = take(n, 1);
 	if (ng < 0) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	char *to = gran_addr((uint64_t)ng);
-	size_t span = (size_t)old->ngran << HMPT_GRANULE_SHIFT;
-	rc = is_huge(tag) ? -ENOSYS : move_pages_to(base, to, span);
-	bool moved = rc == 0;
-	if (moved) {
-		/* the pages now live at `to`; the old range is mapped and empty */
-		claim_moved((uint64_t)ng, old->ngran, tag);
-		rc = prepare((uint64_t)ng + old->ngran, n - old->ngran, false, clean, tag);
-		if (rc) /* put the pages back where they were */
-			move_pages_to(to, base, span);
-	} else {
-		rc = prepare((uint64_t)ng, n, false, clean, tag);
-		if (rc == 0)
-			memcpy(to, base, old->mapped); /* usable size, not requested */
-	}
+	uint64_t have = old->ngran;
+	rc = prepare((uint64_t)ng + have, n - have, false, clean, tag);
 	if (rc) {
 		/* prepare() left only clean or unmapped granules: nothing to keep */
 		give((uint64_t)ng, n);
 		errno = -rc;
 		return NULL;
 	}
-	record(ng, g, size, mapped, n, site, tag, 0, 0, old->unobserved);
-	if (moved) { /* the pages moved away: the old range is mapped and empty */
-		memset(res_g + g, 0, old->ngran * sizeof(*res_g));
-		give((uint64_t)g, old->ngran);
-	} else {
-		release((uint64_t)g, old->ngran, tag);
+	rc = move_or_copy((uint64_t)g, (uint64_t)ng, have, old->mapped, clean, tag);
+	if (rc < 0) {
+		/* the tail may hold kept pages it took over: kept or dropped */
+		give((uint64_t)ng, have);
+		release((uint64_t)ng + have, n - have, tag);
+		errno = -rc;
+		return NULL;
 	}
-	return to;
+	record(ng, g, size, mapped, n, site, tag, 0, 0, old->unobserved);
+	if (rc == 1) { /* the pages moved away: the old range is mapped and empty */
+		memset(res_g + g, 0, have * sizeof(*res_g));
+		give((uint64_t)g, have);
+	} else {
+		release((uint64_t)g, have, tag);
+	}
+	return gran_addr((uint64_t)ng);
 }
 
 uint64_t hmpt_arena_free_bytes(void)
