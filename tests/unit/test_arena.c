@@ -12,6 +12,7 @@
 #include "check.h"
 
 #include "arena.h"
+#include "arena_shaper.h"
 
 #define MIB   ((size_t)1 << 20)
 #define ARENA (64 * MIB) /* 32 granules: small enough to fill */
@@ -198,24 +199,6 @@ static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
 	CHECK(all_zero(q, len));
 	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
 }
-
-/* the shaper of tag 7: fails on request (an mbind refused) */
-static int shape_fails_g;
-
-static int test_shape(void *addr, size_t len, uint16_t tag)
-{
-	(void)addr;
-	(void)len;
-	return tag == 7 && shape_fails_g ? -ENOMEM : 0;
-}
-
-static bool test_hugetlb(uint16_t tag)
-{
-	(void)tag;
-	return false;
-}
-
-static const hmpt_arena_shaper_t test_shaper = {test_shape, test_hugetlb};
 
 static bool resident(const void *p)
 {
