@@ -18,9 +18,14 @@
 #define MAX_MODULES 4096u
 /* frames captured beyond the kept depth, for hmpt's and the runtime's */
 #define SKIP_ROOM 16
-/* frames captured and kept: the depth counts identity frames (siteid.h),
- * and runtime frames between them are kept too, up to this many */
+/* frames captured at first: the depth counts identity frames (siteid.h),
+ * and the frames between them (runtime, JIT code) are kept too */
 #define RAW_MAX (HMPT_MAX_DEPTH + 2 * SKIP_ROOM)
+/* frames that name no site (JIT code, runtime) passed over beyond those:
+ * a deeper capture, when the first ran out before the depth, sees past a
+ * JIT's tens of frames to the ones that name the site */
+#define SKIP_MAX 256
+#define RAW_DEEP (RAW_MAX + SKIP_MAX)
 
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static hmpt_site_t *sites_g;
@@ -164,7 +169,7 @@ const hmpt_module_t *hmpt_modules_at(uintptr_t addr, uint64_t *off)
 }
 
 /* module_of with a guess: the frames of one stack mostly share modules */
-static uint32_t module_near(uintptr_t ip, uint32_t *hint)
+__attribute__((always_inline)) static inline uint32_t module_near(uintptr_t ip, uint32_t *hint)
 {
 	uint32_t h = *hint;
 
@@ -265,20 +270,51 @@ static uint32_t new_site(uint64_t key, const uintptr_t *ips, uint32_t n)
 	return nsites_g++;
 }
 
-uint32_t hmpt_sites_capture(void)
+/* Does frame module m name the site (siteid.h)?  A module not a runtime
+ * one does; where the window holds none (owned == 0), a runtime one. */
+static bool names_site(uint32_t m, uint32_t owned)
 {
-	void *raw[RAW_MAX];
+	return m != HMPT_MODULE_UNKNOWN && modules_g[m].runtime == !owned;
+}
+
+/* With lock_g held: the frames of a window longer than a site records
+ * (JIT code), from `first` until depth_g of them name the site, into ips:
+ * every one of those, and the others while room is left for those that
+ * follow.  Sets *owned; returns how many. */
+__attribute__((noinline)) static uint32_t window_beyond(void *const *raw, const uint32_t *mods,
+                                                        int first, int got, uintptr_t *ips,
+                                                        uint32_t *owned)
+{
+	uint32_t n = 0, named = 0, left = 0;
+	int end = first;
+
+	for (; end < got && named < depth_g; end++)
+		named += names_site(mods[end], 1);
+	for (int i = first; i < end; i++)
+		left += names_site(mods[i], named);
+	for (int i = first; i < end && n < HMPT_MAX_DEPTH; i++) {
+		bool names = names_site(mods[i], named);
+		left -= names;
+		if (names || n + left < HMPT_MAX_DEPTH)
+			ips[n++] = (uintptr_t)raw[i];
+	}
+	*owned = named;
+	return n;
+}
+
+/* With lock_g held: the site of the call stack raw[0, got), whose frames
+ * lie in modules mods.  hmpt's own frames are skipped, then the allocator
+ * runtime's; the window then ends at the depth_g-th frame that names the
+ * site, so that a runtime, or JIT code, with more or fewer frames does not
+ * move it.  `whole`: raw holds the whole stack, or as much as is taken;
+ * else false is returned where raw ran out before the depth. */
+__attribute__((always_inline)) static inline bool site_of(void *const *raw, int got, uint32_t *mods,
+                                                          bool whole, uint32_t *site)
+{
 	uintptr_t ips[HMPT_MAX_DEPTH];
-	unsigned want = depth_g + 2 * SKIP_ROOM;
-	int got = unw_backtrace(raw, (int)(want < RAW_MAX ? want : RAW_MAX));
-	uint32_t mods[RAW_MAX], hint = 0;
-	uint32_t n = 0, owned = 0, site;
+	uint32_t hint = 0, n = 0, owned = 0;
 	int first = -1, first_foreign = -1;
 
-	if (got < 0)
-		got = 0;
-	pthread_mutex_lock(&lock_g);
-	refresh_modules();
 	for (int i = 0; i < got; i++)
 		mods[i] = module_near((uintptr_t)raw[i], &hint);
 	/* skip hmpt's own frames, then the allocator runtime's */
@@ -295,34 +331,67 @@ uint32_t hmpt_sites_capture(void)
 	}
 	if (first < 0) /* only runtime frames: keep them */
 		first = first_foreign < 0 ? got : first_foreign;
-	/* the depth counts the frames that name the site (siteid.h), so that
-	 * a runtime, or JIT code, with more or fewer frames does not move the
-	 * window */
 	for (int i = first; i < got && n < HMPT_MAX_DEPTH && owned < depth_g; i++) {
 		uint32_t m = mods[i];
 		if (m != HMPT_MODULE_UNKNOWN && !modules_g[m].runtime)
 			owned++;
 		ips[n++] = (uintptr_t)raw[i];
 	}
+	if (owned < depth_g && first + (int)n < got) /* ips full, the depth not reached */
+		n = window_beyond(raw, mods, first, got, ips, &owned);
+	if (owned < depth_g && !whole)
+		return false;
 
 	uint64_t key = stack_key(ips, n);
 	uint32_t slot = (uint32_t)key & (SLOTS - 1);
 	for (;;) {
 		uint32_t v = slots_g[slot];
 		if (v == 0) {
-			site = new_site(key, ips, n);
-			if (site != HMPT_SITE_OVERFLOW)
-				slots_g[slot] = site + 1;
+			*site = new_site(key, ips, n);
+			if (*site != HMPT_SITE_OVERFLOW)
+				slots_g[slot] = *site + 1;
 			break;
 		}
 		if (sites_g[v - 1].key == key && same_frames(&sites_g[v - 1], ips, n)) {
-			site = v - 1;
+			*site = v - 1;
 			break;
 		}
 		slot = (slot + 1) & (SLOTS - 1);
 	}
+	return true;
+}
+
+/* The capture again, SKIP_MAX frames deeper: its own frame, off the common
+ * path, holds the room. */
+__attribute__((noinline)) static uint32_t capture_deep(void)
+{
+	void *raw[RAW_DEEP];
+	uint32_t mods[RAW_DEEP], site;
+	int got = unw_backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
+
+	pthread_mutex_lock(&lock_g);
+	refresh_modules();
+	site_of(raw, got < 0 ? 0 : got, mods, true, &site);
 	pthread_mutex_unlock(&lock_g);
 	return site;
+}
+
+uint32_t hmpt_sites_capture(void)
+{
+	void *raw[RAW_MAX];
+	uint32_t mods[RAW_MAX], site;
+	int want = (int)depth_g + 2 * SKIP_ROOM; /* RAW_MAX at most */
+	int got = unw_backtrace(raw, want);
+
+	if (got < 0)
+		got = 0;
+	pthread_mutex_lock(&lock_g);
+	refresh_modules();
+	/* a stack that goes on past a full buffer may hold its naming frames
+	 * deeper */
+	bool found = site_of(raw, got, mods, got < want, &site);
+	pthread_mutex_unlock(&lock_g);
+	return found ? site : capture_deep();
 }
 
 uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,

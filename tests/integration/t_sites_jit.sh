@@ -6,6 +6,7 @@
 # random address: the profile shows the stub's frame, the two sites keep
 # their ids over two runs and differ, and a plan made from one run places
 # the next run's array (smaps says so), as a whole stack and as a prefix.
+# Through 40, 60 and 100 stub frames the ids are the same.
 [ "$(uname -m)" = x86_64 ] || skip "jit_stub's stub is x86-64 machine code; this machine is $(uname -m)"
 "$P/jit_stub" >"$work/bare" 2>&1
 rc=$?
@@ -27,6 +28,24 @@ done
 [ "$(awk -F'\t' 'NR > 1 { print $1 }' "$work/r1/sites.tsv" | sort -u | wc -l)" = 2 ] ||
 	fail "the two call sites do not have two ids: $(cut -f1,9 "$work/r1/sites.tsv")"
 note "stub at $stub1, then at $stub2: its frame recorded, the ids the same"
+
+# 40, 60, 100 frames of stub code (a JIT's deep stacks): the window counts
+# only frames that name a site, so both ids stay those of a run where the
+# stub leaves no frame (it jumps to malloc), and at most 64 frames are kept
+ids_with() { # FRAMES: "ID_A ID_B" of a run through that many stub frames
+	run_profile "$work/k$1" "$P/jit_stub" "$1" >"$work/k$1.out" || fail "jit_stub $1 exited $?"
+	echo "$(site_id "$work/k$1" alloc_a) $(site_id "$work/k$1" alloc_b)"
+	awk -F'\t' 'NR > 1 && split($10, f, " ") > 64 { exit 1 }' "$work/k$1/sites.tsv" ||
+		fail "$1 stub frames: a site keeps more than 64 frames"
+}
+ids0=$(ids_with 0)
+[ "$ids0" = "$(site_id "$work/r1" alloc_a) $(site_id "$work/r1" alloc_b)" ] ||
+	fail "one stub frame changes the ids: $ids0 without it"
+for k in 40 60 100; do
+	got=$(ids_with $k)
+	[ "$got" = "$ids0" ] || fail "through $k stub frames the ids are ${got:-none}, without $ids0"
+done
+note "the ids through 0, 1, 40, 60 and 100 stub frames: $ids0"
 
 # a plan from run 1 places run 3's array A (another stub address again)
 need_thp
