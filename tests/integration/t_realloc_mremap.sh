@@ -43,6 +43,7 @@ IFS=. read -r major minor _ <<<"$(uname -r)"
 old_kernel=$((major < 5 || (major == 5 && minor < 7)))
 for mode in pass old efault einval enomem; do
 	run "fake-$mode" "$mode"
+	! grep -v '^fake_mremap: ' "$work/fake-$mode.err" || fail "$mode: the shim was not quiet"
 	line=$(grep '^fake_mremap: ' "$work/fake-$mode.err")
 	calls=$(sed -n 's/.*: \([0-9]*\) calls, .*/\1/p' <<<"$line")
 	failed=$(sed -n 's/.*, \([0-9]*\) failed$/\1/p' <<<"$line")
