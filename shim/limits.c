@@ -36,7 +36,7 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-static int said_as_g, said_data_g, said_lock_g;
+static int said_as_g, said_data_g, said_lock_g, said_future_g;
 
 /* May this process lock memory beyond RLIMIT_MEMLOCK? */
 static bool may_lock_all(void)
@@ -76,50 +76,78 @@ static void fit_limit(int resource, const struct rlimit *rl)
 	hmpt_guard_leave();
 }
 
+/* prlimit's pid names this process: 0, its pid, or any of its threads
+ * (tgkill with signal 0 only checks that the thread is in the group) */
 static bool own_process(pid_t pid)
 {
-	return pid == 0 || pid == getpid();
+	return pid == 0 || pid == getpid() || syscall(SYS_tgkill, getpid(), pid, 0) == 0;
+}
+
+/* The limit is set first and the arena fitted only once the kernel took
+ * it: a refused call (EINVAL, EPERM, EFAULT) changes nothing, and `rl` is
+ * read only after the kernel has read it.  A lower limit does not refuse
+ * what is mapped already, so nothing is lost meanwhile but the room other
+ * threads' mappings had for that instant. */
+static int fitted(int rc, pid_t pid, int resource, const void *rl)
+{
+	if (rc == 0 && own_process(pid))
+		fit_limit(resource, rl);
+	return rc;
 }
 
 EXPORT int setrlimit(__rlimit_resource_t resource, const struct rlimit *rl)
 {
-	fit_limit(resource, rl);
-	if (hmpt_real_setrlimit_g)
-		return hmpt_real_setrlimit_g(resource, rl);
-	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
+	int rc = hmpt_real_setrlimit_g ? hmpt_real_setrlimit_g(resource, rl)
+	                               : (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
+	return fitted(rc, 0, resource, rl);
 }
 
 /* struct rlimit64 is struct rlimit on the 64-bit targets hmpt builds for */
 EXPORT int setrlimit64(__rlimit_resource_t resource, const struct rlimit64 *rl)
 {
-	fit_limit(resource, (const struct rlimit *)rl);
-	if (hmpt_real_setrlimit64_g)
-		return hmpt_real_setrlimit64_g(resource, rl);
-	return (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
+	int rc = hmpt_real_setrlimit64_g ? hmpt_real_setrlimit64_g(resource, rl)
+	                                 : (int)syscall(SYS_prlimit64, 0, resource, rl, NULL);
+	return fitted(rc, 0, resource, rl);
 }
 
 EXPORT int prlimit(pid_t pid, __rlimit_resource_t resource, const struct rlimit *rl,
                    struct rlimit *old)
 {
-	if (own_process(pid))
-		fit_limit(resource, rl);
-	if (hmpt_real_prlimit_g)
-		return hmpt_real_prlimit_g(pid, resource, rl, old);
-	return (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+	int rc = hmpt_real_prlimit_g ? hmpt_real_prlimit_g(pid, resource, rl, old)
+	                             : (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+	return fitted(rc, pid, resource, rl);
 }
 
 EXPORT int prlimit64(pid_t pid, __rlimit_resource_t resource, const struct rlimit64 *rl,
                      struct rlimit64 *old)
 {
-	if (own_process(pid))
-		fit_limit(resource, (const struct rlimit *)rl);
-	if (hmpt_real_prlimit64_g)
-		return hmpt_real_prlimit64_g(pid, resource, rl, old);
-	return (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+	int rc = hmpt_real_prlimit64_g ? hmpt_real_prlimit64_g(pid, resource, rl, old)
+	                               : (int)syscall(SYS_prlimit64, pid, resource, rl, old);
+	return fitted(rc, pid, resource, rl);
+}
+
+/* mlockall(MCL_FUTURE) held to RLIMIT_MEMLOCK: every mapping the arena
+ * makes from then on (a block's granules, and the reserved range a freed
+ * one returns to) is locked and counted, where glibc's munmap would have
+ * given a freed block's share back, so a program that fits the limit
+ * under glibc would be refused.  New blocks then go to the normal
+ * allocator, said once. */
+static void stop_tracking_new(uint64_t limit)
+{
+	__atomic_store_n(&hmpt_min_size_g, SIZE_MAX, __ATOMIC_RELEASE);
+	if (hmpt_log_first(&said_future_g))
+		hmpt_log_printf(HMPT_LOG_WARN,
+		                "mlockall(MCL_FUTURE) under RLIMIT_MEMLOCK %s: blocks allocated "
+		                "from now on are not tracked (the arena's mappings would count "
+		                "against the limit) and go to the normal allocator",
+		                HMPT_SIZE(limit));
 }
 
 EXPORT int mlockall(int flags)
 {
+	uint64_t limit = 0; /* RLIMIT_MEMLOCK, when it holds this process */
+	bool held = false;
+
 	hmpt_boot_init();
 	if (hmpt_tracking_g) {
 		struct rlimit rl;
@@ -128,8 +156,12 @@ EXPORT int mlockall(int flags)
 		uint64_t cap = sysinfo(&si) == 0 ? (uint64_t)si.totalram * si.mem_unit : UINT64_MAX;
 		hmpt_guard_enter();
 		if (syscall(SYS_prlimit64, 0, RLIMIT_MEMLOCK, NULL, &rl) == 0 &&
-		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < cap && !may_lock_all())
-			cap = rl.rlim_cur;
+		    rl.rlim_cur != RLIM_INFINITY && !may_lock_all()) {
+			limit = rl.rlim_cur;
+			held = true;
+			if (limit < cap)
+				cap = limit;
+		}
 		uint64_t dropped = hmpt_arena_keep_none();
 		uint64_t given = hmpt_arena_reserve_as_needed(cap);
 		if (hmpt_log_first(&said_lock_g))
@@ -140,7 +172,9 @@ EXPORT int mlockall(int flags)
 			                HMPT_SIZE(dropped), HMPT_SIZE(given));
 		hmpt_guard_leave();
 	}
-	if (hmpt_real_mlockall_g)
-		return hmpt_real_mlockall_g(flags);
-	return (int)syscall(SYS_mlockall, flags);
+	int rc =
+	    hmpt_real_mlockall_g ? hmpt_real_mlockall_g(flags) : (int)syscall(SYS_mlockall, flags);
+	if (rc == 0 && (flags & MCL_FUTURE) && held)
+		stop_tracking_new(limit);
+	return rc;
 }

@@ -1,15 +1,18 @@
 /* limits.c — a program that sets its limits after start.
  *
- * Usage: limits as|data|lock|report|fill
+ * Usage: limits as|data|lock|report|future|fill
  *   as     lowers RLIMIT_AS to 512 MiB, a bit above what it uses
  *   data   lowers RLIMIT_DATA to 512 MiB
  *   lock   mlockall(MCL_CURRENT|MCL_FUTURE) within RLIMIT_MEMLOCK
  *          (run without CAP_IPC_LOCK to be held to it)
  *   report mlockall as root, then prints VmLck and VmRSS in KiB
+ *   future mlockall(MCL_FUTURE) alone, then blocks of 3 MiB allocated and
+ *          freed, then one of 5 MiB: within an 8 MiB RLIMIT_MEMLOCK when
+ *          each freed block's share is given back
  *   fill   under the limits it started with: blocks of 16 MiB until one
  *          is refused, every other one freed, then blocks of 24 MiB until
  *          one is refused; prints "limits: fill N MiB then M"
- * then allocates and frees tracked (>= 1 MiB) and untracked blocks, in an
+ * (but future) then allocates and frees tracked (>= 1 MiB) and untracked blocks, in an
  * order that leaves freed granules between live ones, each marked at
  * both ends and the middle and checked.  Prints "limits: ok"; exit 1 when
  * a block is refused, 2 when the limit or the lock is, 3 when data is
@@ -107,6 +110,19 @@ int main(int argc, char **argv)
 			check(p, MIB, 6);
 			free(p);
 		}
+	} else if (strcmp(what, "future") == 0) {
+		if (mlockall(MCL_FUTURE) != 0) {
+			printf("limits: mlockall refused\n");
+			return 2;
+		}
+		for (int i = 0; i < 3; i++) {
+			char *p = take(3 * MIB, 8);
+			check(p, 3 * MIB, 8);
+			free(p);
+		}
+		char *p = take(5 * MIB, 9);
+		check(p, 5 * MIB, 9);
+		free(p);
 	} else if (strcmp(what, "fill") == 0) {
 		static char *p[256];
 		int n = 0, m = 0;
@@ -119,7 +135,7 @@ int main(int argc, char **argv)
 		printf("limits: fill %d MiB then %d\n", n * 16, m);
 		return 0;
 	} else {
-		fprintf(stderr, "usage: limits as|data|lock|report|fill\n");
+		fprintf(stderr, "usage: limits as|data|lock|report|future|fill\n");
 		return 2;
 	}
 	check(first, 4 * MIB, 7);
