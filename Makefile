@@ -46,8 +46,10 @@ SHIM_SRC  := $(wildcard shim/*.c)
 SHIM_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/shim/%.o) $(COMMON_OBJ)
 # the parts of the shim with no libc interposition and no constructor:
 # unit-testable (override.c exports the malloc family and _exit,
-# lifecycle.c holds the constructor, limits.c exports setrlimit and mlockall)
-SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o $(B)/shim/limits.o,$(SHIM_OBJ))
+# lifecycle.c holds the constructor, limits.c exports setrlimit and mlockall,
+# mapcalls.c mprotect, madvise and the like)
+SHIM_PURE := $(filter-out $(B)/shim/override.o $(B)/shim/lifecycle.o $(B)/shim/limits.o \
+               $(B)/shim/mapcalls.o,$(SHIM_OBJ))
 HDRS      := $(wildcard shim/*.h common/*.h include/*.h)
 
 # tools/: what hmpt-tune and hmpt-bench share that the shim must not link

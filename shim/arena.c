@@ -130,6 +130,90 @@ static uint64_t khead_g, ktail_g;
  * (RLIMIT_DATA, mlockall; hmpt_arena_keep_none()). */
 static int lean_g;
 
+/* The program's own changes to the arena's mappings (mapcalls.h): per
+ * granule TAINT_SET (protection, advice, locks, pages unmapped or moved:
+ * the granule is mapped afresh when freed or taken) or TAINT_LOST (the
+ * program unmapped it and another mapping got there: never used again).
+ * Marked without the lock (a signal handler may call mprotect), so bytes
+ * are read and written atomically; the table is made at the first mark,
+ * and tainted_any_g (1: the table says, 2: it could not be made, every
+ * granule counts as tainted) spares the free path all of it until then. */
+enum { TAINT_NONE = 0, TAINT_SET = 1, TAINT_LOST = 2 };
+static uint8_t *taint_g;
+static int tainted_any_g;
+
+static uint8_t taint_at(uint64_t g)
+{
+	int any = __atomic_load_n(&tainted_any_g, __ATOMIC_ACQUIRE);
+
+	if (!any)
+		return TAINT_NONE;
+	return any == 2 ? TAINT_SET : __atomic_load_n(&taint_g[g], __ATOMIC_RELAXED);
+}
+
+static bool tainted(uint64_t g, uint64_t n)
+{
+	if (!__atomic_load_n(&tainted_any_g, __ATOMIC_ACQUIRE))
+		return false;
+	for (uint64_t i = g; i < g + n; i++)
+		if (taint_at(i))
+			return true;
+	return false;
+}
+
+/* [g, g+n) has a fresh mapping: nothing the program did is left (a lost
+ * granule stays lost: the mapping there is not the arena's) */
+static void untaint(uint64_t g, uint64_t n)
+{
+	if (__atomic_load_n(&tainted_any_g, __ATOMIC_ACQUIRE) != 1)
+		return;
+	for (uint64_t i = g; i < g + n; i++)
+		if (__atomic_load_n(&taint_g[i], __ATOMIC_RELAXED) == TAINT_SET)
+			__atomic_store_n(&taint_g[i], TAINT_NONE, __ATOMIC_RELAXED);
+}
+
+/* The pages of [from, from+n) moved to [to, to+n) by mremap: the mapping
+ * went with them, and what the program did to it (the old range keeps its
+ * marks too: it may still carry the same attributes). */
+static void taint_follow(uint64_t to, uint64_t from, uint64_t n)
+{
+	if (!tainted(from, n))
+		return;
+	for (uint64_t i = 0; i < n; i++)
+		if (taint_at(from + i) == TAINT_SET)
+			hmpt_arena_taint((uintptr_t)gran_addr(to + i), 1, false);
+}
+
+void hmpt_arena_taint(uintptr_t addr, size_t len, bool lost)
+{
+	uintptr_t base = hmpt_arena_base_g;
+	uintptr_t size = __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_ACQUIRE);
+	uintptr_t lo = addr > base ? addr : base;
+	uintptr_t hi = addr + len < base + size ? addr + len : base + size;
+	uint8_t *t = __atomic_load_n(&taint_g, __ATOMIC_ACQUIRE);
+
+	if (lo >= hi)
+		return;
+	if (!t) {
+		uint8_t *made = hmpt_sys_map(ngran_g), *none = NULL;
+		if (made && !__atomic_compare_exchange_n(&taint_g, &none, made, false,
+		                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			hmpt_sys_unmap(made, ngran_g); /* another thread's is there */
+		t = __atomic_load_n(&taint_g, __ATOMIC_ACQUIRE);
+	}
+	if (!t) { /* no table: no granule is kept from now on */
+		__atomic_store_n(&tainted_any_g, 2, __ATOMIC_RELEASE);
+		return;
+	}
+	for (uint64_t g = (lo - base) >> HMPT_GRANULE_SHIFT;
+	     g <= (hi - 1 - base) >> HMPT_GRANULE_SHIFT; g++)
+		if (lost || __atomic_load_n(&t[g], __ATOMIC_RELAXED) != TAINT_LOST)
+			__atomic_store_n(&t[g], lost ? TAINT_LOST : TAINT_SET, __ATOMIC_RELAXED);
+	int none = 0;
+	__atomic_compare_exchange_n(&tainted_any_g, &none, 1, false, __ATOMIC_ACQ_REL,
+	                            __ATOMIC_ACQUIRE);
+}
+
 static bool kept_listed(uint64_t g)
 {
 	return kprev_g[g] || khead_g == g + 1;
@@ -287,6 +371,7 @@ static void reset_run(uint64_t g, uint64_t n)
 	memset(rw_g + g, GRAN_UNMAPPED, (size_t)n);
 	memset(shape_g + g, 0, n * sizeof(*shape_g));
 	memset(res_g + g, 0, n * sizeof(*res_g));
+	untaint(g, n);
 }
 
 /* A new mapping over [g, g+n) for `tag`, shaped. */
@@ -312,6 +397,7 @@ static int map_fresh(uint64_t g, uint64_t n, uint16_t tag, bool huge)
 	for (uint64_t i = g; i < g + n; i++)
 		shape_g[i] = tag;
 	memset(res_g + g, 0, n * sizeof(*res_g));
+	untaint(g, n);
 	return 0;
 }
 
@@ -329,7 +415,11 @@ static int prepare(uint64_t g, uint64_t n, bool zero, bool clean, uint16_t tag)
 	uint64_t unkept = 0;
 	int rc = 0;
 
-#define FRESH(k) (huge || rw_g[k] == GRAN_UNMAPPED || shape_g[k] != tag)
+	if (tainted(g, n))
+		for (uint64_t i = g; i < g + n; i++)
+			if (taint_at(i) == TAINT_LOST) /* another mapping is there */
+				return -EEXIST;
+#define FRESH(k) (huge || rw_g[k] == GRAN_UNMAPPED || shape_g[k] != tag || taint_at(k))
 	for (uint64_t i = g; i < g + n;) {
 		uint64_t j = i + 1;
 		bool fresh = FRESH(i);
@@ -424,7 +514,9 @@ static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 {
 	uint64_t bytes = resident(g, n);
 
-	if (is_huge(tag) || bytes > keep_budget() || __atomic_load_n(&lean_g, __ATOMIC_RELAXED))
+	/* what the program did to the mapping is not kept either (discard()) */
+	if (is_huge(tag) || bytes > keep_budget() || __atomic_load_n(&lean_g, __ATOMIC_RELAXED) ||
+	    tainted(g, n))
 		return false;
 	kept_g += bytes;
 	memset(rw_g + g, GRAN_DIRTY, (size_t)n);
@@ -465,9 +557,9 @@ static void trim(void)
 	}
 }
 
-/* What keep_locked() did not keep: its pages back to the system, then the
- * range to the free set. */
-static void discard(uint64_t g, uint64_t n, uint16_t tag)
+/* What keep_locked() did not keep, granules the program changed
+ * excepted: its pages back to the system, then the range to the free set. */
+static void discard_run(uint64_t g, uint64_t n, uint16_t tag)
 {
 	if (is_huge(tag) || __atomic_load_n(&lean_g, __ATOMIC_RELAXED)) {
 		reset_run(g, n);
@@ -479,6 +571,30 @@ static void discard(uint64_t g, uint64_t n, uint16_t tag)
 				rw_g[i] = GRAN_CLEAN;
 	}
 	give(g, n);
+}
+
+/* What keep_locked() did not keep.  A granule the program changed gets a
+ * fresh mapping, as glibc's next block would (no protection, advice, lock
+ * or guard of the old one); one that is lost is never given back. */
+static void discard(uint64_t g, uint64_t n, uint16_t tag)
+{
+	if (!tainted(g, n)) {
+		discard_run(g, n, tag);
+		return;
+	}
+	for (uint64_t i = g; i < g + n;) {
+		uint64_t j = i + 1;
+		uint8_t t = taint_at(i);
+		while (j < g + n && taint_at(j) == t)
+			j++;
+		if (t == TAINT_SET) {
+			reset_run(i, j - i);
+			give(i, j - i);
+		} else if (t == TAINT_NONE) {
+			discard_run(i, j - i, tag);
+		}
+		i = j;
+	}
 }
 
 static void shrink(void);
@@ -1116,6 +1232,7 @@ static int move_or_copy(uint64_t g, uint64_t ng, uint64_t have, size_t bytes, bo
 
 	if (rc == 0) {
 		claim_moved(ng, have, tag);
+		taint_follow(ng, g, have);
 		return 1;
 	}
 	if (rc != -ENOSYS)

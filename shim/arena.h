@@ -160,6 +160,13 @@ uint64_t hmpt_arena_reserve_as_needed(uint64_t cap);
  * address space only (no writable mapping: RLIMIT_DATA, mlockall count
  * those); the kept pages go now.  Returns the bytes unmapped. */
 uint64_t hmpt_arena_keep_none(void);
+/* The program itself changed the mappings of [addr, addr+len) (mapcalls.h):
+ * each granule it meets is mapped afresh when its block is freed (or when
+ * it is taken, if it was free), so that no block inherits protection,
+ * advice, locks or guards.  `lost`: the range is not the arena's any more
+ * (another mapping took it): its granules are never used again.  Takes no
+ * lock: a signal handler may call it. */
+void hmpt_arena_taint(uintptr_t addr, size_t len, bool lost);
 /* fork: the child gets a usable lock */
 void hmpt_arena_lock(void);
 void hmpt_arena_unlock(void);

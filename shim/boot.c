@@ -104,6 +104,10 @@ static void *next_symbol(const char *name, void *fallback)
 	return p ? p : fallback;
 }
 
+/* mapcalls.c's next definitions: weak, as the unit tests link this file
+ * without the interposers */
+extern void hmpt_mapcalls_resolve(void) __attribute__((weak));
+
 static void resolve_next(void)
 {
 	/* until all are known, this thread's requests use the boot buffer */
@@ -126,6 +130,8 @@ static void resolve_next(void)
 	hmpt_real_prlimit_g = next_symbol("prlimit", NULL);
 	hmpt_real_prlimit64_g = next_symbol("prlimit64", NULL);
 	hmpt_real_mlockall_g = next_symbol("mlockall", NULL);
+	if (hmpt_mapcalls_resolve)
+		hmpt_mapcalls_resolve();
 	hmpt_real_malloc_g = m;
 	hmpt_real_free_g = f;
 	hmpt_real_calloc_g = c;

@@ -1,7 +1,8 @@
 /* test_arena.c — the arena (arena.h): blocks on granules, lookup and find,
  * realloc in place and moved with contents kept, kept pages reused but
  * zeroed for calloc, ENOMEM when full, alignment, the oldest kept pages
- * dropped beyond the budget, a refused realloc that changes nothing. */
+ * dropped beyond the budget, a refused realloc that changes nothing, what
+ * the program did to a block's mapping gone when it is freed. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -387,6 +388,51 @@ static void test_observe(void)
 	hmpt_arena_observe_by(NULL);
 }
 
+/* A block whose mapping the program changed (marked as mapcalls.c marks
+ * it) is freed into a fresh mapping: the next block there is writable
+ * throughout and holds zeros; a lost granule (another mapping took it) is
+ * never handed out again and what is there stays untouched. */
+static void test_taint(void)
+{
+	hmpt_block_t b;
+	char *p = hmpt_arena_alloc(4 * MIB, 0, false, 1, 0);
+
+	CHECK_OP(p, !=, NULL);
+	if (!p)
+		return;
+	memset(p, 0x5a, 4 * MIB);
+	CHECK_OP(mprotect(p + 2 * MIB, page_g, PROT_NONE), ==, 0);
+	hmpt_arena_taint((uintptr_t)p + 2 * MIB, page_g, false);
+	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
+	char *q = hmpt_arena_alloc(4 * MIB, 0, false, 1, 0);
+	CHECK(q == p);
+	if (!q)
+		return;
+	CHECK(all_zero(q + 2 * MIB, 2 * MIB)); /* fresh pages, not the kept ones */
+	memset(q, 0x6b, 4 * MIB);              /* no fault */
+	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
+	/* lost: the program unmapped a granule and something else is there */
+	char *r = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+	CHECK(r != NULL);
+	if (!r)
+		return;
+	CHECK_OP(munmap(r, 2 * MIB), ==, 0);
+	char *other = mmap(r, page_g, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	CHECK(other == r);
+	strcpy(other, "not the arena's");
+	hmpt_arena_taint((uintptr_t)r, 2 * MIB, true);
+	CHECK_OP(hmpt_arena_free(r, &b), ==, 0);
+	char *all[32];
+	int n = 0;
+	while (n < 32 && (all[n] = hmpt_arena_alloc(2 * MIB, 0, true, 1, 0)) != NULL)
+		CHECK(all[n++] != r);
+	CHECK_OP(n, >, 0);
+	CHECK(strcmp(other, "not the arena's") == 0);
+	while (n > 0)
+		CHECK_OP(hmpt_arena_free(all[--n], &b), ==, 0);
+}
+
 int main(void)
 {
 	page_g = (size_t)sysconf(_SC_PAGESIZE);
@@ -414,6 +460,7 @@ int main(void)
 	test_trim();
 	hmpt_arena_set_shaper(&test_shaper);
 	test_realloc_refused();
+	test_taint(); /* last: it loses a granule for good */
 	if (failures)
 		fprintf(stderr, "test_arena: %d failures\n", failures);
 	return failures != 0;
