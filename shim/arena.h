@@ -15,7 +15,10 @@
  * and stays mapped.  A freed block's pages are kept for reuse, and the
  * oldest kept ones dropped (MADV_DONTNEED: back to the system) while more
  * is kept than the live blocks' bytes or HMPT_ARENA_KEEP_MIN, whichever is
- * more.
+ * more.  Only the pages are kept: a granule whose mapping the program
+ * changed (protection, advice, locks, guards, pages unmapped or moved:
+ * hmpt_arena_taint, from mapcalls.c) is mapped afresh at free, as glibc's
+ * next block would be.
  * The usable size of a block is round_up(size, page), or round_up(size,
  * 2 MiB) for hugetlb placements.  The per-granule bookkeeping is reserved
  * for the capacity and made writable as the arena grows, so that
