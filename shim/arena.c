@@ -495,13 +495,24 @@ static void forget_run(uint64_t g, uint64_t n)
 }
 
 /* Return granules that hold no data: a failed request (prepare() left only
- * clean or unmapped granules) or pages that moved away. */
+ * clean or unmapped granules, or refused a lost one) or pages that moved
+ * away. */
 static void give(uint64_t g, uint64_t n)
 {
 	if (__atomic_load_n(&lean_g, __ATOMIC_RELAXED) && memchr(rw_g + g, GRAN_CLEAN, n))
 		reset_run(g, n);
 	pthread_mutex_lock(&lock_g);
-	hmpt_extents_give(&free_g, g, n);
+	if (!tainted(g, n)) {
+		hmpt_extents_give(&free_g, g, n);
+	} else { /* a lost granule is withheld for good: another mapping is there */
+		for (uint64_t i = g, j; i < g + n; i = j) {
+			bool lost = taint_at(i) == TAINT_LOST;
+			for (j = i + 1; j < g + n && (taint_at(j) == TAINT_LOST) == lost; j++)
+				;
+			if (!lost)
+				hmpt_extents_give(&free_g, i, j - i);
+		}
+	}
 	pthread_mutex_unlock(&lock_g);
 }
 
@@ -592,7 +603,7 @@ static void discard(uint64_t g, uint64_t n, uint16_t tag)
 			give(i, j - i);
 		} else if (t == TAINT_NONE) {
 			discard_run(i, j - i, tag);
-		}
+		} /* lost: neither mapped over nor given back */
 		i = j;
 	}
 }

@@ -431,6 +431,27 @@ static void test_taint(void)
 	CHECK(strcmp(other, "not the arena's") == 0);
 	while (n > 0)
 		CHECK_OP(hmpt_arena_free(all[--n], &b), ==, 0);
+	/* a free granule lost: refused once at most, then withheld */
+	char *s = hmpt_arena_alloc(2 * MIB, 0, false, 1, 0);
+	CHECK(s != NULL && hmpt_arena_free(s, &b) == 0);
+	if (!s)
+		return;
+	CHECK_OP(munmap(s, 2 * MIB), ==, 0);
+	CHECK(mmap(s, page_g, PROT_READ | PROT_WRITE,
+	           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0) == s);
+	strcpy(s, "not the arena's either");
+	hmpt_arena_taint((uintptr_t)s, 2 * MIB, true);
+	int refused = 0;
+	for (n = 0; n < 8; n++) {
+		all[n] = hmpt_arena_alloc(2 * MIB, 0, true, 1, 0);
+		refused += all[n] == NULL;
+		CHECK(all[n] != s);
+	}
+	CHECK_OP(refused, <=, 1);
+	CHECK(strcmp(s, "not the arena's either") == 0);
+	while (n > 0)
+		if (all[--n])
+			CHECK_OP(hmpt_arena_free(all[n], &b), ==, 0);
 }
 
 int main(void)
