@@ -499,21 +499,20 @@ static void forget_run(uint64_t g, uint64_t n)
  * away. */
 static void give(uint64_t g, uint64_t n)
 {
-	if (__atomic_load_n(&lean_g, __ATOMIC_RELAXED) && memchr(rw_g + g, GRAN_CLEAN, n))
-		reset_run(g, n);
-	pthread_mutex_lock(&lock_g);
-	if (!tainted(g, n)) {
-		hmpt_extents_give(&free_g, g, n);
-	} else { /* a lost granule is withheld for good: another mapping is there */
-		for (uint64_t i = g, j; i < g + n; i = j) {
-			bool lost = taint_at(i) == TAINT_LOST;
-			for (j = i + 1; j < g + n && (taint_at(j) == TAINT_LOST) == lost; j++)
-				;
-			if (!lost)
-				hmpt_extents_give(&free_g, i, j - i);
-		}
+	bool lean = __atomic_load_n(&lean_g, __ATOMIC_RELAXED);
+
+	for (uint64_t i = g, j; i < g + n; i = j) {
+		bool lost = taint_at(i) == TAINT_LOST;
+		for (j = i + 1; j < g + n && (taint_at(j) == TAINT_LOST) == lost; j++)
+			;
+		if (lost) /* withheld for good: another mapping is there */
+			continue;
+		if (lean && memchr(rw_g + i, GRAN_CLEAN, j - i))
+			reset_run(i, j - i);
+		pthread_mutex_lock(&lock_g);
+		hmpt_extents_give(&free_g, i, j - i);
+		pthread_mutex_unlock(&lock_g);
 	}
-	pthread_mutex_unlock(&lock_g);
 }
 
 /* With lock_g held: keep the pages of [g, g+n) for reuse, newest last on
@@ -1387,6 +1386,13 @@ uint64_t hmpt_arena_reserve_as_needed(uint64_t cap)
 	return given << HMPT_GRANULE_SHIFT;
 }
 
+/* a free granule the arena may map afresh: mapped, and not lost (a lost
+ * granule's mapping is another's) */
+static bool resettable(uint64_t g)
+{
+	return rw_g[g] != GRAN_UNMAPPED && taint_at(g) != TAINT_LOST;
+}
+
 uint64_t hmpt_arena_keep_none(void)
 {
 	uint64_t dropped = 0;
@@ -1400,8 +1406,8 @@ uint64_t hmpt_arena_keep_none(void)
 		uint64_t end = free_g.v[e].start + free_g.v[e].len;
 		for (uint64_t i = free_g.v[e].start; i < end;) {
 			uint64_t j = i + 1;
-			bool mapped = rw_g[i] != GRAN_UNMAPPED;
-			while (j < end && (rw_g[j] != GRAN_UNMAPPED) == mapped)
+			bool mapped = resettable(i);
+			while (j < end && resettable(j) == mapped)
 				j++;
 			if (mapped) {
 				for (uint64_t k = i; k < j; k++) {
