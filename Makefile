@@ -152,7 +152,8 @@ $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c common/options.c common/fmt.c 
 $(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c common/plan.c common/json.c common/topo.c \
 		common/options.c common/fmt.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
-$(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c common/pattern.c | $(B)/fuzz
+$(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c common/pattern.c tools/outfile.c \
+		common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(B)/fuzz/fuzz_journal: tests/fuzz/fuzz_journal.c tuner/runrec.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
