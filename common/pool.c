@@ -54,12 +54,25 @@ void hmpt_pools_unlock(hmpt_pools_t *ps)
 	pthread_mutex_unlock(&ps->lock);
 }
 
+/* The job's lock could not be had (job.c gave up waiting for it): the
+ * accounts become this object's own for good, from the shared ones as they
+ * are (read without the lock: what the other ranks hold stays counted, a
+ * budget too small rather than counters that lose updates or wrap). */
+static void accounts_own(hmpt_pools_t *ps)
+{
+	if (ps->acc != &ps->own_acc)
+		ps->own_acc = *ps->acc;
+	__atomic_store_n(&ps->acc, &ps->own_acc, __ATOMIC_RELEASE);
+	ps->acc_lock = NULL;
+	ps->acc_unlock = NULL;
+}
+
 /* the pools' lock, and the job's around the accounts when they are shared */
 static void lock_accounts(hmpt_pools_t *ps)
 {
 	pthread_mutex_lock(&ps->lock);
-	if (ps->acc_lock)
-		ps->acc_lock();
+	if (ps->acc_lock && ps->acc_lock() != 0)
+		accounts_own(ps);
 }
 
 static void unlock_accounts(hmpt_pools_t *ps)
@@ -69,11 +82,14 @@ static void unlock_accounts(hmpt_pools_t *ps)
 	pthread_mutex_unlock(&ps->lock);
 }
 
-void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
+void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, int (*lock)(void),
                       void (*unlock)(void))
 {
 	pthread_mutex_lock(&ps->lock);
-	lock();
+	if (lock() != 0) { /* the accounts stay this object's own */
+		pthread_mutex_unlock(&ps->lock);
+		return;
+	}
 	bool adopt = *set;
 	*set = true;
 	if (adopt) {
@@ -305,7 +321,8 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 	ps->nplaces = 0;
 	memset(ps->pools, 0, sizeof(ps->pools));
 	ps->acc = &ps->own_acc;
-	ps->acc_lock = ps->acc_unlock = NULL;
+	ps->acc_lock = NULL;
+	ps->acc_unlock = NULL;
 	memset(ps->acc, 0, sizeof(*ps->acc));
 	ps->acc->huge_room_all = topo->huge_free_total * HUGE_2M;
 	ps->acc->huge_used_all = 0;

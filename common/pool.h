@@ -103,7 +103,8 @@ typedef struct {
 	 * pages): this object's, or the job's on this node (hmpt_pools_share) */
 	hmpt_pool_accounts_t own_acc;
 	hmpt_pool_accounts_t *acc;
-	void (*acc_lock)(void), (*acc_unlock)(void);
+	int (*acc_lock)(void); /* 0, or the accounts go back to own_acc for good */
+	void (*acc_unlock)(void);
 	size_t page;
 	int preferred_many; /* the kernel knows MPOL_PREFERRED_MANY */
 } hmpt_pools_t;
@@ -173,8 +174,10 @@ void hmpt_pools_stats(hmpt_pools_t *ps, int pool, hmpt_pool_stats_t *out);
 /* Charge `shared` from now on (after resolve, before any allocation),
  * taking `lock` inside the pools' own lock.  When *set, its budgets and
  * rooms are another process's view of the node and become ours; else ours
- * are stored in it and *set becomes true (both under `lock`). */
-void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, void (*lock)(void),
+ * are stored in it and *set becomes true (both under `lock`).  When `lock`
+ * fails (-errno) the accounts become this object's own again, starting from
+ * a copy of the shared ones, and `shared` is never touched again. */
+void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, int (*lock)(void),
                       void (*unlock)(void));
 /* "hbm: nodes 2-3 local, bind, 4k pages, budget 60.0 GiB (capacity), falls back to ddr" */
 void hmpt_pools_describe(hmpt_pools_t *ps, hmpt_fmt_t *f, int pool);

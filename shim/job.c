@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -157,9 +158,9 @@ bool hmpt_job_is_launcher(const char *exe)
 #define SEG_PIDS    512
 #define SEG_SAID    256
 #define SEG_SITES   8192 /* plan sites whose matches the ranks share */
-/* Bounded waits: for the rank that creates the segment to set it up, and
- * for its lock.  Past them this rank goes alone: nothing waits forever on
- * another process. */
+/* Bounded waits (elapsed time): for the rank that creates the segment to
+ * set it up, and for its lock.  Past them this rank goes alone: nothing
+ * waits forever on another process. */
 #define SEG_READY_MS 2000
 #define SEG_LOCK_S   3
 
@@ -192,10 +193,11 @@ typedef struct {
 
 static seg_t *seg_g;
 static char seg_path_g[128];
+static dev_t seg_dev_g; /* the file attached, whose name seg_path_g was */
+static ino_t seg_ino_g;
 static pid_t attach_pid_g;
 static int left_g, alone_g;
-static bool stuck_g;    /* the lock timed out once: this rank no longer waits for it */
-static bool acc_held_g; /* acc_lock took the lock (under the pools' own lock) */
+static bool stuck_g; /* the lock timed out once: this rank no longer waits for it */
 static const hmpt_plan_t *plan_g;
 static hmpt_pools_t *pools_g;
 static char prefix_g[40];
@@ -253,30 +255,45 @@ static void seg_unlock(void)
 }
 
 /* The pools' callbacks around the shared accounts (always under the pools'
- * own lock, hence one thread at a time).  Once the lock timed out they
- * charge the accounts without it: the budget may drift by what the stuck
- * process changes meanwhile, and nothing waits. */
-static void acc_lock(void)
+ * own lock).  Once the lock timed out acc_lock fails at once, and the pools
+ * go back to accounts of their own (pool.c): no write without the lock. */
+static int acc_lock(void)
 {
-	acc_held_g = seg_lock() == 0;
+	return seg_lock();
 }
 
 static void acc_unlock(void)
 {
-	if (acc_held_g)
-		seg_unlock();
-	acc_held_g = false;
+	seg_unlock();
+}
+
+/* The segment was attached by this process (not by the parent of a fork). */
+static bool attached_here(void)
+{
+	return seg_g && getpid() == attach_pid_g;
 }
 
 /* The attached segment, usable by this process. */
 static bool attached(void)
 {
-	return seg_g && getpid() == attach_pid_g && !__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE);
+	return attached_here() && !__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE);
+}
+
+/* Remove the path if it still names the file (dev, ino): another rank may
+ * have replaced it already. */
+static void seg_unlink_if(dev_t dev, ino_t ino)
+{
+	struct stat now;
+
+	if (lstat(seg_path_g, &now) == 0 && now.st_dev == dev && now.st_ino == ino)
+		unlink(seg_path_g);
 }
 
 /* Why a file found at the path is not ours to use, or NULL: another user
  * may have made it first (the path is predictable), mode 0666, with a lock
- * held forever or counters of their choosing. */
+ * held forever or counters of their choosing.  Its mode counts once it is
+ * sized: its maker's umask may take bits of 0600 until it fchmods it,
+ * before ftruncate. */
 static const char *seg_foreign(const struct stat *st, char *buf, size_t cap)
 {
 	if (!S_ISREG(st->st_mode))
@@ -284,7 +301,7 @@ static const char *seg_foreign(const struct stat *st, char *buf, size_t cap)
 	if (st->st_uid != geteuid())
 		return hmpt_fmt_text(buf, cap,
 		                     "a file of uid %u, not this user's:", (unsigned)st->st_uid);
-	if ((st->st_mode & 07777) != 0600)
+	if (st->st_size != 0 && (st->st_mode & 07777) != 0600)
 		return hmpt_fmt_text(
 		    buf, cap, "a file of mode %04o, not 0600:", (unsigned)(st->st_mode & 07777));
 	if (st->st_nlink != 1)
@@ -305,9 +322,12 @@ static const char *seg_invalid(const seg_t *s)
 	return NULL;
 }
 
-/* This rank made the file (O_EXCL): set it up, then say it is ready. */
+/* This rank made the file (O_EXCL): set it up, then say it is ready.  Its
+ * flock, until seg_open closes the file, tells the other ranks that its
+ * maker lives (seg_maker_gone). */
 static seg_t *seg_setup(int fd)
 {
+	flock(fd, LOCK_EX | LOCK_NB); /* none can hold it yet but a stopped maker's reader */
 	/* the umask may have taken bits of 0600; the other ranks check them */
 	if (fchmod(fd, 0600) != 0 || ftruncate(fd, sizeof(seg_t)) != 0) {
 		say_alone("setting up", errno);
@@ -342,18 +362,45 @@ static void nap_ms(void)
 	nanosleep(&ms, NULL);
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* Open the file another rank made.  Without privileges its maker's umask
+ * may deny the open until it fchmods it (before sizing it): while it is
+ * this user's, single and empty, try again until `until`.  fd or -errno. */
+static int seg_open_made(int64_t until)
+{
+	for (;;) {
+		/* the clock before the look: a rank stopped meanwhile looks again */
+		bool late = now_ms() >= until;
+		/* O_NONBLOCK: a FIFO planted there must not block the open */
+		int fd = open(seg_path_g, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		int err = errno;
+		struct stat st;
+		char why[96];
+		if (fd >= 0 || err != EACCES || late || lstat(seg_path_g, &st) != 0 ||
+		    st.st_size != 0 || seg_foreign(&st, why, sizeof(why)))
+			return fd >= 0 ? fd : -err;
+		nap_ms();
+	}
+}
+
 /* Another rank made the file: use it once it is ours, set up and of this
- * version.  -EAGAIN when it is ours but never became ready within
- * SEG_READY_MS (its maker died setting it up: a crashed earlier job), or
- * when it was removed meanwhile: open the path again. */
-static int seg_attach(int fd, seg_t **out)
+ * version.  -EAGAIN when it is ours but did not become ready by `until`, or
+ * when it was removed meanwhile: see seg_maker_gone, open the path again. */
+static int seg_attach(int fd, int64_t until, seg_t **out)
 {
 	struct stat st;
 	char why[96];
 	const char *bad;
-	int waited = 0;
 
-	for (;; waited++) {
+	for (;;) {
+		bool late = now_ms() >= until; /* the clock before the look, as above */
 		if (fstat(fd, &st) != 0) {
 			say_alone("fstat", errno);
 			return -1;
@@ -364,7 +411,7 @@ static int seg_attach(int fd, seg_t **out)
 			say_alone(bad, 0);
 			return -1;
 		}
-		if (st.st_size != 0 || waited == SEG_READY_MS)
+		if (st.st_size != 0 || late)
 			break;
 		nap_ms(); /* its maker has not sized it yet */
 	}
@@ -379,8 +426,12 @@ static int seg_attach(int fd, seg_t **out)
 		say_alone("mmap", errno);
 		return -1;
 	}
-	for (; waited < SEG_READY_MS && __atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2; waited++)
+	for (;;) {
+		bool late = now_ms() >= until;
+		if (__atomic_load_n(&s->init, __ATOMIC_ACQUIRE) == 2 || late)
+			break;
 		nap_ms();
+	}
 	if (__atomic_load_n(&s->init, __ATOMIC_ACQUIRE) != 2) {
 		munmap(s, sizeof(seg_t));
 		return -EAGAIN;
@@ -394,15 +445,34 @@ static int seg_attach(int fd, seg_t **out)
 	return 0;
 }
 
-/* Remove a segment whose maker died setting it up, if the path still names
- * that file (another rank may have replaced it already). */
-static void seg_remove_stale(int fd)
+/* A segment not ready in time: false while its maker holds its flock (alive,
+ * stopped or slow: its file stays, else the job would split across two
+ * segments).  Else, when still not set up (its maker died setting it up: a
+ * crashed earlier job), the path is removed if it still names that file;
+ * true: open the path again. */
+static bool seg_maker_gone(int fd)
 {
-	struct stat mine, now;
+	struct stat st;
+	uint32_t init = 0;
 
-	if (fstat(fd, &mine) == 0 && lstat(seg_path_g, &now) == 0 && mine.st_dev == now.st_dev &&
-	    mine.st_ino == now.st_ino)
-		unlink(seg_path_g);
+	if (flock(fd, LOCK_SH | LOCK_NB) != 0)
+		return errno != EWOULDBLOCK;
+	if (fstat(fd, &st) == 0 &&
+	    (st.st_size != (off_t)sizeof(seg_t) ||
+	     pread(fd, &init, sizeof(init), offsetof(seg_t, init)) != sizeof(init) || init != 2))
+		seg_unlink_if(st.st_dev, st.st_ino);
+	return true; /* the lock goes with the fd */
+}
+
+/* The file attached: what seg_unlink_if removes when this rank leaves last. */
+static void seg_remember(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) == 0) {
+		seg_dev_g = st.st_dev;
+		seg_ino_g = st.st_ino;
+	}
 }
 
 /* The node's segment: made here (O_EXCL) or, when another rank made it
@@ -420,6 +490,8 @@ static int seg_open(void)
 			s = seg_setup(fd);
 			if (!s)
 				unlink(seg_path_g); /* nobody could use it */
+			if (s)
+				seg_remember(fd);
 			close(fd);
 			return s ? (seg_g = s, 0) : -1;
 		}
@@ -427,20 +499,26 @@ static int seg_open(void)
 			say_alone("open", errno);
 			return -1;
 		}
-		/* O_NONBLOCK: a FIFO planted there must not block the open */
-		fd = open(seg_path_g, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		int64_t until = now_ms() + SEG_READY_MS;
+		fd = seg_open_made(until);
 		if (fd < 0) {
-			if (errno == ENOENT)
+			if (fd == -ENOENT)
 				continue; /* its last rank just removed it */
-			say_alone(errno == ELOOP ? "a symbolic link at" : "open", errno);
+			say_alone(fd == -ELOOP ? "a symbolic link at" : "open", -fd);
 			return -1;
 		}
-		int rc = seg_attach(fd, &s);
-		if (rc == -EAGAIN)
-			seg_remove_stale(fd);
+		int rc = seg_attach(fd, until, &s);
+		bool gone = rc != -EAGAIN || seg_maker_gone(fd);
+		if (s)
+			seg_remember(fd);
 		close(fd);
 		if (rc == -1)
 			return -1;
+		if (!gone) {
+			say_alone("a segment that its maker, alive, has not finished setting up:",
+			          0);
+			return -1;
+		}
 	}
 	if (!s) {
 		say_alone("a segment that another process never finished setting up:", 0);
@@ -624,12 +702,36 @@ hmpt_job_say_t hmpt_job_plan_leave(uint8_t *matched, uint8_t *relevant, uint32_t
 	return last ? HMPT_JOB_SAY_NODE : HMPT_JOB_SAY_NONE;
 }
 
+/* This rank gave up on the lock: it takes its pid out without it, and the
+ * last attached process out removes the path (the next job starts afresh).
+ * What this rank placed stays counted in the node's accounts. */
+static void seg_leave_alone(void)
+{
+	bool last = true;
+
+	for (int i = 0; i < SEG_PIDS; i++)
+		if (__atomic_load_n(&seg_g->pids[i], __ATOMIC_SEQ_CST) == (int32_t)getpid())
+			__atomic_store_n(&seg_g->pids[i], 0, __ATOMIC_SEQ_CST);
+	/* after our slot is cleared: of two leaving at once, one sees the other gone */
+	for (int i = 0; i < SEG_PIDS; i++) {
+		int32_t pid = __atomic_load_n(&seg_g->pids[i], __ATOMIC_SEQ_CST);
+		if (pid && alive(pid))
+			last = false;
+	}
+	if (last)
+		seg_unlink_if(seg_dev_g, seg_ino_g);
+}
+
 void hmpt_job_leave(void)
 {
 	bool last = true, refused = false;
 
-	if (!attached() || !hmpt_log_first(&left_g) || seg_lock() != 0)
+	if (!attached_here() || !hmpt_log_first(&left_g))
 		return;
+	if (seg_lock() != 0) { /* at once when it timed out before */
+		seg_leave_alone();
+		return;
+	}
 	for (int i = 0; plan_g && i < plan_g->npools; i++) {
 		hmpt_pool_stats_t st;
 		hmpt_pools_stats(pools_g, i, &st);
@@ -647,7 +749,7 @@ void hmpt_job_leave(void)
 	}
 	if (last) {
 		/* the next job with this key starts afresh, even if the file stays */
-		unlink(seg_path_g);
+		seg_unlink_if(seg_dev_g, seg_ino_g);
 		if (plan_g && (refused || hmpt_log_level_g >= HMPT_LOG_INFO))
 			say_summary(seg_g, refused);
 		memset(seg_g->pids, 0, sizeof(seg_g->pids));

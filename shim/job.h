@@ -13,8 +13,12 @@
  * predictable, so it trusts no one: the first rank makes it (O_EXCL, 0600);
  * a later rank uses it only if it is this user's regular file, mode 0600,
  * one link, set up and of this version, and waits for it (set-up, lock) a
- * few seconds at most.  No malloc, no stdio; a segment that cannot be had
- * leaves each rank on its own, said once with the path and why.
+ * few seconds at most.  Its maker holds its flock while it sets it up: a
+ * file left unfinished is removed only once its maker is gone.  No malloc,
+ * no stdio; a segment that cannot be had leaves each rank on its own, said
+ * once with the path and why; a rank that gave up on the lock later charges
+ * accounts of its own from then on (a copy of the node's), never the
+ * segment's.
  */
 #ifndef HMPT_JOB_H
 #define HMPT_JOB_H

@@ -12,16 +12,24 @@
 # killed while attached (made 0600, single-linked), (f) an empty file whose
 # maker died before setting it up: the ranks share it, say nothing, and the
 # last one removes it; (g) a valid segment of root's whose lock a live
-# process holds: the ranks wait a few seconds, then each goes alone.
+# process holds: the ranks wait a few seconds, then each goes alone; (h) an
+# empty file, mode 0400 (its maker's umask), whose maker lives but stopped
+# setting it up: the ranks wait, go alone and leave it there (removing it
+# would split the job across two segments); (i) a rank sharing a segment
+# whose lock another process then keeps: past the wait the rank goes alone
+# and writes nothing more to the segment, and, the last one attached,
+# removes it at its exit.
 [ "$(id -u)" = 0 ] || skip "needs root (another user, nobody, plants the files)"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
 command -v setpriv >/dev/null || fail "setpriv (util-linux) is missing"
 
 sdir=$(mktemp -d /var/tmp/hmpt-seg.XXXXXX)
 squatter=
+rank=
 seg=
 cleanup() {
 	[ -n "$squatter" ] && kill "$squatter" 2>/dev/null
+	[ -n "$rank" ] && kill "$rank" 2>/dev/null
 	wait
 	[ -n "$seg" ] && rm -f "$seg" "$seg.other"
 	rm -rf "$work" "$sdir"
@@ -81,9 +89,16 @@ shared() {
 	note "$1: 3 ranks exit 0 and shared the segment"
 }
 
+# wait_for WORD FILE: FILE has a line WORD (bounded: a program that hangs fails)
+wait_for() {
+	for _ in $(seq 300); do grep -qsx "$1" "$2" && return; sleep 0.1; done
+	fail "no '$1' in $2: $(cat "$2")"
+}
+
 # squat CMD...: a seg_squat that holds its segment's lock, in the background;
 # squat_end: it is still there, then gone
 squat() {
+	: >"$work/squat.out" # not the last squatter's word
 	"$@" >"$work/squat.out" 2>&1 &
 	squatter=$!
 	for _ in $(seq 100); do grep -qs holding "$work/squat.out" && break; sleep 0.1; done
@@ -153,3 +168,45 @@ squat "$P/seg_squat" plant "$seg" 0600 held "$bytes"
 job stuck
 alone stuck "its lock held by another process for 3 s"
 squat_end
+
+# (h) root's own empty file, mode 0400 as its maker's umask left it, whose
+# maker lives and holds its flock (stopped setting it up)
+squat "$P/seg_squat" making "$seg" 0400
+made=$(stat -c '%i %s' "$seg")
+job making
+alone making "its maker, alive, has not finished setting up"
+[ "$(stat -c '%i %s' "$seg")" = "$made" ] || fail "making: the maker's file was replaced or changed"
+squat_end
+
+# (i) a rank that shares the node's accounts (a plan's pool), then another
+# process takes the segment's lock and keeps it while the rank frees and
+# allocates; the squatter compares the segment before it lets go
+echo '{"format": "hmpt-plan", "format_version": 1, "pools": {"fast": {"pages": "4k", "capacity": "1G"}}, "default_pool": "fast", "groups": []}' >"$work/plan.json"
+mkfifo "$work/to_rank" "$work/to_squat"
+exec 3<>"$work/to_rank" 4<>"$work/to_squat"
+PMI_KVSNAME=$key PMI_RANK=0 PMI_SIZE=1 HMPT_PLAN=$work/plan.json timeout -k 5 30 \
+	env LD_PRELOAD="$LIB" "$P/seg_squat" rank 8 <&3 >"$work/rank.out" 2>"$work/rank.err" &
+rank=$!
+wait_for ready "$work/rank.out"
+[ -s "$seg" ] || fail "alone: the rank made no segment: $(cat "$work/rank.err")"
+"$P/seg_squat" hold "$seg" <&4 >"$work/squat.out" 2>&1 & # its stdin: not /dev/null
+squatter=$!
+wait_for holding "$work/squat.out"
+echo go >&3
+wait_for done "$work/rank.out"
+echo go >&4
+wait "$squatter"
+squatter=
+grep -qx unchanged "$work/squat.out" ||
+	fail "alone: the rank wrote to the segment without its lock: $(cat "$work/squat.out")"
+echo go >&3
+wait "$rank"
+rc=$?
+rank=
+[ "$rc" = 0 ] || fail "alone: the rank exited $rc: $(cat "$work/rank.err")"
+# one line, that one: the plan was taken, nothing else went wrong
+n=$(grep -c "$alone_msg" "$work/rank.err")
+[ "$n" = 1 ] && [ "$(wc -l <"$work/rank.err")" = 1 ] && grep -F "$seg" "$work/rank.err" | grep -q "its lock held by another process for 3 s" ||
+	fail "alone: the rank did not say once why it goes alone: $(cat "$work/rank.err")"
+[ ! -e "$seg" ] || fail "alone: the segment is left after its last rank: $(ls -l "$seg")"
+note "alone: the rank past the lock's wait wrote nothing more to the segment and removed it at exit"
