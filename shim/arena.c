@@ -952,11 +952,8 @@ static uint64_t cut_tail(uint64_t slack)
 		pthread_mutex_unlock(&lock_g);
 		return 0;
 	}
-	for (uint64_t i = cut; i < have; i++) {
-		if (rw_g[i] == GRAN_DIRTY)
-			kept_g -= res_g[i];
-		kept_unlink(i);
-	}
+	kept_g -= kept_in(cut, have - cut);
+	kept_unlink_run(cut, have - cut);
 	reserved_g = cut;
 	__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)cut << HMPT_GRANULE_SHIFT,
 	                 __ATOMIC_RELEASE);
@@ -1410,11 +1407,8 @@ uint64_t hmpt_arena_keep_none(void)
 			while (j < end && resettable(j) == mapped)
 				j++;
 			if (mapped) {
-				for (uint64_t k = i; k < j; k++) {
-					if (rw_g[k] == GRAN_DIRTY)
-						kept_g -= res_g[k];
-					kept_unlink(k);
-				}
+				kept_g -= kept_in(i, j - i);
+				kept_unlink_run(i, j - i);
 				reset_run(i, j - i);
 				dropped += j - i;
 			}
