@@ -332,9 +332,7 @@ __attribute__((always_inline)) static inline bool site_of(void *const *raw, int 
 	if (first < 0) /* only runtime frames: keep them */
 		first = first_foreign < 0 ? got : first_foreign;
 	for (int i = first; i < got && n < HMPT_MAX_DEPTH && owned < depth_g; i++) {
-		uint32_t m = mods[i];
-		if (m != HMPT_MODULE_UNKNOWN && !modules_g[m].runtime)
-			owned++;
+		owned += names_site(mods[i], 1);
 		ips[n++] = (uintptr_t)raw[i];
 	}
 	if (owned < depth_g && first + (int)n < got) /* ips full, the depth not reached */
