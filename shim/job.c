@@ -254,19 +254,6 @@ static void seg_unlock(void)
 	pthread_mutex_unlock(&seg_g->lock);
 }
 
-/* The pools' callbacks around the shared accounts (always under the pools'
- * own lock).  Once the lock timed out acc_lock fails at once, and the pools
- * go back to accounts of their own (pool.c): no write without the lock. */
-static int acc_lock(void)
-{
-	return seg_lock();
-}
-
-static void acc_unlock(void)
-{
-	seg_unlock();
-}
-
 /* The segment was attached by this process (not by the parent of a fork). */
 static bool attached_here(void)
 {
@@ -589,7 +576,10 @@ void hmpt_job_share_pools(hmpt_pools_t *pools, const hmpt_plan_t *plan, uint64_t
 	}
 	seg_g->plan_hash = plan_hash;
 	seg_unlock();
-	hmpt_pools_share(pools_g, &seg_g->acc, &seg_g->shared, acc_lock, acc_unlock);
+	/* the pools' callbacks around the shared accounts (under the pools'
+	 * own lock): once the lock timed out seg_lock fails at once, and the
+	 * pools go back to accounts of their own (pool.c): no write without it */
+	hmpt_pools_share(pools_g, &seg_g->acc, &seg_g->shared, seg_lock, seg_unlock);
 }
 
 bool hmpt_job_log_filter(int level, const char *msg, unsigned len)
