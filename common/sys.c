@@ -146,12 +146,19 @@ ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap)
 	return n;
 }
 
+bool hmpt_sys_others_in_sticky(int dir, uid_t uid)
+{
+	struct stat dst;
+
+	return uid != geteuid() && fstat(dir, &dst) == 0 && (dst.st_mode & S_ISVTX);
+}
+
 /* An existing name may be replaced only when it is a regular file, and in a
  * sticky directory only when the caller owns it (as the kernel would have
  * it for anyone but root). */
 static int replaceable(hmpt_sys_newfile_t *nf)
 {
-	struct stat st, dst;
+	struct stat st;
 
 	if (fstatat(nf->dir, nf->name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return errno == ENOENT ? 0 : -errno;
@@ -163,7 +170,7 @@ static int replaceable(hmpt_sys_newfile_t *nf)
 		nf->why = "it exists and is not a regular file";
 		return -EEXIST;
 	}
-	if (st.st_uid != geteuid() && fstat(nf->dir, &dst) == 0 && (dst.st_mode & S_ISVTX)) {
+	if (hmpt_sys_others_in_sticky(nf->dir, st.st_uid)) {
 		nf->why = "another user's file in a sticky directory, which hmpt does not replace";
 		return -EPERM;
 	}

@@ -8,6 +8,7 @@
 #ifndef HMPT_SYS_H
 #define HMPT_SYS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -44,6 +45,11 @@ double hmpt_sys_unix_time(void); /* CLOCK_REALTIME, seconds */
 ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap);
 /* readlink into buf, NUL-terminated; returns length or -errno */
 ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap);
+
+/* A file of `uid` in the directory open as `dir` is another user's in a
+ * sticky directory (/tmp), which only its owner may replace or remove:
+ * hmpt neither replaces nor reads what another user may have planted. */
+bool hmpt_sys_others_in_sticky(int dir, uid_t uid);
 
 /* A file made safely, for every file hmpt writes (the profile, the tuner's
  * and hmpt-bench's outputs): the directory is opened once (a link as its

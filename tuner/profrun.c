@@ -73,11 +73,11 @@ static int is_profile_file(const char *name)
  * others from removing; with `regular`, also anything but a regular file. */
 static const char *foreign(int dfd, const char *name, bool regular)
 {
-	struct stat st, dst;
+	struct stat st;
 
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 		return strerror(errno);
-	if (st.st_uid != geteuid() && fstat(dfd, &dst) == 0 && (dst.st_mode & S_ISVTX))
+	if (hmpt_sys_others_in_sticky(dfd, st.st_uid))
 		return "another user's file in a shared directory";
 	return regular && !S_ISREG(st.st_mode) ? "not a regular file" : NULL;
 }
