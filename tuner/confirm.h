@@ -1,4 +1,5 @@
-/* confirm.h — the confirmation phase: the plans the search chose, measured
+/* confirm.h — the confirmation phase (stage_confirm.c, its entry point in
+ * stages.h): the plans the search chose, measured
  * again before anything is written.
  *
  * Why: the search reports the largest of many noisy estimates, measured on
@@ -37,9 +38,6 @@
 #include "measure.h"
 #include "tuning.h"
 
-/* After the search's analysis: measure its choices again (nothing when
- * t->confirm_rounds is 0 or the search chose nothing). */
-int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x);
 /* The confirmation of combination i, or NULL when it was not tried. */
 const hmpt_tconfirm_t *hmpt_confirm_of(const hmpt_tune_t *t, int i);
 /* Half-width of an interval as a share of its centre: sqrt(hi / lo) - 1. */

@@ -1,5 +1,5 @@
 /* planout.h — plans as hmpt-tune writes them: from `plan make`, `plan
- * rebase` (rebase.c) and a tuning (config.c, phases.c, tune.c).
+ * rebase` (rebase.c) and a tuning (config.c, stage_plans.c, tune.c).
  *
  * Contract: every plan written goes through hmpt_plan_emit, which checks it
  * with the shim's own loader first; messages go to standard error.

@@ -13,7 +13,7 @@
  * resumes from it.  A configuration whose plan is the same as one measured
  * before (its key is the set of its sites in the fast pool) is not run twice.
  *
- * Here: the options and the top-level flow.  The steps are phases.c's, the
+ * Here: the options and the top-level flow.  The stages are stages.h's, the
  * runs measure.c's, the statistics method.c's, the journal journal.c's, the
  * configurations and their plans config.c's, the reports results.c's, and
  * `compare` is compare.c's.
@@ -35,7 +35,6 @@
 #include "journal.h"
 #include "measure.h"
 #include "options.h"
-#include "phases.h"
 #include "plan.h"
 #include "pmu.h"
 #include "plancmd.h"
@@ -43,6 +42,7 @@
 #include "poolspec.h"
 #include "profrun.h"
 #include "results.h"
+#include "stages.h"
 #include "topo.h"
 #include "tuning.h"
 #include "view.h"
@@ -508,11 +508,11 @@ static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
 	hmpt_measure_trap(SIGTERM);
 	hmpt_measure_trap(SIGHUP);
 	t->sym = hmpt_sym_new();
-	if (hmpt_phases_profile(t, x, o->sample) == 0 &&
-	    hmpt_phases_group(t, x, o->user, o->nuser) == 0 && hmpt_phases_combos(t, x) == 0 &&
-	    hmpt_phases_analyze(t) == 0 && hmpt_phases_refine(t, x) == 0 &&
-	    hmpt_phases_analyze(t) == 0 && hmpt_confirm_run(t, x) == 0 &&
-	    hmpt_phases_write_plans(t) == 0 && hmpt_tune_write_results(t) == 0) {
+	if (hmpt_stage_profile(t, x, o->sample) == 0 &&
+	    hmpt_stage_rank(t, x, o->user, o->nuser) == 0 && hmpt_stage_search(t, x) == 0 &&
+	    hmpt_stage_analyze(t) == 0 && hmpt_stage_split(t, x) == 0 &&
+	    hmpt_stage_analyze(t) == 0 && hmpt_stage_confirm(t, x) == 0 &&
+	    hmpt_stage_plans(t) == 0 && hmpt_tune_write_results(t) == 0) {
 		if (!x->quiet)
 			hmpt_tune_print_summary(t, stdout);
 		rc = 0;

@@ -1,6 +1,6 @@
 /* tuning.h — the state of one tuning, shared by its modules.
  *
- * Contract: plain data.  tune.c fills in what was asked; phases.c and
+ * Contract: plain data.  tune.c fills in what was asked; the stages (stages.h) and
  * config.c the sites of the profile, their groups and the configurations
  * (placements); measure.c their runs; method.c the statistics and choices;
  * results.c and the plans report it all.  tune.c frees it.

@@ -1,6 +1,7 @@
-/* confirm.c — the confirmation phase: the search's choices measured again
+/* stage_confirm.c — the confirm stage: the search's choices measured again
  * against all-slow in fresh paired rounds. */
 #include "confirm.h"
+#include "stages.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -294,7 +295,7 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 	t->confirm_done = true;
 }
 
-int hmpt_confirm_run(hmpt_tune_t *t, hmpt_measure_t *x)
+int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	t->search_best = t->best;
 	t->search_best90 = t->best90;

@@ -1,0 +1,239 @@
+/* stage_search.c — the search stage: the combinations of the groups in
+ * the fast pool, those the model search asks for or all of them. */
+#include "stages.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "method.h"
+#include "search.h"
+
+/* -------------------------------------------------------- combinations */
+
+/* Every combination of the groups, list[mask] its configuration. */
+static void combos_create(hmpt_tune_t *t, hmpt_measure_t *x, int *list)
+{
+	int ncomb = 1 << t->ngroups;
+	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
+
+	for (int m = 0; m < ncomb; m++) {
+		char label[128] = "";
+		size_t len = 0;
+		for (int i = 0; i < t->nsites; i++)
+			fast[i] = (unsigned char)(m >> t->sites[i].group & 1);
+		for (int g = 0; g < t->ngroups; g++)
+			if (m >> g & 1)
+				len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
+				                        len ? "+" : "", t->groups[g].name);
+		if (m == 0)
+			snprintf(label, sizeof(label), "slow");
+		else if (m == ncomb - 1)
+			snprintf(label, sizeof(label), "fast");
+		list[m] = hmpt_config_get(t, x->journal, fast, label, HMPT_PHASE_COMBOS);
+		hmpt_tconfig_t *c = &t->configs[list[m]];
+		c->mask = (unsigned)m;
+		snprintf(c->label, sizeof(c->label), "%s", label);
+	}
+	t->ref = list[0];
+	t->ncombos = ncomb;
+	for (int m = 0; m < ncomb; m++)
+		t->configs[list[m]].ref = t->ref;
+	free(fast);
+}
+
+/* What the search knows: the ranking's singles (phase 0) and the
+ * combinations measured (phase 1), as log speedups over their phase's
+ * all-slow runs with the pooled variance. */
+static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs_t *obs)
+{
+	double var = t->pool.df > 0 ? t->pool.var : 0;
+	int n = 0;
+
+	for (int g = 0; g < t->ngroups; g++) {
+		int i = hmpt_method_single(t, g);
+		const hmpt_tconfig_t *c = i >= 0 ? &t->configs[i] : NULL;
+		if (!c || c->nfailed || t->configs[c->ref].sum.n == 0 || !(c->sp.speedup > 0))
+			continue;
+		obs[n++] = (hmpt_search_obs_t){
+		    .mask = 1u << g,
+		    .phase = 0,
+		    .y = log(c->sp.speedup),
+		    .var = var * (1.0 / c->sum.n + 1.0 / t->configs[c->ref].sum.n)};
+	}
+	const hmpt_tconfig_t *ref = &t->configs[list[0]];
+	if (ref->sum.n) /* all-slow itself: log speedup 0, known to its mean's precision */
+		obs[n++] = (hmpt_search_obs_t){.phase = 1, .var = var / ref->sum.n};
+	for (int m = 1; m < t->ncombos && ref->sum.n; m++) {
+		const hmpt_tconfig_t *c = &t->configs[list[m]];
+		if (c->sum.n == 0 && !c->nfailed)
+			continue;
+		/* a failed run, or a figure of 0 (a rate that printed 0): never
+		 * chosen, never asked for again, and no log of it */
+		bool failed = c->nfailed > 0 || !(c->sp.speedup > 0);
+		obs[n++] = (hmpt_search_obs_t){
+		    .mask = (unsigned)m,
+		    .phase = 1,
+		    .y = failed ? 0 : log(c->sp.speedup),
+		    .var = failed ? 0 : var * (1.0 / c->sum.n + 1.0 / ref->sum.n),
+		    .rounds = (hmpt_tune_config_taken(c) + t->reps - 1) / t->reps,
+		    .failed = failed};
+	}
+	return n;
+}
+
+/* Runs of the combination phase so far (--split's included), and
+ * configurations with runs (all-slow aside). */
+int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs)
+{
+	int runs = 0;
+	*configs = 0;
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		int n = c->in_combos ? hmpt_tune_config_taken(c) : 0;
+		runs += n;
+		*configs += i != t->ref && n > 0;
+	}
+	return runs;
+}
+
+/* --search model: batches of configurations the model asks for (search.h),
+ * each measured --reps times against all-slow runs interleaved with it. */
+static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
+{
+	hmpt_search_setup_t s = {.k = t->ngroups, .confidence = 1 - t->alpha};
+	hmpt_search_obs_t *obs = calloc((size_t)t->ncombos + 16, sizeof(*obs));
+	int *batch = calloc((size_t)t->ncombos + 1, sizeof(int)), rc = 0, nobs = 0;
+	hmpt_tconfig_t *ref = &t->configs[list[0]];
+
+	if (!obs || !batch) {
+		free(obs);
+		free(batch);
+		return -1;
+	}
+	for (int g = 0; g < t->ngroups; g++)
+		s.bytes[g] = (double)t->groups[g].bytes;
+	/* A configuration's journaled runs count only once the search asks for
+	 * it, so that a resumed search takes the same steps on the same data,
+	 * running only what is missing. */
+	for (int m = 0; m < t->ncombos; m++)
+		t->configs[list[m]].want = -1;
+	hmpt_method_analyze(t);
+	for (;;) {
+		int nb = 1, measured, wants[3];
+		if (ref->nfailed && !ref->sum.n) { /* nothing can be compared */
+			rc = hmpt_stage_check_reference(t);
+			break;
+		}
+		batch[0] = list[0];
+		nobs = search_observe(t, list, obs);
+		unsigned next[2];
+		hmpt_search_stop_t why;
+		int got = hmpt_search_next(&s, obs, nobs, next, 2, &why);
+		t->search_stop = hmpt_search_why(why);
+		for (int i = 0; i < got; i++) {
+			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
+			/* new: --reps runs; measured: another round */
+			wants[1 + i] = c->want;
+			c->want = c->want < 0 ? t->reps : c->want + t->reps;
+			batch[nb++] = list[next[i]];
+		}
+		if (nb == 1)
+			break;
+		int runs = hmpt_stage_search_runs(t, &measured);
+		int before = ref->want;
+		/* all-slow: sqrt(configurations) times --reps, and one run per
+		 * batch at least, so that every batch meets it */
+		int want = t->reps * hmpt_measure_ref_share(measured + nb - 1);
+		int have = hmpt_tune_config_taken(ref);
+		ref->want = want > have ? want : have + 1;
+		int cost = ref->want - have;
+		for (int i = 1; i < nb; i++) {
+			const hmpt_tconfig_t *c = &t->configs[batch[i]];
+			cost += hmpt_tune_config_want(t, c) - c->sum.n - c->noutliers;
+		}
+		if (t->budget && runs + cost > t->budget &&
+		    hmpt_search_design(&s, obs, nobs, NULL, 0) > 0) {
+			fprintf(
+			    stderr,
+			    "hmpt-tune: --budget %d: too small for the model search's first "
+			    "configurations (all-fast, all-slow and the groups the ranking did not "
+			    "measure alone; %d runs so far, the next %d)\n",
+			    t->budget, runs, cost);
+			rc = -1;
+			break;
+		}
+		if (t->budget && runs + cost > t->budget) {
+			/* as if the batch had not been asked for: runs of it that the
+			 * journal holds must not count */
+			ref->want = before;
+			for (int i = 1; i < nb; i++)
+				t->configs[batch[i]].want = wants[i];
+			if (!x->quiet)
+				fprintf(stderr,
+				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
+				        "configurations would take %d more)\n",
+				        t->budget, runs, cost);
+			t->search_stop = "the --budget of runs";
+			break;
+		}
+		rc = hmpt_measure_configs(t, x, batch, nb);
+		if (rc)
+			break;
+		hmpt_method_analyze(t);
+		if (hmpt_stage_search_runs(t, &measured) == runs) { /* nothing new: no way on */
+			t->search_stop = "no new runs could be taken";
+			break;
+		}
+	}
+	if (rc == 0) {
+		double *mean = calloc((size_t)t->ncombos, sizeof(double));
+		double *sd = calloc((size_t)t->ncombos, sizeof(double));
+		if (mean && sd) {
+			hmpt_search_predict(&s, obs, nobs, mean, sd);
+			for (int m = 1; m < t->ncombos; m++) {
+				hmpt_tconfig_t *c = &t->configs[list[m]];
+				c->predicted = c->sum.n + c->nfailed ? 0 : exp(mean[m]);
+			}
+		}
+		free(mean);
+		free(sd);
+		int configs, runs = hmpt_stage_search_runs(t, &configs);
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
+			        "search: %d configurations, %d runs); stopped: %s\n",
+			        configs, runs, t->ncombos,
+			        t->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
+			        t->search_stop ? t->search_stop : "-");
+	}
+	free(obs);
+	free(batch);
+	return rc;
+}
+
+int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
+
+	combos_create(t, x, list);
+	x->warm = false; /* a phase begins with a warm-up run */
+	if (!t->exhaustive) {
+		if (!x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: %d group%s: model search among %d configurations (at "
+			        "most %d, %d runs each)\n",
+			        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb,
+			        2 * t->ngroups + 4 < ncomb ? 2 * t->ngroups + 4 : ncomb, t->reps);
+		return search_model(t, x, list);
+	}
+	if (!x->quiet)
+		fprintf(stderr,
+		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
+		        "%d of all-slow\n",
+		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
+		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
+	return hmpt_measure_configs(t, x, list, ncomb);
+}

@@ -1,0 +1,52 @@
+/* stages.h — the stages of a tuning, in order (tune.c runs them from a
+ * table): profile the program, rank its sites into groups (or take
+ * --group's), search the combinations of the groups, split a group, confirm
+ * the choices, write the plans, report.
+ *
+ * Contract: each stage fills the hmpt_tune_t for the next, runs through
+ * measure.h (so that its runs are journaled), and returns 0, or -1 after a
+ * message (or when interrupted: hmpt_measure_interrupted()).
+ */
+#ifndef HMPT_TUNER_STAGES_H
+#define HMPT_TUNER_STAGES_H
+
+#include "measure.h"
+#include "tuning.h"
+
+/* stage_profile.c: the profile run (unless the journal has it) with
+ * HMPT_SAMPLE=sample, then t->profile, its sites (the largest first) and,
+ * unless given, t->timeout. */
+int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample);
+/* stage_rank.c: t->groups: user[0..nuser-1] (--group: comma-separated site
+ * ids or their 4+ digit prefixes), or the top K-1 sites by speedup alone
+ * (the ranking phase); the sites of no group form the group "rest". */
+int hmpt_stage_rank(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser);
+/* stage_rank.c: hmpt_method_analyze(), then make sure the reference ran:
+ * without it nothing can be compared. */
+int hmpt_stage_analyze(hmpt_tune_t *t);
+/* stage_rank.c: 0 when the reference (t->ref) has runs enough, else -1
+ * after saying why. */
+int hmpt_stage_check_reference(const hmpt_tune_t *t);
+/* stage_search.c: the combination phase, against its own all-slow
+ * reference (t->ref): the combinations of the groups in the fast pool that
+ * the model search asks for (the others get a predicted speedup), or all of
+ * them with t->exhaustive. */
+int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x);
+/* stage_search.c: runs of the combination phase so far (--split's
+ * included), and *configs the configurations with runs (all-slow aside). */
+int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs);
+/* stage_split.c: after the search, unless --no-split: the smallest share
+ * of plan-90's largest group that still reaches 90 % of the fastest, by
+ * halving (REFINE_STEPS measured configurations at most).  0, or -1
+ * (interrupted or failed). */
+int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x);
+/* stage_confirm.c (confirm.h says how): after the search's analysis,
+ * measure its choices again (nothing when t->confirm_rounds is 0 or the
+ * search chose nothing). */
+int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x);
+/* stage_plans.c: DIR/plan-best.json, plan-90.json, plan-capacity.json
+ * (with --capacity) and plan-slow.json; a choice that found nothing places
+ * nothing. */
+int hmpt_stage_plans(hmpt_tune_t *t);
+
+#endif
