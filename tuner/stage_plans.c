@@ -11,8 +11,9 @@
 
 /* --------------------------------------------------------------- plans */
 
-int hmpt_stage_plans(hmpt_tune_t *t)
+int hmpt_stage_plans(hmpt_tune_t *t, hmpt_measure_t *x)
 {
+	(void)x;
 	struct {
 		const char *file;
 		int config;

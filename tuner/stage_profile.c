@@ -141,7 +141,7 @@ static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
 	return 0;
 }
 
-int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample)
+int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	char pdir[PATH_MAX], absdir[PATH_MAX];
 
@@ -150,7 +150,7 @@ int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample)
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", pdir, strerror(errno));
 		return -1;
 	}
-	if (!x->journal->profiled && profile_run(t, x, sample, pdir, absdir) != 0)
+	if (!x->journal->profiled && profile_run(t, x, t->sample, pdir, absdir) != 0)
 		return -1;
 	return load_sites(t, x, pdir);
 }

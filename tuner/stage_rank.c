@@ -128,9 +128,9 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 	return 0;
 }
 
-int hmpt_stage_rank(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser)
+int hmpt_stage_rank(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	if ((nuser ? user_groups(t, user, nuser) : ranked_groups(t, x)) != 0)
+	if ((t->nuser ? user_groups(t, t->user, t->nuser) : ranked_groups(t, x)) != 0)
 		return -1;
 	/* the rest */
 	bool rest = false;

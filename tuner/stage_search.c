@@ -214,7 +214,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 	return rc;
 }
 
-int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x)
+static int search_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	int ncomb = 1 << t->ngroups, list[1 << 10] = {0};
 
@@ -236,4 +236,9 @@ int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x)
 		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
 		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
 	return hmpt_measure_configs(t, x, list, ncomb);
+}
+
+int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	return search_combos(t, x) == 0 ? hmpt_stage_analyze(t) : -1;
 }

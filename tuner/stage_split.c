@@ -125,7 +125,7 @@ static bool same_pages(const json_t *a, const json_t *b)
 	return !strcmp(pa ? pa : "default", pb ? pb : "default");
 }
 
-int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x)
+static int split_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	bool on = t->split > 0 || (t->split < 0 && same_pages(t->fast_pool, t->slow_pool));
 	if (!on || t->fastest < 0 || !t->ncombos || !pool_splits(t->fast_pool) ||
@@ -188,4 +188,10 @@ int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x)
 	}
 	free(fast);
 	return rc;
+}
+
+int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x)
+{
+	/* the analysis redone, split or not: the choices may change */
+	return split_refine(t, x) == 0 ? hmpt_stage_analyze(t) : -1;
 }

@@ -13,14 +13,18 @@
 #include "measure.h"
 #include "tuning.h"
 
+/* A stage: 0, or -1 after a message (or when interrupted). */
+typedef int hmpt_stage_fn(hmpt_tune_t *t, hmpt_measure_t *x);
+
 /* stage_profile.c: the profile run (unless the journal has it) with
- * HMPT_SAMPLE=sample, then t->profile, its sites (the largest first) and,
- * unless given, t->timeout. */
-int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample);
-/* stage_rank.c: t->groups: user[0..nuser-1] (--group: comma-separated site
- * ids or their 4+ digit prefixes), or the top K-1 sites by speedup alone
- * (the ranking phase); the sites of no group form the group "rest". */
-int hmpt_stage_rank(hmpt_tune_t *t, hmpt_measure_t *x, char *const *user, int nuser);
+ * HMPT_SAMPLE=t->sample, then t->profile, its sites (the largest first)
+ * and, unless given, t->timeout. */
+hmpt_stage_fn hmpt_stage_profile;
+/* stage_rank.c: t->groups: t->user[0..nuser-1] (--group: comma-separated
+ * site ids or their 4+ digit prefixes), or the top K-1 sites by speedup
+ * alone (the ranking phase); the sites of no group form the group
+ * "rest". */
+hmpt_stage_fn hmpt_stage_rank;
 /* stage_rank.c: hmpt_method_analyze(), then make sure the reference ran:
  * without it nothing can be compared. */
 int hmpt_stage_analyze(hmpt_tune_t *t);
@@ -30,23 +34,27 @@ int hmpt_stage_check_reference(const hmpt_tune_t *t);
 /* stage_search.c: the combination phase, against its own all-slow
  * reference (t->ref): the combinations of the groups in the fast pool that
  * the model search asks for (the others get a predicted speedup), or all of
- * them with t->exhaustive. */
-int hmpt_stage_search(hmpt_tune_t *t, hmpt_measure_t *x);
+ * them with t->exhaustive; then the analysis (hmpt_stage_analyze). */
+hmpt_stage_fn hmpt_stage_search;
 /* stage_search.c: runs of the combination phase so far (--split's
  * included), and *configs the configurations with runs (all-slow aside). */
 int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs);
 /* stage_split.c: after the search, unless --no-split: the smallest share
  * of plan-90's largest group that still reaches 90 % of the fastest, by
- * halving (REFINE_STEPS measured configurations at most).  0, or -1
- * (interrupted or failed). */
-int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x);
+ * halving (REFINE_STEPS measured configurations at most), and with
+ * --capacity plan-capacity's room filled; then the analysis again (split
+ * or not). */
+hmpt_stage_fn hmpt_stage_split;
 /* stage_confirm.c (confirm.h says how): after the search's analysis,
  * measure its choices again (nothing when t->confirm_rounds is 0 or the
  * search chose nothing). */
-int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x);
+hmpt_stage_fn hmpt_stage_confirm;
 /* stage_plans.c: DIR/plan-best.json, plan-90.json, plan-capacity.json
  * (with --capacity) and plan-slow.json; a choice that found nothing places
  * nothing. */
-int hmpt_stage_plans(hmpt_tune_t *t);
+hmpt_stage_fn hmpt_stage_plans;
+/* stage_report.c: results.json, .csv, the figures, report.html, then the
+ * summary on standard output (unless --quiet). */
+hmpt_stage_fn hmpt_stage_report;
 
 #endif

@@ -152,9 +152,7 @@ const char hmpt_tune_usage[] =
 typedef struct {
 	bool comparing;
 	const char *cmd; /* "tune" or "compare", for usage errors */
-	const char *pools, *lib, *sample, *launcher;
-	char *user[16]; /* --group */
-	int nuser;
+	const char *pools, *lib, *launcher;
 	bool restart;
 } opts_t;
 
@@ -195,9 +193,9 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 	case 'r': t->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
 	case 'g': t->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
 	case 'G':
-		if (o->nuser == 9)
+		if (t->nuser == 9)
 			hmpt_cli_usage_error(cmd, "--group: at most 9 groups", arg);
-		o->user[o->nuser++] = arg;
+		t->user[t->nuser++] = arg;
 		break;
 	case 'c':
 		if (hmpt_options_parse_size(arg, &v) || v < 1)
@@ -265,7 +263,7 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		if (hmpt_sampler_parse(arg, &kind))
 			hmpt_cli_usage_error(
 			    cmd, "--sample: expected auto, pebs, ibs, faults or off", arg);
-		o->sample = arg;
+		t->sample = arg;
 		break;
 	}
 	case 'L': o->lib = arg; break;
@@ -485,11 +483,11 @@ static void tune_free(hmpt_tune_t *t)
 static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x, hmpt_journal_t *j)
 {
 	char groups_text[4096] = "";
-	for (int g = 0; g < o->nuser; g++)
+	for (int g = 0; g < t->nuser; g++)
 		snprintf(groups_text + strlen(groups_text),
 		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "",
-		         o->user[g]);
-	json_t *key = hmpt_journal_key(t, x->min_size, o->nuser ? groups_text : NULL);
+		         t->user[g]);
+	json_t *key = hmpt_journal_key(t, x->min_size, t->nuser ? groups_text : NULL);
 	int rc = hmpt_journal_open(j, t->dir, key, o->restart);
 	json_decref(key);
 	if (rc)
@@ -498,25 +496,36 @@ static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x
 	return 0;
 }
 
-/* The phases, then the plans, the results and the summary: 0, or 1 (128+N
- * on signal N, the journal kept for the next run). */
-static int run_phases(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o)
+/* The stages of a tuning, in order: each fills in the tuning for the next
+ * (stages.h). */
+static const struct {
+	const char *name;
+	hmpt_stage_fn *run;
+	const char *fills; /* what it fills in */
+} stages[] = {
+    {"profile", hmpt_stage_profile, "the profile, its sites (the largest first), the timeout"},
+    {"rank", hmpt_stage_rank, "the groups: --group's, or the sites ranked alone, and the rest"},
+    {"search", hmpt_stage_search, "the combinations measured or predicted; the choices"},
+    {"split", hmpt_stage_split, "shares of a group measured (--split); the choices again"},
+    {"confirm", hmpt_stage_confirm, "the choices measured again; those confirmed chosen"},
+    {"plans", hmpt_stage_plans, "DIR/plan-*.json"},
+    {"report", hmpt_stage_report, "results.json, .csv, the figures, report.html; the summary"},
+};
+
+/* The stages, one after the other: 0, or 1 (128+N on signal N, the
+ * journal kept for the next run). */
+static int run_stages(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	int rc = 1;
+	size_t done = 0, n = sizeof(stages) / sizeof(stages[0]);
+	int rc;
 
 	hmpt_measure_trap(SIGINT);
 	hmpt_measure_trap(SIGTERM);
 	hmpt_measure_trap(SIGHUP);
 	t->sym = hmpt_sym_new();
-	if (hmpt_stage_profile(t, x, o->sample) == 0 &&
-	    hmpt_stage_rank(t, x, o->user, o->nuser) == 0 && hmpt_stage_search(t, x) == 0 &&
-	    hmpt_stage_analyze(t) == 0 && hmpt_stage_split(t, x) == 0 &&
-	    hmpt_stage_analyze(t) == 0 && hmpt_stage_confirm(t, x) == 0 &&
-	    hmpt_stage_plans(t) == 0 && hmpt_tune_write_results(t) == 0) {
-		if (!x->quiet)
-			hmpt_tune_print_summary(t, stdout);
-		rc = 0;
-	}
+	while (done < n && stages[done].run(t, x) == 0)
+		done++;
+	rc = done == n ? 0 : 1;
 	if (hmpt_measure_interrupted()) {
 		fprintf(stderr,
 		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
@@ -544,7 +553,7 @@ static int tune_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char
 	hmpt_journal_t journal = {0};
 	rc = open_journal(t, o, x, &journal);
 	if (rc == 0)
-		rc = run_phases(t, x, o);
+		rc = run_stages(t, x);
 	hmpt_journal_close(&journal);
 	return rc;
 }
@@ -579,10 +588,10 @@ static int tune_main(int argc, char **argv, bool comparing)
 	                 .search_best = -1,
 	                 .search_best90 = -1,
 	                 .search_fit = -1,
-	                 .confirm_ref = -1};
+	                 .confirm_ref = -1,
+	                 .sample = "auto"};
 	hmpt_measure_t x = {.progress = isatty(2)};
-	opts_t o = {
-	    .comparing = comparing, .cmd = comparing ? "compare" : "tune", .sample = "auto"};
+	opts_t o = {.comparing = comparing, .cmd = comparing ? "compare" : "tune"};
 	int rc;
 
 	if (parse_options(argc, argv, &t, &x, &o) != 0)

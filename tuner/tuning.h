@@ -165,6 +165,9 @@ typedef struct {
 	const char *bench_dir; /* --bench: hmpt-bench's output, or NULL */
 	json_t *fast_pool, *slow_pool;
 	const char *fast_name, *slow_name; /* as given to --pools */
+	const char *sample;                /* --sample: HMPT_SAMPLE of the profile run */
+	char *user[16];                    /* --group: sites of each group, comma-separated */
+	int nuser;
 	/* what was found */
 	json_t *profile;
 	const char *access_kind; /* "accesses", "first touches", or NULL */
