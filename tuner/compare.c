@@ -84,15 +84,15 @@ static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, cons
 	char log[PATH_MAX];
 	int rc = 0;
 
-	x->total = 2 * t->reps;
-	for (int r = 0; r < t->reps && !hmpt_measure_interrupted() && !rc; r++)
+	x->total = 2 * t->opt->reps;
+	for (int r = 0; r < t->opt->reps && !hmpt_measure_interrupted() && !rc; r++)
 		for (int k = 0; k < 2 && !hmpt_measure_interrupted(); k++) {
 			/* alternate which goes first, so that order effects cancel */
 			int which = (r & 1) ? 1 - k : k;
 			hmpt_measure_progress(x, plans[which], r);
 			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, which, r);
-			hmpt_trun_t run = hmpt_measure_run(x, t->cmd, plans[which], log, t->timeout,
-			                                   t->metric != NULL);
+			hmpt_trun_t run = hmpt_measure_run(x, t->opt->cmd, plans[which], log,
+			                                   t->timeout_s, t->opt->metric != NULL);
 			x->done++;
 			x->spent += run.wall;
 			if (hmpt_measure_interrupted())
@@ -100,8 +100,8 @@ static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, cons
 			if (run.status) {
 				fprintf(stderr,
 				        "%shmpt-tune compare: %s under %s %s; its output:\n",
-				        x->progress ? "\r\033[K" : "", t->program, plans[which],
-				        run.why);
+				        x->progress ? "\r\033[K" : "", t->opt->program,
+				        plans[which], run.why);
 				FILE *f = fopen(log, "r");
 				int ch;
 				while (f && (ch = fgetc(f)) != EOF)
@@ -119,7 +119,7 @@ static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, cons
 				    "would time default placement\n",
 				    x->progress ? "\r\033[K" : "", plans[which],
 				    what == 1 ? "failed to load" : HMPT_PLAN_SAID_NOTHING,
-				    t->program,
+				    t->opt->program,
 				    what == 1 ? "the shim could not use it"
 				              : "no site of it matched an allocation",
 				    said);
@@ -131,7 +131,7 @@ static int run_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans, cons
 		}
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");
-	for (int r = 0; r < t->reps; r++)
+	for (int r = 0; r < t->opt->reps; r++)
 		for (int k = 0; k < 2; k++) {
 			snprintf(log, sizeof(log), "%s/%d.%d.log", tmp, k, r);
 			unlink(log);
@@ -174,10 +174,10 @@ int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
 	double d[100];
 	int pairs = n[0] < n[1] ? n[0] : n[1];
 	for (int r = 0; r < pairs; r++)
-		d[r] = t->maximize ? log(v[1][r] / v[0][r]) : log(v[0][r] / v[1][r]);
+		d[r] = t->opt->maximize ? log(v[1][r] / v[0][r]) : log(v[0][r] / v[1][r]);
 	hmpt_stats_summary(v[0], n[0], &base);
 	hmpt_stats_summary(v[1], n[1], &plan);
-	hmpt_stats_paired(d, pairs, t->alpha, t->min_gain, &sp, &exact);
+	hmpt_stats_paired(d, pairs, t->opt->alpha, t->opt->min_gain, &sp, &exact);
 	if (!x->quiet)
 		printf("%s: mean %.4g (sd %.2g); %s: mean %.4g (sd %.2g); %d rounds, a run of each "
 		       "(%s)\n",
@@ -185,7 +185,7 @@ int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
 		       exact ? "Hodges-Lehmann estimate, Wilcoxon signed-rank interval"
 		             : "too few rounds for Wilcoxon's interval: the paired t interval");
 	printf("%s: %.3fx over %s (%.0f %% interval %.3f-%.3f): %s\n", plans[1], sp.speedup,
-	       plans[0], 100 * (1 - t->alpha), sp.lo, sp.hi,
+	       plans[0], 100 * (1 - t->opt->alpha), sp.lo, sp.hi,
 	       sp.faster   ? "faster"
 	       : sp.slower ? "slower"
 	                   : "no measurable difference");

@@ -1,5 +1,5 @@
 /* compare.h — hmpt-tune compare BASE.json PLAN.json -- COMMAND: the command
- * run under each plan, alternately, t->reps times each, and PLAN's speedup
+ * run under each plan, alternately, t->opt->reps times each, and PLAN's speedup
  * over BASE with its confidence interval (Welch's: two samples alone).
  *
  * Contract: COMMAND's output goes to a temporary directory, removed

@@ -125,10 +125,10 @@ static void add_group(hmpt_tune_t *t, const hmpt_tconfig_t *c, json_t *groups, i
 json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *measurement)
 {
 	json_t *pools = json_object(), *groups = json_array();
-	json_t *fast = json_deep_copy(t->fast_pool);
+	json_t *fast = json_deep_copy(t->opt->fast_pool);
 
 	json_object_set_new(pools, "fast", fast);
-	json_object_set(pools, "slow", t->slow_pool);
+	json_object_set(pools, "slow", t->opt->slow_pool);
 	for (int g = -1; g < t->ngroups; g++)
 		add_group(t, c, groups, g, true, g < 0 ? "fast" : t->groups[g].name);
 	/* static data goes to a pool only when named: the slow ones too */
@@ -139,8 +139,8 @@ json_t *hmpt_config_plan(hmpt_tune_t *t, const hmpt_tconfig_t *c, const char *me
 	    "{s:s,s:i,s:o,s:s,s:o,s:{s:s,s:s,s:s,s:s}}", "format", HMPT_PLAN_FORMAT,
 	    "format_version", c->split_ppm ? HMPT_PLAN_VERSION_SPLIT : HMPT_PLAN_VERSION, "pools",
 	    pools, "default_pool", "slow", "groups", groups, "provenance", "program",
-	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->program, "created",
-	    when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
+	    hmpt_prof_str(json_object_get(t->profile, "process"), "exe") ?: t->opt->program,
+	    "created", when, "tool", "hmpt-tune " HMPT_VERSION, "measurement", measurement);
 	uint64_t depth = hmpt_prof_u64(json_object_get(t->profile, "settings"), "stack_depth");
 	if (depth)
 		json_object_set_new(plan, "stack_depth", json_integer((json_int_t)depth));
@@ -153,7 +153,7 @@ int hmpt_config_plan_path(hmpt_tune_t *t, const hmpt_tconfig_t *c, char *path, s
 {
 	struct stat st;
 
-	snprintf(path, len, "%s/plans/%s.json", t->dir, c->key);
+	snprintf(path, len, "%s/plans/%s.json", t->opt->dir, c->key);
 	if (stat(path, &st) == 0)
 		return 0;
 	json_t *plan = hmpt_config_plan(t, c, "a configuration measured by hmpt-tune");

@@ -44,12 +44,13 @@ static json_t *program_identity(const char *prog)
 json_t *hmpt_journal_key(const hmpt_tune_t *t, const char *min_size, const char *user_groups)
 {
 	json_t *cmd = json_array();
-	for (char *const *a = t->cmd; *a; a++)
+	for (char *const *a = t->opt->cmd; *a; a++)
 		json_array_append_new(cmd, json_string(*a));
 	return json_pack("{s:o,s:o,s:O,s:O,s:s?,s:b,s:s?,s:s?,s:i,s:i}", "command", cmd, "program",
-	                 program_identity(t->program), "fast", t->fast_pool, "slow", t->slow_pool,
-	                 "metric", t->metric, "higher", t->maximize, "min_size", min_size, "groups",
-	                 user_groups, "max_groups", t->ngroups_max, "candidates", t->candidates);
+	                 program_identity(t->opt->program), "fast", t->opt->fast_pool, "slow",
+	                 t->opt->slow_pool, "metric", t->opt->metric, "higher", t->opt->maximize,
+	                 "min_size", min_size, "groups", user_groups, "max_groups",
+	                 t->opt->ngroups_max, "candidates", t->opt->candidates);
 }
 
 int hmpt_journal_open(hmpt_journal_t *j, const char *dir, json_t *key, bool restart)

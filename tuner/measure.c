@@ -407,21 +407,22 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
 		return -1;
 	for (int tries = 0;; tries++) {
-		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, rep + 1);
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->opt->dir, c->key, rep + 1);
 		hmpt_measure_progress(x, c->label, rep);
-		hmpt_trun_t run =
-		    hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, t->metric != NULL);
+		hmpt_trun_t run = hmpt_measure_run(x, t->opt->cmd, plan_path, log, t->timeout_s,
+		                                   t->opt->metric != NULL);
 		if (interrupted)
 			return -1;
 		const char *why = disturbed(x, &run);
 		hist_add(x, &run);
 		/* bounded: a machine that stays disturbed must not stall the
 		 * tuning; then the run is kept and counted as disturbed */
-		if (why && tries < t->retakes && x->retaken < (x->total - x->retaken + 3) / 4) {
+		if (why && tries < t->opt->retakes &&
+		    x->retaken < (x->total - x->retaken + 3) / 4) {
 			char kept[PATH_MAX];
 			snprintf(run.retaken, sizeof(run.retaken), "%s", why);
-			snprintf(kept, sizeof(kept), "%s/runs/%s.%d.retaken-%d.log", t->dir, c->key,
-			         rep + 1, tries + 1);
+			snprintf(kept, sizeof(kept), "%s/runs/%s.%d.retaken-%d.log", t->opt->dir,
+			         c->key, rep + 1, tries + 1);
 			if (rename(log, kept) == 0)
 				snprintf(log, sizeof(log), "%s", kept);
 			x->retaken++;
@@ -447,7 +448,7 @@ static void batch_done(sitem_t *it, void *ctx)
 	hmpt_trun_t run = {0};
 
 	sitem_to_run(it, &run);
-	run_figure(b->x, &run, it->job.log, b->t->metric != NULL);
+	run_figure(b->x, &run, it->job.log, b->t->opt->metric != NULL);
 	record_run(b->t, b->x, it->ci, it->rep, &run, it->job.log);
 	hmpt_measure_progress(b->x, b->t->configs[it->ci].label, it->rep);
 }
@@ -467,9 +468,9 @@ static int measure_slurm(hmpt_tune_t *t, hmpt_measure_t *x, const int (*order)[2
 		it->ci = order[k][0];
 		it->rep = order[k][1];
 		rc = hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path));
-		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->dir, c->key, it->rep + 1);
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->opt->dir, c->key, it->rep + 1);
 		measured_set(it, plan_path, x->min_size);
-		slurm_item_init(it, t->cmd, x->lib, log, t->timeout);
+		slurm_item_init(it, t->opt->cmd, x->lib, log, t->timeout_s);
 	}
 	if (rc == 0)
 		rc = slurm_batch(x->slurm, items, n, batch_done, &b);
@@ -551,11 +552,11 @@ int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci)
 	if (x->warm)
 		return 0;
 	int rc = hmpt_config_plan_path(t, &t->configs[ci], plan_path, sizeof(plan_path));
-	snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->dir);
+	snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->opt->dir);
 	if (rc == 0 && x->progress)
 		fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
 	if (rc == 0)
-		hmpt_measure_run(x, t->cmd, plan_path, log, t->timeout, false);
+		hmpt_measure_run(x, t->opt->cmd, plan_path, log, t->timeout_s, false);
 	x->warm = true;
 	return rc;
 }

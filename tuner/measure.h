@@ -81,7 +81,7 @@ bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
  * rounds run so, one job at a time: --parallel does not apply, and a
  * round's runs may land on different nodes).  A run that other load
  * disturbed (noise.h's rule) is recorded as superseded ("retaken") and taken
- * again, at most t->retakes times, while this phase's retakes stay within a
+ * again, at most t->opt->retakes times, while this phase's retakes stay within a
  * quarter of x->total (a phase that schedules its own runs sets x->total and
  * x->retaken = 0); past that it is kept and marked "disturbed". */
 int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
@@ -93,7 +93,7 @@ int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);
 /* Measure configurations list[0..n-1] (list[0] the reference of the others)
- * t->reps times each, the reference its share of times per round; runs
+ * t->opt->reps times each, the reference its share of times per round; runs
  * already recorded are skipped.  It may be called again in a phase with
  * other configurations against the same reference: the reference's share
  * never shrinks, so that its runs so far still count.  0, or -1. */

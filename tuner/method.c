@@ -61,7 +61,7 @@ static void outliers(hmpt_tune_t *t)
 		at += n[i];
 	}
 	int got =
-	    hmpt_noise_outliers(lx, n, t->nconfigs, t->maximize, out, &t->noise.outlier_scale);
+	    hmpt_noise_outliers(lx, n, t->nconfigs, t->opt->maximize, out, &t->noise.outlier_scale);
 	if (got < 0)
 		goto done;
 	t->noise.outliers = got;
@@ -100,7 +100,7 @@ static void speedups(hmpt_tune_t *t)
 	}
 	t->pool = pool;
 	/* Bonferroni: with 2^K comparisons, some would pass by chance alone */
-	t->alpha_used = t->alpha / (compared > 0 ? compared : 1);
+	t->alpha_used = t->opt->alpha / (compared > 0 ? compared : 1);
 	for (int i = 0; i < t->nconfigs; i++) {
 		hmpt_tconfig_t *c = &t->configs[i];
 		if (c->in_confirm && i != c->ref)
@@ -109,7 +109,7 @@ static void speedups(hmpt_tune_t *t)
 			c->sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
 		else
 			hmpt_stats_speedup(&t->configs[c->ref].sum, &c->sum, &pool, t->alpha_used,
-			                   t->min_gain, t->maximize, &c->sp);
+			                   t->opt->min_gain, t->opt->maximize, &c->sp);
 	}
 }
 
@@ -178,7 +178,7 @@ static void choose(hmpt_tune_t *t)
 			 * the confirmation decides (its own family-wise control): a
 			 * gain the search's few runs could not tell is still tried */
 			if (t->confirming)
-				sp.faster = sp.speedup >= 1 + t->min_gain;
+				sp.faster = sp.speedup >= 1 + t->opt->min_gain;
 			in[i] = (hmpt_choice_in_t){.sum = c->sum,
 			                           .sp = sp,
 			                           .bytes = (double)c->fast_bytes,
@@ -191,8 +191,8 @@ static void choose(hmpt_tune_t *t)
 		 * the uncorrected alpha (corrected for 2^K comparisons, almost
 		 * nothing would be shown slower, and the two searches, comparing
 		 * different numbers, would differ by construction) */
-		hmpt_method_choose(in, t->nconfigs, &t->pool, t->alpha, t->min_gain, t->maximize,
-		                   (double)t->capacity, &ch);
+		hmpt_method_choose(in, t->nconfigs, &t->pool, t->opt->alpha, t->opt->min_gain,
+		                   t->opt->maximize, (double)t->opt->capacity, &ch);
 		free(in);
 	}
 	t->fastest = ch.fastest;
@@ -232,10 +232,10 @@ static void noise(hmpt_tune_t *t)
 	double sd = sqrt(t->pool.var);
 	int share = ref->share > 1 ? ref->share : 1;
 	z->detectable =
-	    hmpt_noise_detectable(sd, t->pool.df, t->reps, ref->sum.n, t->alpha_used, 0.8);
-	if (t->reps > 1 && t->pool.df > 0)
-		z->reps_needed = hmpt_noise_reps_for(sd, t->pool.df / (t->reps - 1), share,
-		                                     t->alpha_used, 0.8, t->min_gain, 100);
+	    hmpt_noise_detectable(sd, t->pool.df, t->opt->reps, ref->sum.n, t->alpha_used, 0.8);
+	if (t->opt->reps > 1 && t->pool.df > 0)
+		z->reps_needed = hmpt_noise_reps_for(sd, t->pool.df / (t->opt->reps - 1), share,
+		                                     t->alpha_used, 0.8, t->opt->min_gain, 100);
 }
 
 void hmpt_method_analyze(hmpt_tune_t *t)

@@ -273,20 +273,21 @@ static json_t *confirmation_json(const hmpt_tune_t *t)
 	int chosen[] = {t->best, t->best90, t->fit};
 	for (int p = 0; p < 3; p++) {
 		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, chosen[p]);
-		if (p < 2 || t->capacity)
+		if (p < 2 || t->opt->capacity)
 			json_object_set_new(plans, names[p], cf ? tried_json(t, cf) : json_null());
 	}
 	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o}", "rounds", t->confirm_rounds_run,
-	                 "max_rounds", t->confirm_rounds, "precision", t->precision, "confidence",
-	                 1 - t->confirm_alpha, "alpha_per_configuration", t->confirm_alpha,
-	                 "claimed_false_faster", t->alpha, "plans", plans, "tried", tried);
+	                 "max_rounds", t->confirm_rounds_max, "precision", t->opt->precision,
+	                 "confidence", 1 - t->confirm_alpha, "alpha_per_configuration",
+	                 t->confirm_alpha, "claimed_false_faster", t->opt->alpha, "plans", plans,
+	                 "tried", tried);
 }
 
 static int write_json(const hmpt_tune_t *t, const char *path)
 {
 	json_t *cmd = json_array(), *sites = json_array(), *groups = json_array(),
 	       *configs = json_array();
-	for (char *const *a = t->cmd; *a; a++)
+	for (char *const *a = t->opt->cmd; *a; a++)
 		json_array_append_new(cmd, json_string(*a));
 	for (int i = 0; i < t->nsites; i++)
 		json_array_append_new(
@@ -308,19 +309,19 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    "{s:s,s:i,s:o,s:{s:s,s:O,s:s,s:O},s:{s:s?,s:b,s:i,s:f,s:f,s:f,s:f},s:s?,s:I,s:o,s:o,"
 	    "s:s,s:o,s:{s:o,s:o,s:o},s:o}",
 	    "format", "hmpt-results", "format_version", 1, "command", cmd, "pools", "fast_name",
-	    t->fast_name, "fast", t->fast_pool, "slow_name", t->slow_name, "slow", t->slow_pool,
-	    "measurement", "metric", t->metric, "higher_is_better", t->maximize, "reps", t->reps,
-	    "confidence", 1 - t->alpha, "confidence_corrected", 1 - t->alpha_used, "min_gain",
-	    t->min_gain, "timeout_s", t->timeout, "access_kind", t->access_kind, "total_bytes",
-	    (json_int_t)t->total_bytes, "sites", sites, "groups", groups, "reference",
-	    t->configs[t->ref].key, "configs", configs, "chosen", "best",
-	    choice_json(t, t->best, "plan-best.json"), "ninety",
+	    t->opt->fast_name, "fast", t->opt->fast_pool, "slow_name", t->opt->slow_name, "slow",
+	    t->opt->slow_pool, "measurement", "metric", t->opt->metric, "higher_is_better",
+	    t->opt->maximize, "reps", t->opt->reps, "confidence", 1 - t->opt->alpha,
+	    "confidence_corrected", 1 - t->alpha_used, "min_gain", t->opt->min_gain, "timeout_s",
+	    t->timeout_s, "access_kind", t->access_kind, "total_bytes", (json_int_t)t->total_bytes,
+	    "sites", sites, "groups", groups, "reference", t->configs[t->ref].key, "configs",
+	    configs, "chosen", "best", choice_json(t, t->best, "plan-best.json"), "ninety",
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
 	json_object_set_new(doc, "noise", noise_json(t));
 	json_object_set_new(doc, "search",
 	                    json_pack("{s:s,s:s?}", "method",
-	                              t->exhaustive ? "exhaustive" : "model", "stopped",
+	                              t->opt->exhaustive ? "exhaustive" : "model", "stopped",
 	                              t->search_stop));
 	hmpt_outfile_t out;
 	int rc = -1;
@@ -469,7 +470,7 @@ static const struct {
 /* the configuration of plan_marks[m], or -1 */
 static int plan_config(const hmpt_tune_t *t, int m)
 {
-	return m == 0 ? t->best : m == 1 ? t->best90 : t->capacity ? t->fit : -1;
+	return m == 0 ? t->best : m == 1 ? t->best90 : t->opt->capacity ? t->fit : -1;
 }
 
 static int plan_bits(const hmpt_tune_t *t, int i)
@@ -629,8 +630,8 @@ static void place_labels(const hmpt_tune_t *t, const frame_t *f, srow_t *rows, i
 		    (box_t){px_x(f, 100 * t->configs[fr[k]].fast_fraction), py - 1,
 		            px_x(f, 100 * t->configs[fr[k + 1]].fast_fraction), py + 1, 1};
 	}
-	if (t->capacity && t->total_bytes) { /* its rotated label, bottom up */
-		double px = px_x(f, 100.0 * (double)t->capacity / (double)t->total_bytes);
+	if (t->opt->capacity && t->total_bytes) { /* its rotated label, bottom up */
+		double px = px_x(f, 100.0 * (double)t->opt->capacity / (double)t->total_bytes);
 		obst[nobst++] =
 		    (box_t){px - 16, f->b, px, f->b + 0.02 * (f->t - f->b) + 7 * 20, 20};
 	}
@@ -807,13 +808,13 @@ static void summary_script(FILE *f, const hmpt_tune_t *t, const char *term, cons
 	        "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3\n",
 	        term, svg ? " mouse standalone" : "", fm->w, fm->h, ext, SUM_X0, SUM_X1, fm->ylo,
 	        fm->yhi, fm->l / fm->w, fm->r / fm->w, fm->b / fm->h, fm->t / fm->h);
-	if (t->capacity && t->total_bytes) {
-		double x = 100.0 * (double)t->capacity / (double)t->total_bytes;
+	if (t->opt->capacity && t->total_bytes) {
+		double x = 100.0 * (double)t->opt->capacity / (double)t->total_bytes;
 		fprintf(f,
 		        "set arrow from first %.3f, graph 0 to first %.3f, graph 1 nohead dt 4 "
 		        "lc rgb '#5e3c99'\nset label 'capacity %s' at first %.3f, graph 0.02 "
 		        "left rotate by 90 offset -0.6,0 tc rgb '#5e3c99' font ',9'\n",
-		        x, x, hmpt_fmt_size_text(b, sizeof(b), t->capacity), x);
+		        x, x, hmpt_fmt_size_text(b, sizeof(b), t->opt->capacity), x);
 	}
 	fprintf(f, "plot 'summary-data.tsv' index 1 using 1:2 with steps lw 2 lc rgb '#fdae61' "
 	           "title 'front: the best measured up to this footprint'");
@@ -936,7 +937,7 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		    "last %d runs + %.2f, or steal likewise, from run %d on.%s",
 		    z->retaken_load + z->retaken_steal,
 		    z->retaken_load + z->retaken_steal == 1 ? "" : "s", z->retaken_load,
-		    z->retaken_steal, z->kept, t->retakes ? "the retake bound" : "--retakes 0",
+		    z->retaken_steal, z->kept, t->opt->retakes ? "the retake bound" : "--retakes 0",
 		    html ? "&gt;" : ">", HMPT_NOISE_WINDOW, HMPT_NOISE_MARGIN,
 		    HMPT_NOISE_MIN_RUNS + 1, nl);
 	if (z->have_trend) {
@@ -965,26 +966,26 @@ static void noise_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		    "The search's runs alone could show speedups of %.1f %% or more (80 %% power; "
 		    "pooled sd %.1f %%, %d runs per configuration); the confirmation's paired "
 		    "rounds tell finer ones (its intervals below).%s",
-		    100 * z->detectable, 100 * sqrt(t->pool.var), t->reps, nl);
+		    100 * z->detectable, 100 * sqrt(t->pool.var), t->opt->reps, nl);
 		return;
 	}
 	fprintf(f,
 	        "The smallest speedup this tuning could show is %.1f %% (80 %% power; pooled sd "
 	        "%.1f %%, %d runs per configuration)",
-	        100 * z->detectable, 100 * sqrt(t->pool.var), t->reps);
-	if (z->detectable <= t->min_gain)
+	        100 * z->detectable, 100 * sqrt(t->pool.var), t->opt->reps);
+	if (z->detectable <= t->opt->min_gain)
 		fprintf(f, ": a gain the fast pool missed is smaller than that.%s", nl);
 	else if (z->reps_needed)
 		fprintf(
 		    f,
 		    ": too noisy here to tell --min-gain %.0f %%; --reps %d would, or tune on a "
 		    "quiet node.%s",
-		    100 * t->min_gain, z->reps_needed, nl);
+		    100 * t->opt->min_gain, z->reps_needed, nl);
 	else
 		fprintf(f,
 		        ": too noisy here to tell --min-gain %.0f %%, out of reach within --reps "
 		        "100; tune on a quiet node.%s",
-		        100 * t->min_gain, nl);
+		        100 * t->opt->min_gain, nl);
 }
 
 static int write_html(const hmpt_tune_t *t, const char *path, const int *order, int n, int plots)
@@ -995,7 +996,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	if (!f)
 		return -1;
 	fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>hmpt-tune: ");
-	hmpt_view_html_text(f, t->program);
+	hmpt_view_html_text(f, t->opt->program);
 	fprintf(f, "</title><style>body{font-family:sans-serif;margin:2em}"
 	           "table{border-collapse:collapse}td,th{padding:2px 8px;border-bottom:1px solid "
 	           "#ddd;text-align:right}td.l,th.l{text-align:left}img{max-width:100%%}"
@@ -1003,25 +1004,25 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	           ".plot{flex:3 1 640px}.plot object{width:100%%}"
 	           "td.s{font-size:smaller}tr.p{font-style:italic}"
 	           "</style></head><body>\n<h1>hmpt-tune: ");
-	for (char *const *a = t->cmd; *a; a++) {
+	for (char *const *a = t->opt->cmd; *a; a++) {
 		hmpt_view_html_text(f, *a);
 		fputc(' ', f);
 	}
 	fprintf(f, "</h1>\n<p>Pools: fast = <code>");
-	hmpt_view_html_text(f, t->fast_name);
+	hmpt_view_html_text(f, t->opt->fast_name);
 	fprintf(f, "</code>, slow = <code>");
-	hmpt_view_html_text(f, t->slow_name);
+	hmpt_view_html_text(f, t->opt->slow_name);
 	fprintf(f,
 	        "</code>. Measured by %s, %d runs per configuration and %d of all-slow; "
 	        "intervals at %.2f %% (%.0f %% corrected for %d comparisons).</p>\n<ul>\n",
-	        t->metric ? "a figure the program prints" : "wall-clock time", t->reps,
-	        t->configs[t->ref].sum.n, 100 * (1 - t->alpha_used), 100 * (1 - t->alpha),
+	        t->opt->metric ? "a figure the program prints" : "wall-clock time", t->opt->reps,
+	        t->configs[t->ref].sum.n, 100 * (1 - t->alpha_used), 100 * (1 - t->opt->alpha),
 	        /* as the analysis counted them: not the ranking phase's, not
 	         * the predictions */
-	        (int)lround(t->alpha / t->alpha_used));
+	        (int)lround(t->opt->alpha / t->alpha_used));
 	choice_line(f, t, t->best, "Best", "plan-best.json", true);
 	choice_line(f, t, t->best90, "90 % of best", "plan-90.json", true);
-	if (t->capacity)
+	if (t->opt->capacity)
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
 	confirm_lines(f, t, true);
@@ -1121,16 +1122,16 @@ int hmpt_tune_write_results(hmpt_tune_t *t)
 	int order[t->nconfigs + 1];
 	int n = sorted_configs(t, order);
 
-	snprintf(path, sizeof(path), "%s/results.json", t->dir);
+	snprintf(path, sizeof(path), "%s/results.json", t->opt->dir);
 	if (write_json(t, path) != 0)
 		goto fail;
-	snprintf(path, sizeof(path), "%s/results.csv", t->dir);
+	snprintf(path, sizeof(path), "%s/results.csv", t->opt->dir);
 	if (write_csv(t, path) != 0)
 		goto fail;
-	int plots = make_plots(t, t->dir, order, n);
+	int plots = make_plots(t, t->opt->dir, order, n);
 	if (plots < 0)
 		goto fail;
-	snprintf(path, sizeof(path), "%s/report.html", t->dir);
+	snprintf(path, sizeof(path), "%s/report.html", t->opt->dir);
 	if (write_html(t, path, order, n, plots) != 0)
 		goto fail;
 	return 0;
@@ -1166,7 +1167,7 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
 	         : "%-13s %s: %.3fx (interval %.3f-%.3f%s) with %.1f %% of the footprint "
 	           "(%s) in the fast pool -> %s/%s\n",
 	    what, c->label, sp->speedup, sp->lo, sp->hi, also, 100 * c->fast_fraction,
-	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->dir, file);
+	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->opt->dir, file);
 }
 
 /* What the confirmation phase measured: one line per configuration tried. */
@@ -1180,7 +1181,7 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 	               "%.3g %%):</p>\n<ul>\n"
 	             : "confirmation: the choices measured again, each run beside an all-slow run "
 	               "in %d fresh rounds (%.2f %% intervals, until within %.3g %%):\n",
-	        t->confirm_rounds_run, 100 * (1 - t->confirm_alpha), 100 * t->precision);
+	        t->confirm_rounds_run, 100 * (1 - t->confirm_alpha), 100 * t->opt->precision);
 	for (int k = 0; k < t->ntried; k++) {
 		const hmpt_tconfirm_t *cf = &t->tried[k];
 		const hmpt_tconfig_t *c = &t->configs[cf->of];
@@ -1211,11 +1212,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 	char b[32];
 
 	fprintf(out, "\nhmpt-tune: fast pool %s, slow pool %s; %s; %d runs per configuration\n",
-	        t->fast_name, t->slow_name,
-	        t->metric ? (t->maximize ? "metric from the output, higher is better"
-	                                 : "metric from the output, lower is better")
-	                  : "wall-clock time",
-	        t->reps);
+	        t->opt->fast_name, t->opt->slow_name,
+	        t->opt->metric ? (t->opt->maximize ? "metric from the output, higher is better"
+	                                           : "metric from the output, lower is better")
+	                       : "wall-clock time",
+	        t->opt->reps);
 	fprintf(out, "all-slow reference: %.4g (sd %.2g) over %d runs\n", ref->sum.mean,
 	        ref->sum.sd, ref->sum.n);
 	/* what the profile behind the groups could and could not see */
@@ -1277,13 +1278,14 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		for (int r = 0; r < c->nruns && c->nfailed; r++)
 			if (c->runs[r].status) {
 				fprintf(out, ": %s (run %d: %s/runs/%s.%d.log)", c->runs[r].why,
-				        c->runs[r].rep + 1, t->dir, c->key, c->runs[r].rep + 1);
+				        c->runs[r].rep + 1, t->opt->dir, c->key,
+				        c->runs[r].rep + 1);
 				break;
 			}
 		fputc('\n', out);
 	}
 	if (nm > rows)
-		fprintf(out, "(%d configurations in all: %s/results.csv)\n", nm, t->dir);
+		fprintf(out, "(%d configurations in all: %s/results.csv)\n", nm, t->opt->dir);
 	if (n > nm)
 		fprintf(
 		    out,
@@ -1307,7 +1309,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		        "measured, %.3fx (interval %.3f-%.3f), is within the noise or below "
 		        "--min-gain %.0f %%%s.\nThe fast pool does not help this program here; the "
 		        "plans place nothing in it.\n",
-		        top, lo, hi, 100 * t->min_gain,
+		        top, lo, hi, 100 * t->opt->min_gain,
 		        t->confirm_ref >= 0
 		            ? ", and fresh runs of the most promising did not confirm "
 		              "a gain either"
@@ -1338,7 +1340,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		    cf ? cf->sp.speedup : t->configs[t->fastest].sp.speedup);
 	}
 	choice_line(out, t, t->best90, "90 % of best:", "plan-90.json", false);
-	if (t->capacity)
+	if (t->opt->capacity)
 		choice_line(out, t, t->fit, "in capacity:", "plan-capacity.json", false);
-	fprintf(out, "report: %s/report.html\n", t->dir);
+	fprintf(out, "report: %s/report.html\n", t->opt->dir);
 }

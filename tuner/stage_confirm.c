@@ -33,7 +33,7 @@ static void try_config(hmpt_tune_t *t, hmpt_measure_t *x, int i, const char *pla
 	 * the rounds of an exact interval */
 	int min_pairs = hmpt_stats_paired_min(t->confirm_alpha);
 	if (i < 0 || hmpt_confirm_of(t, i) || t->ntried == HMPT_CONFIRM_MAX ||
-	    r + min_pairs > 2 * t->confirm_rounds)
+	    r + min_pairs > 2 * t->confirm_rounds_max)
 		return;
 	char label[128];
 	snprintf(label, sizeof(label), "%.100s (confirmation)", t->configs[i].label);
@@ -67,8 +67,8 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 			const hmpt_trun_t *br = &b->runs[j];
 			if (br->rep != ar->rep || !clean_run(br))
 				continue;
-			d[n++] =
-			    t->maximize ? log(ar->value / br->value) : log(br->value / ar->value);
+			d[n++] = t->opt->maximize ? log(ar->value / br->value)
+			                          : log(br->value / ar->value);
 			break;
 		}
 	}
@@ -87,27 +87,28 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 		          c->runs[a].status;
 	int n = paired(t, c, ref, rounds, d);
 	k->pairs = n;
-	hmpt_stats_paired(d, n, t->confirm_alpha, t->min_gain, &k->sp, &k->exact);
+	hmpt_stats_paired(d, n, t->confirm_alpha, t->opt->min_gain, &k->sp, &k->exact);
 	t->configs[k->config].sp = k->sp; /* its figure in results.json and .csv */
 	if (failed) {
 		k->settled = true;
 		snprintf(k->why, sizeof(k->why), "a run of it failed");
 	} else {
 		/* its rounds, or the phase's, are used up */
-		bool spent =
-		    rounds - k->first_round >= t->confirm_rounds || rounds >= 2 * t->confirm_rounds;
-		bool precise = hmpt_confirm_half_width(&k->sp) <= t->precision;
+		bool spent = rounds - k->first_round >= t->confirm_rounds_max ||
+		             rounds >= 2 * t->confirm_rounds_max;
+		bool precise = hmpt_confirm_half_width(&k->sp) <= t->opt->precision;
 		/* it cannot be confirmed (its interval lies below the gain
 		 * sought), or will hardly be: its estimate is below it */
-		bool hopeless = k->sp.hi < 1 + t->min_gain || k->sp.speedup < 1 + t->min_gain;
+		bool hopeless =
+		    k->sp.hi < 1 + t->opt->min_gain || k->sp.speedup < 1 + t->opt->min_gain;
 		k->settled = spent || (n >= min_pairs && (precise || hopeless));
 	}
 	k->confirmed = k->settled && !failed && k->exact && k->sp.faster;
 	if (k->settled && !k->confirmed && !failed)
 		snprintf(k->why, sizeof(k->why), "%s",
-		         !k->exact                         ? "too few rounds for an interval"
-		         : k->sp.speedup < 1 + t->min_gain ? "not faster"
-		                                           : "not measurably faster");
+		         !k->exact                              ? "too few rounds for an interval"
+		         : k->sp.speedup < 1 + t->opt->min_gain ? "not faster"
+		                                                : "not measurably faster");
 	t->configs[k->of].confirmed = k->settled ? (k->confirmed ? 1 : -1) : 0;
 }
 
@@ -131,7 +132,7 @@ static hmpt_tconfirm_t *confirmed_fastest(hmpt_tune_t *t, bool fits)
 	hmpt_tconfirm_t *top = NULL;
 	for (int k = 0; k < t->ntried; k++) {
 		hmpt_tconfirm_t *e = &t->tried[k];
-		if (e->confirmed && (!fits || t->configs[e->of].fast_bytes <= t->capacity) &&
+		if (e->confirmed && (!fits || t->configs[e->of].fast_bytes <= t->opt->capacity) &&
 		    (!top || e->sp.speedup > top->sp.speedup))
 			top = e;
 	}
@@ -146,9 +147,9 @@ static bool paired_vs(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hmpt
 	double d[rounds > 0 ? rounds : 1];
 	bool exact;
 	*pairs = paired(t, &t->configs[e->config], &t->configs[f->config], rounds, d);
-	if (*pairs < hmpt_stats_paired_min(t->alpha))
+	if (*pairs < hmpt_stats_paired_min(t->opt->alpha))
 		return false;
-	hmpt_stats_paired(d, *pairs, t->alpha, t->min_gain, vs, &exact);
+	hmpt_stats_paired(d, *pairs, t->opt->alpha, t->opt->min_gain, vs, &exact);
 	return true;
 }
 
@@ -156,7 +157,7 @@ static bool paired_vs(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hmpt
  * measurably, or by its estimate by more than --min-gain. */
 static bool is_slower(const hmpt_tune_t *t, const hmpt_speedup_t *vs)
 {
-	return vs->slower || vs->speedup < 1 - t->min_gain;
+	return vs->slower || vs->speedup < 1 - t->opt->min_gain;
 }
 
 /* plan-best's choice against the fastest, once both are confirmed: in the
@@ -194,11 +195,11 @@ static int runner_up(const hmpt_tune_t *t)
 	for (int i = 0; top >= 0 && i < t->nconfigs; i++) {
 		const hmpt_tconfig_t *c = &t->configs[i];
 		if (!c->in_combos || c->nfailed || c->sum.n < 1 || c->confirmed < 0 ||
-		    i == c->ref || hmpt_confirm_of(t, i) || c->sp.speedup < 1 + t->min_gain)
+		    i == c->ref || hmpt_confirm_of(t, i) || c->sp.speedup < 1 + t->opt->min_gain)
 			continue;
 		hmpt_speedup_t vs;
-		hmpt_stats_speedup(&t->configs[top].sum, &c->sum, &t->pool, t->alpha, t->min_gain,
-		                   t->maximize, &vs);
+		hmpt_stats_speedup(&t->configs[top].sum, &c->sum, &t->pool, t->opt->alpha,
+		                   t->opt->min_gain, t->opt->maximize, &vs);
 		if (!vs.slower && (pick < 0 || c->sp.speedup > t->configs[pick].sp.speedup))
 			pick = i;
 	}
@@ -215,7 +216,7 @@ static bool assign(hmpt_tune_t *t, hmpt_measure_t *x, int r)
 		/* the fastest beside it, to tell whether the best is really as fast */
 		try_config(t, x, t->fastest, "fastest", r);
 		try_config(t, x, t->best90, "ninety", r);
-		if (t->capacity)
+		if (t->opt->capacity)
 			try_config(t, x, t->fit, "capacity", r);
 		/* at the start, the runner-up too, while a slot stays free for a
 		 * replacement */
@@ -238,7 +239,7 @@ static bool slower_than(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, const hm
 	if (paired_vs(t, e, top, rounds, vs, pairs))
 		return is_slower(t, vs);
 	*vs = (hmpt_speedup_t){.speedup = e->sp.speedup / top->sp.speedup};
-	return vs->speedup < 1 - t->min_gain;
+	return vs->speedup < 1 - t->opt->min_gain;
 }
 
 /* e rather than configuration `pick` (-1: none yet): the smaller footprint,
@@ -259,7 +260,7 @@ static bool better_pick(const hmpt_tune_t *t, const hmpt_tconfirm_t *e, int pick
 static void choose_confirmed(hmpt_tune_t *t, int rounds)
 {
 	hmpt_tconfirm_t *top = confirmed_fastest(t, false);
-	hmpt_tconfirm_t *top_fit = t->capacity ? confirmed_fastest(t, true) : NULL;
+	hmpt_tconfirm_t *top_fit = t->opt->capacity ? confirmed_fastest(t, true) : NULL;
 	t->fastest = t->best = t->best90 = t->fit = -1;
 	for (int k = 0; k < t->ntried; k++)
 		t->tried[k].behind = -1; /* judged again below, against the final fastest */
@@ -269,7 +270,7 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 		for (int k = 0; lead && k < t->ntried; k++) {
 			hmpt_tconfirm_t *e = &t->tried[k];
 			const hmpt_tconfig_t *c = &t->configs[e->of];
-			if (!e->confirmed || (pass && c->fast_bytes > t->capacity))
+			if (!e->confirmed || (pass && c->fast_bytes > t->opt->capacity))
 				continue;
 			hmpt_speedup_t vs;
 			int pairs;
@@ -301,7 +302,7 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 	t->search_best90 = t->best90;
 	t->search_fit = t->fit;
 	t->confirm_ref = -1;
-	if (!t->confirm_rounds)
+	if (!t->confirm_rounds_max)
 		return 0;
 	t->confirming = true;
 	hmpt_method_analyze(t);
@@ -319,16 +320,17 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 	free(none);
 	t->configs[t->confirm_ref].ref = t->confirm_ref;
 	t->configs[t->confirm_ref].want = -1;
-	t->confirm_alpha = t->alpha / HMPT_CONFIRM_MAX;
+	t->confirm_alpha = t->opt->alpha / HMPT_CONFIRM_MAX;
 	int min_pairs = hmpt_stats_paired_min(t->confirm_alpha), rc = 0, r = 0;
 	if (!x->quiet)
 		fprintf(stderr,
 		        "hmpt-tune: confirming the choices in fresh rounds against all-slow (%d to "
 		        "%d rounds each, until within %.3g %%)\n",
-		        min_pairs, t->confirm_rounds > min_pairs ? t->confirm_rounds : min_pairs,
-		        100 * t->precision);
-	if (t->confirm_rounds < min_pairs)
-		t->confirm_rounds = min_pairs;
+		        min_pairs,
+		        t->confirm_rounds_max > min_pairs ? t->confirm_rounds_max : min_pairs,
+		        100 * t->opt->precision);
+	if (t->confirm_rounds_max < min_pairs)
+		t->confirm_rounds_max = min_pairs;
 	x->warm = false;
 	x->done = 0;
 	x->spent = 0;
@@ -339,7 +341,7 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 		int left = 0;
 		for (int k = 0; k < t->ntried; k++)
 			if (!t->tried[k].settled) {
-				int l = t->tried[k].first_round + t->confirm_rounds - r;
+				int l = t->tried[k].first_round + t->confirm_rounds_max - r;
 				left = l > left ? l : left;
 			}
 		x->total = x->done + left * n;

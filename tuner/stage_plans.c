@@ -31,7 +31,7 @@ int hmpt_stage_plans(hmpt_tune_t *t, hmpt_measure_t *x)
 		char path[PATH_MAX], text[512];
 		int ci = out[k].config >= 0 ? out[k].config : t->ref;
 		const hmpt_tconfig_t *c = &t->configs[ci];
-		if (k == 2 && !t->capacity)
+		if (k == 2 && !t->opt->capacity)
 			continue;
 		const hmpt_tconfirm_t *cf = hmpt_confirm_of(t, out[k].config);
 		const hmpt_tconfirm_t *lost = k < 3 ? hmpt_confirm_of(t, searched[k]) : NULL;
@@ -72,7 +72,7 @@ int hmpt_stage_plans(hmpt_tune_t *t, hmpt_measure_t *x)
 			         out[k].what, c->label, c->sp.speedup, 100 * (1 - t->alpha_used),
 			         c->sp.lo, c->sp.hi, c->sum.n, 100 * c->fast_fraction);
 		json_t *plan = hmpt_config_plan(t, c, text);
-		snprintf(path, sizeof(path), "%s/%s", t->dir, out[k].file);
+		snprintf(path, sizeof(path), "%s/%s", t->opt->dir, out[k].file);
 		int rc = hmpt_plan_emit(plan, path);
 		json_decref(plan);
 		if (rc)

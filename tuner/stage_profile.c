@@ -30,14 +30,14 @@ static int profile_run(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample, co
 	size_t added;
 	char **env = hmpt_child_env(x->lib, set, &added);
 	hmpt_profiles_clear(absdir);
-	snprintf(log, sizeof(log), "%s/runs/profile.log", t->dir);
+	snprintf(log, sizeof(log), "%s/runs/profile.log", t->opt->dir);
 	if (!x->quiet)
-		fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->program, log);
-	hmpt_run_spec_t spec = {.argv = t->cmd, .env = env, .log = log, .quiet = true};
+		fprintf(stderr, "hmpt-tune: profiling %s (output in %s)\n", t->opt->program, log);
+	hmpt_run_spec_t spec = {.argv = t->opt->cmd, .env = env, .log = log, .quiet = true};
 	hmpt_run_result_t res = {0};
 	if (x->slurm) { /* on a node, as the measured runs will be */
 		hmpt_sjob_t job;
-		if (hmpt_measure_slurm_job(x, t->cmd, set, log, 0, &job) == 0 && job.status) {
+		if (hmpt_measure_slurm_job(x, t->opt->cmd, set, log, 0, &job) == 0 && job.status) {
 			fprintf(stderr, "hmpt-tune: the profile run on %s %s\n",
 			        *job.host ? job.host : "Slurm", job.why);
 			return -1;
@@ -55,19 +55,19 @@ static int profile_run(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample, co
 		fprintf(stderr,
 		        "hmpt-tune: %s %s in the profile run, before any placement "
 		        "change: fix that first (its output is in %s)\n",
-		        t->program, why, log);
+		        t->opt->program, why, log);
 		return -1;
 	}
 	double figure;
-	if (t->metric && hmpt_measure_metric_read(x, log, &figure) != 0) {
+	if (t->opt->metric && hmpt_measure_metric_read(x, log, &figure) != 0) {
 		fprintf(stderr,
 		        "hmpt-tune: --metric '%s': no figure in the output of %s (see %s): "
 		        "give a regular expression that matches the line with the figure\n",
-		        t->metric, t->program, log);
+		        t->opt->metric, t->opt->program, log);
 		return -1;
 	}
-	if (t->timeout == 0)
-		t->timeout = 30 + 5 * res.wall;
+	if (t->timeout_s == 0)
+		t->timeout_s = 30 + 5 * res.wall;
 	int none;
 	json_t *merged = hmpt_profiles_collect(absdir, (long)res.pid, &none);
 	if (!merged) {
@@ -75,7 +75,7 @@ static int profile_run(hmpt_tune_t *t, hmpt_measure_t *x, const char *sample, co
 			fprintf(stderr,
 			        "hmpt-tune: %s made no allocation of at least %s bytes: "
 			        "nothing to place (--min-size lowers the threshold)\n",
-			        t->program, x->min_size ? x->min_size : "1M");
+			        t->opt->program, x->min_size ? x->min_size : "1M");
 		return -1;
 	}
 	if (hmpt_profiles_write(pdir, merged, t->sym) != 0) {
@@ -103,8 +103,8 @@ static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
 		fprintf(stderr, "hmpt-tune: %s (--restart profiles again)\n", err);
 		return -1;
 	}
-	if (t->timeout == 0) /* resumed: the journal has the profile run's time */
-		t->timeout = 30 + 5 * x->journal->profile_wall;
+	if (t->timeout_s == 0) /* resumed: the journal has the profile run's time */
+		t->timeout_s = 30 + 5 * x->journal->profile_wall;
 	hmpt_prof_sort_sites(t->profile);
 	const json_t *sites = json_object_get(t->profile, "sites"), *s;
 	const json_t *sampling = json_object_get(t->profile, "sampling");
@@ -145,12 +145,12 @@ int hmpt_stage_profile(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	char pdir[PATH_MAX], absdir[PATH_MAX];
 
-	snprintf(pdir, sizeof(pdir), "%s/profile", t->dir);
+	snprintf(pdir, sizeof(pdir), "%s/profile", t->opt->dir);
 	if (hmpt_mkdir_p(pdir) != 0 || !realpath(pdir, absdir)) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", pdir, strerror(errno));
 		return -1;
 	}
-	if (!x->journal->profiled && profile_run(t, x, t->sample, pdir, absdir) != 0)
+	if (!x->journal->profiled && profile_run(t, x, t->opt->sample, pdir, absdir) != 0)
 		return -1;
 	return load_sites(t, x, pdir);
 }

@@ -14,14 +14,14 @@
 int hmpt_stage_check_reference(const hmpt_tune_t *t)
 {
 	const hmpt_tconfig_t *r = &t->configs[t->ref];
-	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->reps < 2))
+	if (r->sum.n >= 2 || (r->sum.n >= 1 && t->opt->reps < 2))
 		return 0;
 	for (int i = 0; i < r->nruns; i++)
 		if (r->runs[i].status) {
 			fprintf(stderr,
 			        "hmpt-tune: the all-slow reference %s (run %d; its output is in "
 			        "%s/runs/%s.%d.log): nothing can be compared with it\n",
-			        r->runs[i].why, r->runs[i].rep + 1, t->dir, r->key,
+			        r->runs[i].why, r->runs[i].rep + 1, t->opt->dir, r->key,
 			        r->runs[i].rep + 1);
 			return -1;
 		}
@@ -54,7 +54,7 @@ static int user_groups(hmpt_tune_t *t, char *const *user, int nuser)
 				        hits > 1   ? "names several sites"
 				        : hits < 1 ? "names no site of the profile"
 				                   : "is already in a group",
-				        t->dir);
+				        t->opt->dir);
 				return -1;
 			}
 			t->sites[hit].group = g;
@@ -86,7 +86,7 @@ static void order_candidates(const hmpt_tune_t *t, int *cand)
 static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	unsigned char *fast = calloc((size_t)t->nsites + 1, 1);
-	int ncand = t->nsites < t->candidates ? t->nsites : t->candidates;
+	int ncand = t->nsites < t->opt->candidates ? t->nsites : t->opt->candidates;
 	int cand[t->nsites + 1], list[t->nsites + 2], n = 0;
 
 	order_candidates(t, cand);
@@ -106,13 +106,13 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 		fprintf(stderr,
 		        "hmpt-tune: %d site%s of %s; measuring each alone in the fast pool "
 		        "(%d runs)\n",
-		        t->nsites, t->nsites == 1 ? "" : "s", t->program,
-		        (n - 1 + hmpt_measure_ref_share(n - 1)) * t->reps);
+		        t->nsites, t->nsites == 1 ? "" : "s", t->opt->program,
+		        (n - 1 + hmpt_measure_ref_share(n - 1)) * t->opt->reps);
 	if (hmpt_measure_configs(t, x, list, n) != 0 || hmpt_stage_analyze(t) != 0)
 		return -1;
 	int *ranked = list + 1, nranked = n - 1;
 	hmpt_method_rank(t, ranked, nranked);
-	int k = t->ngroups_max;
+	int k = t->opt->ngroups_max;
 	if (t->nsites <= k) {
 		k = t->nsites;
 	} else {
@@ -130,7 +130,8 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 
 int hmpt_stage_rank(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	if ((t->nuser ? user_groups(t, t->user, t->nuser) : ranked_groups(t, x)) != 0)
+	if ((t->opt->nuser ? user_groups(t, t->opt->user, t->opt->nuser) : ranked_groups(t, x)) !=
+	    0)
 		return -1;
 	/* the rest */
 	bool rest = false;

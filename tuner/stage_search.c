@@ -78,7 +78,7 @@ static int search_observe(const hmpt_tune_t *t, const int *list, hmpt_search_obs
 		    .phase = 1,
 		    .y = failed ? 0 : log(c->sp.speedup),
 		    .var = failed ? 0 : var * (1.0 / c->sum.n + 1.0 / ref->sum.n),
-		    .rounds = (hmpt_tune_config_taken(c) + t->reps - 1) / t->reps,
+		    .rounds = (hmpt_tune_config_taken(c) + t->opt->reps - 1) / t->opt->reps,
 		    .failed = failed};
 	}
 	return n;
@@ -103,7 +103,7 @@ int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs)
  * each measured --reps times against all-slow runs interleaved with it. */
 static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 {
-	hmpt_search_setup_t s = {.k = t->ngroups, .confidence = 1 - t->alpha};
+	hmpt_search_setup_t s = {.k = t->ngroups, .confidence = 1 - t->opt->alpha};
 	hmpt_search_obs_t *obs = calloc((size_t)t->ncombos + 16, sizeof(*obs));
 	int *batch = calloc((size_t)t->ncombos + 1, sizeof(int)), rc = 0, nobs = 0;
 	hmpt_tconfig_t *ref = &t->configs[list[0]];
@@ -137,7 +137,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
 			/* new: --reps runs; measured: another round */
 			wants[1 + i] = c->want;
-			c->want = c->want < 0 ? t->reps : c->want + t->reps;
+			c->want = c->want < 0 ? t->opt->reps : c->want + t->opt->reps;
 			batch[nb++] = list[next[i]];
 		}
 		if (nb == 1)
@@ -146,7 +146,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		int before = ref->want;
 		/* all-slow: sqrt(configurations) times --reps, and one run per
 		 * batch at least, so that every batch meets it */
-		int want = t->reps * hmpt_measure_ref_share(measured + nb - 1);
+		int want = t->opt->reps * hmpt_measure_ref_share(measured + nb - 1);
 		int have = hmpt_tune_config_taken(ref);
 		ref->want = want > have ? want : have + 1;
 		int cost = ref->want - have;
@@ -154,18 +154,18 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			const hmpt_tconfig_t *c = &t->configs[batch[i]];
 			cost += hmpt_tune_config_want(t, c) - c->sum.n - c->noutliers;
 		}
-		if (t->budget && runs + cost > t->budget &&
+		if (t->opt->budget && runs + cost > t->opt->budget &&
 		    hmpt_search_design(&s, obs, nobs, NULL, 0) > 0) {
 			fprintf(
 			    stderr,
 			    "hmpt-tune: --budget %d: too small for the model search's first "
 			    "configurations (all-fast, all-slow and the groups the ranking did not "
 			    "measure alone; %d runs so far, the next %d)\n",
-			    t->budget, runs, cost);
+			    t->opt->budget, runs, cost);
 			rc = -1;
 			break;
 		}
-		if (t->budget && runs + cost > t->budget) {
+		if (t->opt->budget && runs + cost > t->opt->budget) {
 			/* as if the batch had not been asked for: runs of it that the
 			 * journal holds must not count */
 			ref->want = before;
@@ -175,7 +175,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 				fprintf(stderr,
 				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
 				        "configurations would take %d more)\n",
-				        t->budget, runs, cost);
+				        t->opt->budget, runs, cost);
 			t->search_stop = "the --budget of runs";
 			break;
 		}
@@ -206,7 +206,8 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
 			        "search: %d configurations, %d runs); stopped: %s\n",
 			        configs, runs, t->ncombos,
-			        t->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
+			        t->opt->reps *
+			            (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
 			        t->search_stop ? t->search_stop : "-");
 	}
 	free(obs);
@@ -220,21 +221,23 @@ static int search_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 
 	combos_create(t, x, list);
 	x->warm = false; /* a phase begins with a warm-up run */
-	if (!t->exhaustive) {
+	if (!t->opt->exhaustive) {
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: %d group%s: model search among %d configurations (at "
 			        "most %d, %d runs each)\n",
 			        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb,
-			        2 * t->ngroups + 4 < ncomb ? 2 * t->ngroups + 4 : ncomb, t->reps);
+			        2 * t->ngroups + 4 < ncomb ? 2 * t->ngroups + 4 : ncomb,
+			        t->opt->reps);
 		return search_model(t, x, list);
 	}
 	if (!x->quiet)
 		fprintf(stderr,
 		        "hmpt-tune: %d group%s: measuring %d configurations, %d run%s each, "
 		        "%d of all-slow\n",
-		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->reps,
-		        t->reps == 1 ? "" : "s", t->reps * hmpt_measure_ref_share(ncomb - 1));
+		        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb, t->opt->reps,
+		        t->opt->reps == 1 ? "" : "s",
+		        t->opt->reps * hmpt_measure_ref_share(ncomb - 1));
 	return hmpt_measure_configs(t, x, list, ncomb);
 }
 

@@ -52,15 +52,17 @@ static bool group_splits(const hmpt_tune_t *t, int g)
 static int measure_one(hmpt_tune_t *t, hmpt_measure_t *x, int ci, unsigned mask)
 {
 	int configs;
-	if (t->budget && hmpt_stage_search_runs(t, &configs) + t->reps + 1 > t->budget) {
+	if (t->opt->budget &&
+	    hmpt_stage_search_runs(t, &configs) + t->opt->reps + 1 > t->opt->budget) {
 		if (!x->quiet)
-			fprintf(stderr, "hmpt-tune: split: --budget %d runs reached\n", t->budget);
+			fprintf(stderr, "hmpt-tune: split: --budget %d runs reached\n",
+			        t->opt->budget);
 		return 1;
 	}
 	hmpt_tconfig_t *c = &t->configs[ci], *ref = &t->configs[t->ref];
 	c->mask = mask;
 	c->ref = t->ref;
-	c->want = t->reps;
+	c->want = t->opt->reps;
 	int have = hmpt_tune_config_taken(ref);
 	ref->want = ref->want > have ? ref->want : have + 1;
 	int batch[2] = {t->ref, ci};
@@ -74,12 +76,12 @@ static int measure_one(hmpt_tune_t *t, hmpt_measure_t *x, int ci, unsigned mask)
  * most valuable group that does not fit whole (one configuration). */
 static int fill_capacity(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	if (!t->capacity || t->fit < 0)
+	if (!t->opt->capacity || t->fit < 0)
 		return 0;
 	const hmpt_tconfig_t *fit = &t->configs[t->fit];
-	if (!fit->in_combos || fit->split_ppm || fit->fast_bytes >= t->capacity)
+	if (!fit->in_combos || fit->split_ppm || fit->fast_bytes >= t->opt->capacity)
 		return 0;
-	uint64_t room = t->capacity - fit->fast_bytes;
+	uint64_t room = t->opt->capacity - fit->fast_bytes;
 	int g = -1;
 	for (int k = 0; k < t->ngroups; k++)
 		if (!(fit->mask >> k & 1) && t->groups[k].bytes > room && group_splits(t, k) &&
@@ -127,9 +129,10 @@ static bool same_pages(const json_t *a, const json_t *b)
 
 static int split_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 {
-	bool on = t->split > 0 || (t->split < 0 && same_pages(t->fast_pool, t->slow_pool));
-	if (!on || t->fastest < 0 || !t->ncombos || !pool_splits(t->fast_pool) ||
-	    !pool_splits(t->slow_pool))
+	bool on = t->opt->split > 0 ||
+	          (t->opt->split < 0 && same_pages(t->opt->fast_pool, t->opt->slow_pool));
+	if (!on || t->fastest < 0 || !t->ncombos || !pool_splits(t->opt->fast_pool) ||
+	    !pool_splits(t->opt->slow_pool))
 		return 0;
 	x->warm = false; /* a phase begins with a warm-up run */
 	if (fill_capacity(t, x) != 0)

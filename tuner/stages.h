@@ -17,10 +17,10 @@
 typedef int hmpt_stage_fn(hmpt_tune_t *t, hmpt_measure_t *x);
 
 /* stage_profile.c: the profile run (unless the journal has it) with
- * HMPT_SAMPLE=t->sample, then t->profile, its sites (the largest first)
- * and, unless given, t->timeout. */
+ * HMPT_SAMPLE=t->opt->sample, then t->profile, its sites (the largest first)
+ * and, unless given, t->timeout_s. */
 hmpt_stage_fn hmpt_stage_profile;
-/* stage_rank.c: t->groups: t->user[0..nuser-1] (--group: comma-separated
+/* stage_rank.c: t->groups: t->opt->user[0..nuser-1] (--group: comma-separated
  * site ids or their 4+ digit prefixes), or the top K-1 sites by speedup
  * alone (the ranking phase); the sites of no group form the group
  * "rest". */
@@ -34,7 +34,7 @@ int hmpt_stage_check_reference(const hmpt_tune_t *t);
 /* stage_search.c: the combination phase, against its own all-slow
  * reference (t->ref): the combinations of the groups in the fast pool that
  * the model search asks for (the others get a predicted speedup), or all of
- * them with t->exhaustive; then the analysis (hmpt_stage_analyze). */
+ * them with t->opt->exhaustive; then the analysis (hmpt_stage_analyze). */
 hmpt_stage_fn hmpt_stage_search;
 /* stage_search.c: runs of the combination phase so far (--split's
  * included), and *configs the configurations with runs (all-slow aside). */
@@ -46,7 +46,7 @@ int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs);
  * or not). */
 hmpt_stage_fn hmpt_stage_split;
 /* stage_confirm.c (confirm.h says how): after the search's analysis,
- * measure its choices again (nothing when t->confirm_rounds is 0 or the
+ * measure its choices again (nothing when t->opt->confirm_rounds is 0 or the
  * search chose nothing). */
 hmpt_stage_fn hmpt_stage_confirm;
 /* stage_plans.c: DIR/plan-best.json, plan-90.json, plan-capacity.json

@@ -168,16 +168,16 @@ static int whole_option(const char *cmd, const char *name, const char *arg, int 
 	hmpt_cli_usage_error(cmd, msg, arg);
 }
 
-/* Option c with its argument into t, x or o; a bad one is a usage error.
+/* Option c with its argument into opt, x or o; a bad one is a usage error.
  * true for --help, which it printed. */
-static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
+static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t *x, opts_t *o)
 {
 	const char *cmd = o->cmd;
 	uint64_t v;
 	char *end;
 
 	switch (c) {
-	case 'o': t->dir = arg; break;
+	case 'o': opt->dir = arg; break;
 	case 'p': o->pools = arg; break;
 	case 'm': {
 		char why[256];
@@ -186,22 +186,22 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 			hmpt_cli_usage_error(
 			    cmd, "--metric: expected a POSIX extended regular expression", arg);
 		}
-		t->metric = arg;
+		opt->metric = arg;
 		break;
 	}
-	case 'H': t->maximize = true; break;
-	case 'r': t->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
-	case 'g': t->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
+	case 'H': opt->maximize = true; break;
+	case 'r': opt->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
+	case 'g': opt->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
 	case 'G':
-		if (t->nuser == 9)
+		if (opt->nuser == 9)
 			hmpt_cli_usage_error(cmd, "--group: at most 9 groups", arg);
-		t->user[t->nuser++] = arg;
+		opt->user[opt->nuser++] = arg;
 		break;
 	case 'c':
 		if (hmpt_options_parse_size(arg, &v) || v < 1)
 			hmpt_cli_usage_error(cmd, "--capacity: expected a size such as 512M or 16G",
 			                     arg);
-		t->capacity = v;
+		opt->capacity = v;
 		break;
 	case 'b': {
 		char err[1024];
@@ -212,35 +212,35 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 			                     "(-o DIR), with a readable results.json",
 			                     arg);
 		json_decref(doc);
-		t->bench_dir = arg;
+		opt->bench_dir = arg;
 		break;
 	}
-	case 'C': t->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
+	case 'C': opt->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
 	case 'Y':
 		if (strcmp(arg, "model") && strcmp(arg, "exhaustive"))
 			hmpt_cli_usage_error(cmd, "--search: expected model or exhaustive", arg);
-		t->exhaustive = !strcmp(arg, "exhaustive");
+		opt->exhaustive = !strcmp(arg, "exhaustive");
 		break;
-	case 'B': t->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
-	case 'W': t->split = 1; break;
-	case 'w': t->split = 0; break;
-	case 'F': t->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
+	case 'B': opt->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
+	case 'W': opt->split = 1; break;
+	case 'w': opt->split = 0; break;
+	case 'F': opt->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
 	case 'X':
-		t->precision = strtod(arg, &end) / 100;
-		if (end == arg || *end || !(t->precision > 0) || t->precision >= 1)
+		opt->precision = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(opt->precision > 0) || opt->precision >= 1)
 			hmpt_cli_usage_error(
 			    cmd, "--precision: expected a percentage above 0 and below 100", arg);
 		break;
-	case 'K': t->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
+	case 'K': opt->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
 	case 't':
-		t->timeout = strtod(arg, &end);
-		if (end == arg || *end || !(t->timeout > 0))
+		opt->timeout = strtod(arg, &end);
+		if (end == arg || *end || !(opt->timeout > 0))
 			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
 			                     arg);
 		break;
 	case 'M':
-		t->min_gain = strtod(arg, &end) / 100;
-		if (end == arg || *end || !(t->min_gain >= 0) || t->min_gain >= 1)
+		opt->min_gain = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(opt->min_gain >= 0) || opt->min_gain >= 1)
 			hmpt_cli_usage_error(cmd, "--min-gain: expected a percentage from 0 to 99",
 			                     arg);
 		break;
@@ -249,7 +249,7 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		if (end == arg || *end || !(pct >= 50 && pct < 100))
 			hmpt_cli_usage_error(
 			    cmd, "--confidence: expected a percentage from 50 to 99.9", arg);
-		t->alpha = 1 - pct / 100;
+		opt->alpha = 1 - pct / 100;
 		break;
 	}
 	case 'z':
@@ -263,18 +263,18 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 		if (hmpt_sampler_parse(arg, &kind))
 			hmpt_cli_usage_error(
 			    cmd, "--sample: expected auto, pebs, ibs, faults or off", arg);
-		t->sample = arg;
+		opt->sample = arg;
 		break;
 	}
 	case 'L': o->lib = arg; break;
 	case 'R': o->restart = true; break;
 	case 'q': x->quiet = true; break;
 	case 'l': o->launcher = arg; break;
-	case 'S': t->slurm.on = true; break;
-	case 'P': t->slurm.partition = arg; break;
-	case 'N': t->slurm.nodes = whole_option(cmd, "--nodes", arg, 1, 100000); break;
-	case 'T': t->slurm.time_limit = arg; break;
-	case 'j': t->slurm.parallel = whole_option(cmd, "--parallel", arg, 1, 4096); break;
+	case 'S': opt->slurm.on = true; break;
+	case 'P': opt->slurm.partition = arg; break;
+	case 'N': opt->slurm.nodes = whole_option(cmd, "--nodes", arg, 1, 100000); break;
+	case 'T': opt->slurm.time_limit = arg; break;
+	case 'j': opt->slurm.parallel = whole_option(cmd, "--parallel", arg, 1, 4096); break;
 	case 'h': fputs(o->comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return true;
 	default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
 	}
@@ -282,7 +282,7 @@ static bool take_option(int c, char *arg, hmpt_tune_t *t, hmpt_measure_t *x, opt
 }
 
 /* The options: 0, or 1 after --help.  A usage error exits. */
-static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *x, opts_t *o)
+static int parse_options(int argc, char **argv, hmpt_tune_opts_t *opt, hmpt_measure_t *x, opts_t *o)
 {
 	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
 	                                      {"pools", required_argument, 0, 'p'},
@@ -320,7 +320,7 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 	int c;
 
 	while ((c = getopt_long(argc, argv, "+o:p:m:r:g:G:c:t:s:qh", longs, NULL)) != -1) {
-		if (take_option(c, optarg, t, x, o))
+		if (take_option(c, optarg, opt, x, o))
 			return 1;
 		if (o->comparing && !strchr("mHrtMALqlSPNTj", c))
 			for (const struct option *l = longs; l->name; l++)
@@ -329,45 +329,46 @@ static int parse_options(int argc, char **argv, hmpt_tune_t *t, hmpt_measure_t *
 					    o->cmd, "this option is for tuning, not for compare",
 					    l->name);
 	}
-	if (t->budget && t->exhaustive)
+	if (opt->budget && opt->exhaustive)
 		hmpt_cli_usage_error(
 		    o->cmd, "--budget goes with the model search, not --search exhaustive", NULL);
-	if ((t->slurm.partition || t->slurm.nodes || t->slurm.time_limit || t->slurm.parallel) &&
-	    !t->slurm.on)
+	if ((opt->slurm.partition || opt->slurm.nodes || opt->slurm.time_limit ||
+	     opt->slurm.parallel) &&
+	    !opt->slurm.on)
 		hmpt_cli_usage_error(
 		    o->cmd, "--partition, --nodes, --time and --parallel go with --slurm", NULL);
-	if (t->slurm.on) {
-		if (!realpath("/proc/self/exe", t->slurm.self))
-			snprintf(t->slurm.self, sizeof(t->slurm.self), "hmpt-tune");
-		x->slurm = &t->slurm;
+	if (opt->slurm.on) {
+		if (!realpath("/proc/self/exe", opt->slurm.self))
+			snprintf(opt->slurm.self, sizeof(opt->slurm.self), "hmpt-tune");
+		x->slurm = &opt->slurm;
 	}
 	return 0;
 }
 
 /* --launcher 'mpirun -np 4': its words (split as the shell would, without
  * running anything) before the program's */
-static int with_launcher(hmpt_tune_t *t, const char *launcher)
+static int with_launcher(hmpt_tune_opts_t *opt, const char *launcher)
 {
 	static wordexp_t we;
 	size_t n = 0;
 
 	if (wordexp(launcher, &we, WRDE_NOCMD) != 0 || we.we_wordc == 0)
 		return -1;
-	while (t->cmd[n])
+	while (opt->cmd[n])
 		n++;
 	char **argv = calloc(we.we_wordc + n + 1, sizeof(char *));
 	memcpy(argv, we.we_wordv, we.we_wordc * sizeof(char *));
-	memcpy(argv + we.we_wordc, t->cmd, n * sizeof(char *));
-	t->cmd = argv;
+	memcpy(argv + we.we_wordc, opt->cmd, n * sizeof(char *));
+	opt->cmd = argv;
 	return 0;
 }
 
 /* The command: `words`, after --launcher's words when given. */
-static void set_command(hmpt_tune_t *t, char **words, const opts_t *o)
+static void set_command(hmpt_tune_opts_t *opt, char **words, const opts_t *o)
 {
-	t->cmd = words;
-	t->program = t->cmd[0];
-	if (o->launcher && with_launcher(t, o->launcher) != 0)
+	opt->cmd = words;
+	opt->program = opt->cmd[0];
+	if (o->launcher && with_launcher(opt, o->launcher) != 0)
 		hmpt_cli_usage_error(
 		    o->cmd, "--launcher: expected a command such as 'mpirun -np 4'", o->launcher);
 }
@@ -375,23 +376,23 @@ static void set_command(hmpt_tune_t *t, char **words, const opts_t *o)
 /* ----------------------------------------------------------- the pools */
 
 /* "FAST,SLOW": each a preset or a JSON pool (poolspec.h). */
-static int parse_pools(const char *arg, hmpt_tune_t *t)
+static int parse_pools(const char *arg, hmpt_tune_opts_t *opt)
 {
 	char *item[2];
 
 	if (hmpt_poolspec_split(arg, item, 2) != 2)
 		return -1;
-	t->fast_pool = hmpt_poolspec_parse(item[0]);
-	t->slow_pool = hmpt_poolspec_parse(item[1]);
-	t->fast_name = item[0];
-	t->slow_name = item[1];
-	return t->fast_pool && t->slow_pool ? 0 : -1;
+	opt->fast_pool = hmpt_poolspec_parse(item[0]);
+	opt->slow_pool = hmpt_poolspec_parse(item[1]);
+	opt->fast_name = item[0];
+	opt->slow_name = item[1];
+	return opt->fast_pool && opt->slow_pool ? 0 : -1;
 }
 
 /* a plan with the two pools and nothing placed */
-static json_t *pools_plan(const hmpt_tune_t *t)
+static json_t *pools_plan(const hmpt_tune_opts_t *opt)
 {
-	json_t *pools = json_pack("{s:O,s:O}", "fast", t->fast_pool, "slow", t->slow_pool);
+	json_t *pools = json_pack("{s:O,s:O}", "fast", opt->fast_pool, "slow", opt->slow_pool);
 	json_t *plan = hmpt_poolspec_plan(pools, "slow");
 	json_decref(pools);
 	return plan;
@@ -399,10 +400,10 @@ static json_t *pools_plan(const hmpt_tune_t *t)
 
 /* The two pools: --pools, else hbm,ddr where there is HBM; both must make a
  * valid plan before anything runs.  0, or the exit status. */
-static int set_pools(hmpt_tune_t *t, const char *pools)
+static int set_pools(hmpt_tune_opts_t *opt, const char *pools)
 {
 	if (pools) {
-		if (parse_pools(pools, t) != 0)
+		if (parse_pools(pools, opt) != 0)
 			hmpt_cli_usage_error(
 			    "tune", "--pools: expected FAST,SLOW, each " HMPT_POOLSPEC_HELP, pools);
 	} else {
@@ -416,9 +417,9 @@ static int set_pools(hmpt_tune_t *t, const char *pools)
 			        "--pools thp,4k to compare page sizes\n");
 			return EXIT_USAGE;
 		}
-		parse_pools("hbm,ddr", t);
+		parse_pools("hbm,ddr", opt);
 	}
-	json_t *plan = pools_plan(t);
+	json_t *plan = pools_plan(opt);
 	char *text = json_dumps(plan, 0), err[1024];
 	static hmpt_plan_t check;
 	int bad = hmpt_plan_parse(text, strlen(text), "--pools", &check, err, sizeof(err));
@@ -435,30 +436,41 @@ static int set_pools(hmpt_tune_t *t, const char *pools)
 
 /* DIR/plans and DIR/runs, and DIR/plans/pools.json, checked against this
  * machine: pools it cannot give would be measured as noise.  0, or 1. */
-static int prepare_dir(const hmpt_tune_t *t)
+static int prepare_dir(const hmpt_tune_opts_t *opt)
 {
 	char sub[PATH_MAX];
-	snprintf(sub, sizeof(sub), "%s/plans", t->dir);
+	snprintf(sub, sizeof(sub), "%s/plans", opt->dir);
 	int rc = hmpt_mkdir_p(sub);
-	snprintf(sub, sizeof(sub), "%s/runs", t->dir);
+	snprintf(sub, sizeof(sub), "%s/runs", opt->dir);
 	rc = rc ? rc : hmpt_mkdir_p(sub);
 	if (rc) {
 		fprintf(stderr, "hmpt-tune: cannot create %s: %s\n", sub, strerror(-rc));
 		return 1;
 	}
-	json_t *plan = pools_plan(t);
-	snprintf(sub, sizeof(sub), "%s/plans/pools.json", t->dir);
+	json_t *plan = pools_plan(opt);
+	snprintf(sub, sizeof(sub), "%s/plans/pools.json", opt->dir);
 	rc = hmpt_plan_emit(plan, sub);
 	json_decref(plan);
 	if (rc == 0 && hmpt_plan_check_file(sub, true, true) != 0) {
 		fprintf(stderr, "hmpt-tune: --pools %s,%s: this machine cannot give these pools\n",
-		        t->fast_name, t->slow_name);
+		        opt->fast_name, opt->slow_name);
 		return 1;
 	}
 	return rc ? 1 : 0;
 }
 
 /* --------------------------------------------------------- the command */
+
+/* what opt owns */
+static void opts_free(hmpt_tune_opts_t *opt)
+{
+	if (opt->cmd && opt->cmd[0] != opt->program) /* the launcher's words came first */
+		free((void *)opt->cmd);
+	json_decref(opt->fast_pool);
+	json_decref(opt->slow_pool);
+	free((char *)opt->fast_name);
+	free((char *)opt->slow_name);
+}
 
 /* what t owns */
 static void tune_free(hmpt_tune_t *t)
@@ -469,13 +481,7 @@ static void tune_free(hmpt_tune_t *t)
 	}
 	free(t->configs);
 	free(t->sites);
-	if (t->cmd && t->cmd[0] != t->program) /* the launcher's words came first */
-		free((void *)t->cmd);
 	json_decref(t->profile);
-	json_decref(t->fast_pool);
-	json_decref(t->slow_pool);
-	free((char *)t->fast_name);
-	free((char *)t->slow_name);
 	hmpt_sym_free(t->sym);
 }
 
@@ -483,12 +489,12 @@ static void tune_free(hmpt_tune_t *t)
 static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x, hmpt_journal_t *j)
 {
 	char groups_text[4096] = "";
-	for (int g = 0; g < t->nuser; g++)
+	for (int g = 0; g < t->opt->nuser; g++)
 		snprintf(groups_text + strlen(groups_text),
 		         sizeof(groups_text) - strlen(groups_text), "%s%s", g ? ";" : "",
-		         t->user[g]);
-	json_t *key = hmpt_journal_key(t, x->min_size, t->nuser ? groups_text : NULL);
-	int rc = hmpt_journal_open(j, t->dir, key, o->restart);
+		         t->opt->user[g]);
+	json_t *key = hmpt_journal_key(t, x->min_size, t->opt->nuser ? groups_text : NULL);
+	int rc = hmpt_journal_open(j, t->opt->dir, key, o->restart);
 	json_decref(key);
 	if (rc)
 		return 1;
@@ -530,25 +536,26 @@ static int run_stages(hmpt_tune_t *t, hmpt_measure_t *x)
 		fprintf(stderr,
 		        "\nhmpt-tune: interrupted; the runs so far are in %s/journal.jsonl: run "
 		        "the same command again to go on\n",
-		        t->dir);
+		        t->opt->dir);
 		rc = 128 + hmpt_measure_interrupted();
 	}
 	return rc;
 }
 
 /* hmpt-tune [tune] [options] -- COMMAND (args: what follows the options) */
-static int tune_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args, int nargs)
+static int tune_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x, const opts_t *o,
+                        char **args, int nargs)
 {
 	if (nargs < 1)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
-	set_command(t, args, o);
+	set_command(opt, args, o);
 	x->progress = x->progress && !x->quiet;
-	int rc = set_pools(t, o->pools);
+	int rc = set_pools(opt, o->pools);
 	if (rc)
 		return rc;
 	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
 		return EXIT_USAGE;
-	if (prepare_dir(t) != 0)
+	if (prepare_dir(opt) != 0)
 		return 1;
 	hmpt_journal_t journal = {0};
 	rc = open_journal(t, o, x, &journal);
@@ -559,12 +566,12 @@ static int tune_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char
 }
 
 /* hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND */
-static int compare_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, char **args,
-                           int nargs)
+static int compare_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                           const opts_t *o, char **args, int nargs)
 {
 	if (nargs < 4 || strcmp(args[2], "--") != 0)
 		hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND", NULL);
-	set_command(t, args + 3, o);
+	set_command(opt, args + 3, o);
 	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
 		return EXIT_USAGE;
 	return hmpt_compare_plans(t, x, args);
@@ -572,36 +579,43 @@ static int compare_command(hmpt_tune_t *t, hmpt_measure_t *x, const opts_t *o, c
 
 static int tune_main(int argc, char **argv, bool comparing)
 {
-	hmpt_tune_t t = {.dir = "hmpt-tune.out",
-	                 .reps = comparing ? 10 : 3, /* compare: rounds for an exact interval */
-	                 .ngroups_max = 8,
-	                 .candidates = 16,
-	                 .alpha = 0.05,
-	                 .min_gain = 0.01,
-	                 .confirm_rounds = 20,
-	                 .split = -1, /* where the pools' pages are alike (see --help) */
-	                 .retakes = 2,
-	                 .precision = 0.03,
+	hmpt_tune_opts_t opt = {.dir = "hmpt-tune.out",
+	                        .reps =
+	                            comparing ? 10 : 3, /* compare: rounds for an exact interval */
+	                        .ngroups_max = 8,
+	                        .candidates = 16,
+	                        .alpha = 0.05,
+	                        .min_gain = 0.01,
+	                        .confirm_rounds = 20,
+	                        .split = -1, /* where the pools' pages are alike (see --help) */
+	                        .retakes = 2,
+	                        .precision = 0.03,
+	                        .sample = "auto"};
+	hmpt_tune_t t = {.opt = &opt,
 	                 .best = -1,
 	                 .best90 = -1,
 	                 .fit = -1,
 	                 .search_best = -1,
 	                 .search_best90 = -1,
 	                 .search_fit = -1,
-	                 .confirm_ref = -1,
-	                 .sample = "auto"};
+	                 .confirm_ref = -1};
 	hmpt_measure_t x = {.progress = isatty(2)};
 	opts_t o = {.comparing = comparing, .cmd = comparing ? "compare" : "tune"};
 	int rc;
 
-	if (parse_options(argc, argv, &t, &x, &o) != 0)
+	if (parse_options(argc, argv, &opt, &x, &o) != 0) {
 		rc = 0; /* --help */
-	else if (comparing)
-		rc = compare_command(&t, &x, &o, argv + optind, argc - optind);
-	else
-		rc = tune_command(&t, &x, &o, argv + optind, argc - optind);
+	} else {
+		t.timeout_s = opt.timeout; /* the profile stage's, unless given */
+		t.confirm_rounds_max = opt.confirm_rounds;
+		if (comparing)
+			rc = compare_command(&t, &opt, &x, &o, argv + optind, argc - optind);
+		else
+			rc = tune_command(&t, &opt, &x, &o, argv + optind, argc - optind);
+	}
 	hmpt_measure_free(&x);
 	tune_free(&t);
+	opts_free(&opt);
 	return rc;
 }
 

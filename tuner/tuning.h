@@ -1,6 +1,7 @@
 /* tuning.h — the state of one tuning, shared by its modules.
  *
- * Contract: plain data.  tune.c fills in what was asked; the stages (stages.h) and
+ * Contract: plain data.  tune.c fills in what was asked (opt, read-only
+ * afterwards); the stages (stages.h) and
  * config.c the sites of the profile, their groups and the configurations
  * (placements); measure.c their runs; method.c the statistics and choices;
  * results.c and the plans report it all.  tune.c frees it.
@@ -142,8 +143,9 @@ typedef struct {
 	int vs_pairs;
 } hmpt_tconfirm_t;
 
+/* What was asked: the options, as the option parser (tune.c) filled them
+ * in; read-only for everything else. */
 typedef struct {
-	/* what was asked */
 	char *const *cmd;    /* as run: the launcher's words, then the program's */
 	const char *program; /* the program (not the launcher) */
 	hmpt_slurm_t slurm;
@@ -168,6 +170,12 @@ typedef struct {
 	const char *sample;                /* --sample: HMPT_SAMPLE of the profile run */
 	char *user[16];                    /* --group: sites of each group, comma-separated */
 	int nuser;
+} hmpt_tune_opts_t;
+
+typedef struct {
+	const hmpt_tune_opts_t *opt; /* what was asked */
+	double timeout_s;            /* a run's time limit: --timeout, or what the profile
+	                                stage derives from the profile run; 0: none */
 	/* what was found */
 	json_t *profile;
 	const char *access_kind; /* "accesses", "first touches", or NULL */
@@ -190,9 +198,11 @@ typedef struct {
 	int ntried;
 	int confirm_ref; /* its all-slow configuration, -1: it did not run */
 	int confirm_rounds_run;
-	bool confirming;      /* it runs: the search's point estimates propose */
-	bool confirm_done;    /* it ran: only what it confirmed may be chosen */
-	double confirm_alpha; /* alpha of its intervals */
+	int confirm_rounds_max; /* --confirm, raised to the rounds an exact
+	                           interval needs (confirm.c) */
+	bool confirming;        /* it runs: the search's point estimates propose */
+	bool confirm_done;      /* it ran: only what it confirmed may be chosen */
+	double confirm_alpha;   /* alpha of its intervals */
 	int search_best, search_best90, search_fit;
 	/* why the model search stopped, in words (NULL: it did not run) */
 	const char *search_stop;
@@ -212,7 +222,7 @@ static inline int hmpt_tune_config_taken(const hmpt_tconfig_t *c)
 
 static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
 {
-	return c->want < 0 ? 0 : c->want ? c->want : t->reps * (c->share > 1 ? c->share : 1);
+	return c->want < 0 ? 0 : c->want ? c->want : t->opt->reps * (c->share > 1 ? c->share : 1);
 }
 
 /* A run that counts towards its configuration (when its rep is wanted):

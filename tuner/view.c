@@ -301,7 +301,7 @@ static void headline(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 			        walked_in_order(&g->pat) ? "bandwidth" : "latency");
 		if (t->groups[g->g].alone > 0) {
 			fprintf(f, "; alone in ");
-			hmpt_view_html_text(f, t->fast_name);
+			hmpt_view_html_text(f, t->opt->fast_name);
 			fprintf(f, " it gave %.2fx", t->groups[g->g].alone);
 		}
 		if (g->of_best >= 0)
@@ -358,10 +358,11 @@ static double fast_traffic(const hmpt_tune_t *t)
 static void pool_box(FILE *f, const hmpt_tune_t *t, const json_t *doc, char *err, size_t cap,
                      bool fast, double share)
 {
-	const char *name = fast ? t->fast_name : t->slow_name, *role = fast ? "fast" : "slow";
+	const char *name = fast ? t->opt->fast_name : t->opt->slow_name,
+	           *role = fast ? "fast" : "slow";
 	hmpt_view_pool_t p;
 	char b[32];
-	bool have = doc && hmpt_view_bench_pool(doc, t->bench_dir, name, &p, err, cap) == 0;
+	bool have = doc && hmpt_view_bench_pool(doc, t->opt->bench_dir, name, &p, err, cap) == 0;
 	double traffic = fast ? fast_traffic(t) : -1;
 	const char *sat = !have || !p.triad_gbs || traffic < 0 ? "unknown"
 	                  : traffic >= SATURATED * p.triad_gbs ? "yes"
@@ -400,7 +401,7 @@ static void pools(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 {
 	double fast = 0, slow = 0;
 
-	if (!t->bench_dir) {
+	if (!t->opt->bench_dir) {
 		fprintf(f,
 		        "<p>Give <code>--bench DIR</code> (the output of <code>hmpt-bench</code> "
 		        "on this machine) to see each pool's bandwidth and latency here.</p>\n");
@@ -409,7 +410,7 @@ static void pools(FILE *f, const hmpt_tune_t *t, const gfact_t *x, int n)
 	for (int k = 0; k < n; k++)
 		*(x[k].in_best ? &fast : &slow) += x[k].weight;
 	char err[512];
-	json_t *doc = hmpt_view_bench_open(t->bench_dir, err, sizeof(err));
+	json_t *doc = hmpt_view_bench_open(t->opt->bench_dir, err, sizeof(err));
 	pool_box(f, t, doc, err, sizeof(err), true, t->best >= 0 ? fast : -1);
 	pool_box(f, t, doc, err, sizeof(err), false, t->best >= 0 ? slow : -1);
 	json_decref(doc);

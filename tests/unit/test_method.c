@@ -19,11 +19,15 @@ static int near(double a, double b, double tol)
 	return fabs(a - b) <= tol;
 }
 
+/* what was asked, for every test's tuning */
+static hmpt_tune_opts_t opts;
+
 static void reset(hmpt_tune_t *t)
 {
 	memset(configs, 0, sizeof(configs));
 	memset(runs, 0, sizeof(runs));
-	*t = (hmpt_tune_t){.reps = 3, .alpha = 0.05, .min_gain = 0.01, .configs = configs};
+	opts = (hmpt_tune_opts_t){.reps = 3, .alpha = 0.05, .min_gain = 0.01};
+	*t = (hmpt_tune_t){.opt = &opts, .configs = configs};
 }
 
 /* Configuration i of t: runs of these values (a negative value: a run that
@@ -50,7 +54,7 @@ static hmpt_tconfig_t *add(hmpt_tune_t *t, const double *v, int n, uint64_t fast
 static void ranking(hmpt_tune_t *t, uint64_t capacity)
 {
 	reset(t);
-	t->capacity = capacity;
+	opts.capacity = capacity;
 	add(t, (double[]){10.0, 10.1, 9.9}, 3, 0);
 	add(t, (double[]){5.0, 5.05, 4.95}, 3, 100);
 	add(t, (double[]){5.4, 5.45, 5.35}, 3, 40);
@@ -92,7 +96,7 @@ static void test_choices(void)
 	CHECK_OP(t.fit, ==, -1);
 	/* Bonferroni over the five configurations compared with the reference
 	 * (the one that never ran is not) */
-	CHECK_OP(t.alpha_used, ==, t.alpha / 5);
+	CHECK_OP(t.alpha_used, ==, t.opt->alpha / 5);
 	CHECK_OP(configs[6].sum.n, ==, 0);
 }
 
@@ -166,7 +170,7 @@ static void test_reps(void)
 	hmpt_tune_t t;
 
 	reset(&t);
-	t.reps = 2;
+	opts.reps = 2;
 	hmpt_tconfig_t *ref = add(&t, (double[]){10, 10.2, 9.8, 10.1}, 4, 0);
 	hmpt_tconfig_t *c = add(&t, (double[]){5, 5.1, 100}, 3, 1);
 	ref->share = 2;
@@ -210,10 +214,10 @@ static void test_outliers(void)
 	hmpt_method_analyze(&t);
 	CHECK(!c->runs[2].outlier && c->sum.n == 3 && t.noise.outliers == 0);
 	/* a rate: the low figure is the slow one */
-	t.maximize = true;
+	opts.maximize = true;
 	hmpt_method_analyze(&t);
 	CHECK(c->runs[2].outlier && c->sum.n == 2 && t.noise.outliers == 1);
-	t.maximize = false;
+	opts.maximize = false;
 	/* the confirmation keeps every run */
 	c->runs[2].value = 12;
 	c->in_confirm = true;

@@ -44,24 +44,28 @@ static hmpt_tsite_t sites[] = {
     {.id = "dddd", .bytes = 4 << 20, .access = 0.1, .group = 2, .label = "s0 (static, .bss)"},
 };
 
+/* what was asked */
+static hmpt_tune_opts_t opts;
+
 static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
 {
 	static char *const cmd[] = {"./app", "--size", "3", NULL};
 	hmpt_pooled_t pool = {0};
 
-	t->cmd = cmd;
-	t->program = "./app";
-	t->dir = dir;
-	t->metric = "Time in seconds";
-	t->reps = 3;
-	t->alpha = 0.05;
+	opts.cmd = cmd;
+	opts.program = "./app";
+	opts.dir = dir;
+	opts.metric = "Time in seconds";
+	opts.reps = 3;
+	opts.alpha = 0.05;
+	opts.min_gain = 0.01;
+	opts.capacity = 24 << 20;
+	opts.fast_pool = json_string("thp");
+	opts.slow_pool = json_string("4k");
+	opts.fast_name = "thp";
+	opts.slow_name = "4k";
+	t->opt = &opts;
 	t->alpha_used = 0.05 / 5;
-	t->min_gain = 0.01;
-	t->capacity = 24 << 20;
-	t->fast_pool = json_string("thp");
-	t->slow_pool = json_string("4k");
-	t->fast_name = "thp";
-	t->slow_name = "4k";
 	t->access_kind = "accesses";
 	/* how two of the sites are walked (their profile's pattern counts):
 	 * a's samples go one way, b's either way */
@@ -138,7 +142,7 @@ static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
 			configs[i].sp = (hmpt_speedup_t){.speedup = 1, .lo = 1, .hi = 1};
 		else
 			hmpt_stats_speedup(&configs[0].sum, &configs[i].sum, &pool, t->alpha_used,
-			                   t->min_gain, false, &configs[i].sp);
+			                   t->opt->min_gain, false, &configs[i].sp);
 	for (int g = 0; g < 3; g++)
 		t->groups[g].alone = configs[1 << g].sp.speedup;
 	configs[3].estimate = 1.4;
@@ -401,8 +405,8 @@ int main(void)
 	}
 	json_decref((json_t *)sites[0].json);
 	json_decref((json_t *)sites[1].json);
-	json_decref(t.fast_pool);
-	json_decref(t.slow_pool);
+	json_decref(opts.fast_pool);
+	json_decref(opts.slow_pool);
 	if (getenv("TEST_RESULTS_KEEP"))
 		fprintf(stderr, "test_results: kept %s\n", dir);
 	else
