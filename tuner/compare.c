@@ -10,7 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "plan.h"
+#include "profrun.h"
+#include "tune.h"
 
 const char hmpt_compare_usage[] =
     "Usage: hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND [ARGS...]\n"
@@ -34,6 +37,10 @@ const char hmpt_compare_usage[] =
     "      --confidence PCT  of the interval (default: 95)\n"
     "      --lib PATH        the libhmpt.so to preload\n"
     "  -q, --quiet           print only the result line\n"
+    "      --launcher CMD    start COMMAND with CMD ('mpirun -np 4', 'srun')\n"
+    "      --slurm           each run a Slurm batch job, with --partition, --nodes,\n"
+    "                        --time and --parallel as for tuning\n"
+    "A tuning's other options are a usage error here.\n"
     "\n"
     "COMMAND's output goes to a temporary directory, removed afterwards.  A plan\n"
     "that fails to load (here, or in COMMAND, where the shim says so) or places\n"
@@ -190,4 +197,57 @@ int hmpt_compare_plans(const hmpt_tune_t *t, hmpt_measure_t *x, char **plans)
 	       : sp.slower ? "slower"
 	                   : "no measurable difference");
 	return 0;
+}
+
+/* compare's options: those of HMPT_TUNE_SHARED_OPTIONS, and --help; a
+ * tuning's other options are named in a usage error.  0, or 1 after
+ * --help. */
+static int parse_options(int argc, char **argv, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                         hmpt_tune_cli_t *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, hmpt_tune_shortopts, hmpt_tune_longs, NULL)) != -1) {
+		if (c == 'h') {
+			fputs(hmpt_compare_usage, stdout);
+			return 1;
+		}
+		if (c != '?' && strchr(HMPT_TUNE_SHARED_OPTIONS, c) &&
+		    hmpt_tune_take_shared(c, optarg, opt, x, o))
+			continue;
+		for (const struct option *l = hmpt_tune_longs; c != '?' && l->name; l++)
+			if (l->val == c)
+				hmpt_cli_usage_error(
+				    o->cmd, "this option is for tuning, not for compare", l->name);
+		hmpt_cli_usage_error(o->cmd, "unknown option", NULL);
+	}
+	hmpt_tune_check_options(opt, x, o);
+	return 0;
+}
+
+/* hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND */
+int hmpt_cmd_compare(int argc, char **argv)
+{
+	hmpt_tune_opts_t opt = hmpt_tune_opts_default();
+	hmpt_tune_t t;
+	hmpt_measure_t x = {.progress = isatty(2)};
+	hmpt_tune_cli_t o = {.cmd = "compare"};
+	int rc = 0;
+
+	opt.reps = 10; /* rounds for an exact interval */
+	if (parse_options(argc, argv, &opt, &x, &o) == 0) {
+		char **args = argv + optind;
+		if (argc - optind < 4 || strcmp(args[2], "--") != 0)
+			hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND",
+			                     NULL);
+		hmpt_tune_set_command(&opt, args + 3, &o);
+		hmpt_tune_start(&t, &opt);
+		if (hmpt_lib_resolve(o.lib, x.lib, sizeof(x.lib)) != 0)
+			rc = EXIT_USAGE;
+		else
+			rc = hmpt_compare_plans(&t, &x, args);
+	}
+	hmpt_measure_free(&x);
+	hmpt_tune_opts_free(&opt);
+	return rc;
 }

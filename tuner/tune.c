@@ -30,7 +30,6 @@
 #include <wordexp.h>
 
 #include "cli.h"
-#include "compare.h"
 #include "confirm.h"
 #include "journal.h"
 #include "measure.h"
@@ -148,37 +147,15 @@ const char hmpt_tune_usage[] =
 
 /* ------------------------------------------------------------- options */
 
-/* What the command line asked beyond the tuning itself. */
-typedef struct {
-	bool comparing;
-	const char *cmd; /* "tune" or "compare", for usage errors */
-	const char *pools, *lib, *launcher;
-	bool restart;
-} opts_t;
-
-/* a whole-number option from lo to hi, or a usage error naming it */
-static int whole_option(const char *cmd, const char *name, const char *arg, int lo, int hi)
-{
-	uint64_t v;
-	char msg[96];
-
-	if (hmpt_options_parse_uint(arg, &v) == 0 && v >= (uint64_t)lo && v <= (uint64_t)hi)
-		return (int)v;
-	snprintf(msg, sizeof(msg), "%s: expected a whole number from %d to %d", name, lo, hi);
-	hmpt_cli_usage_error(cmd, msg, arg);
-}
-
-/* Option c with its argument into opt, x or o; a bad one is a usage error.
- * true for --help, which it printed. */
-static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t *x, opts_t *o)
+/* An option that tune and compare both take (HMPT_TUNE_SHARED_OPTIONS)
+ * into opt, x or o: true when c is one; a bad argument is a usage error. */
+bool hmpt_tune_take_shared(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                           hmpt_tune_cli_t *o)
 {
 	const char *cmd = o->cmd;
-	uint64_t v;
 	char *end;
 
 	switch (c) {
-	case 'o': opt->dir = arg; break;
-	case 'p': o->pools = arg; break;
 	case 'm': {
 		char why[256];
 		if (hmpt_measure_metric(x, arg, why, sizeof(why)) != 0) {
@@ -190,8 +167,57 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		break;
 	}
 	case 'H': opt->maximize = true; break;
-	case 'r': opt->reps = whole_option(cmd, "--reps", arg, 2, 100); break;
-	case 'g': opt->ngroups_max = whole_option(cmd, "--groups", arg, 1, 10); break;
+	case 'r': opt->reps = hmpt_cli_whole_option(cmd, "--reps", arg, 2, 100); break;
+	case 't':
+		opt->timeout = strtod(arg, &end);
+		if (end == arg || *end || !(opt->timeout > 0))
+			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
+			                     arg);
+		break;
+	case 'M':
+		opt->min_gain = strtod(arg, &end) / 100;
+		if (end == arg || *end || !(opt->min_gain >= 0) || opt->min_gain >= 1)
+			hmpt_cli_usage_error(cmd, "--min-gain: expected a percentage from 0 to 99",
+			                     arg);
+		break;
+	case 'A': {
+		double pct = strtod(arg, &end);
+		if (end == arg || *end || !(pct >= 50 && pct < 100))
+			hmpt_cli_usage_error(
+			    cmd, "--confidence: expected a percentage from 50 to 99.9", arg);
+		opt->alpha = 1 - pct / 100;
+		break;
+	}
+	case 'L': o->lib = arg; break;
+	case 'q': x->quiet = true; break;
+	case 'l': o->launcher = arg; break;
+	case 'S': opt->slurm.on = true; break;
+	case 'P': opt->slurm.partition = arg; break;
+	case 'N': opt->slurm.nodes = hmpt_cli_whole_option(cmd, "--nodes", arg, 1, 100000); break;
+	case 'T': opt->slurm.time_limit = arg; break;
+	case 'j':
+		opt->slurm.parallel = hmpt_cli_whole_option(cmd, "--parallel", arg, 1, 4096);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+/* A tuning's option c with its argument into opt, x or o; a bad one is a
+ * usage error.  true for --help, which it printed. */
+static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                        hmpt_tune_cli_t *o)
+{
+	const char *cmd = o->cmd;
+	uint64_t v;
+	char *end;
+
+	if (hmpt_tune_take_shared(c, arg, opt, x, o))
+		return false;
+	switch (c) {
+	case 'o': opt->dir = arg; break;
+	case 'p': o->pools = arg; break;
+	case 'g': opt->ngroups_max = hmpt_cli_whole_option(cmd, "--groups", arg, 1, 10); break;
 	case 'G':
 		if (opt->nuser == 9)
 			hmpt_cli_usage_error(cmd, "--group: at most 9 groups", arg);
@@ -215,43 +241,25 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		opt->bench_dir = arg;
 		break;
 	}
-	case 'C': opt->candidates = whole_option(cmd, "--candidates", arg, 1, 1024); break;
+	case 'C': opt->candidates = hmpt_cli_whole_option(cmd, "--candidates", arg, 1, 1024); break;
 	case 'Y':
 		if (strcmp(arg, "model") && strcmp(arg, "exhaustive"))
 			hmpt_cli_usage_error(cmd, "--search: expected model or exhaustive", arg);
 		opt->exhaustive = !strcmp(arg, "exhaustive");
 		break;
-	case 'B': opt->budget = whole_option(cmd, "--budget", arg, 1, 1000000); break;
+	case 'B': opt->budget = hmpt_cli_whole_option(cmd, "--budget", arg, 1, 1000000); break;
 	case 'W': opt->split = 1; break;
 	case 'w': opt->split = 0; break;
-	case 'F': opt->confirm_rounds = whole_option(cmd, "--confirm", arg, 0, 1000); break;
+	case 'F':
+		opt->confirm_rounds = hmpt_cli_whole_option(cmd, "--confirm", arg, 0, 1000);
+		break;
 	case 'X':
 		opt->precision = strtod(arg, &end) / 100;
 		if (end == arg || *end || !(opt->precision > 0) || opt->precision >= 1)
 			hmpt_cli_usage_error(
 			    cmd, "--precision: expected a percentage above 0 and below 100", arg);
 		break;
-	case 'K': opt->retakes = whole_option(cmd, "--retakes", arg, 0, 10); break;
-	case 't':
-		opt->timeout = strtod(arg, &end);
-		if (end == arg || *end || !(opt->timeout > 0))
-			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
-			                     arg);
-		break;
-	case 'M':
-		opt->min_gain = strtod(arg, &end) / 100;
-		if (end == arg || *end || !(opt->min_gain >= 0) || opt->min_gain >= 1)
-			hmpt_cli_usage_error(cmd, "--min-gain: expected a percentage from 0 to 99",
-			                     arg);
-		break;
-	case 'A': {
-		double pct = strtod(arg, &end);
-		if (end == arg || *end || !(pct >= 50 && pct < 100))
-			hmpt_cli_usage_error(
-			    cmd, "--confidence: expected a percentage from 50 to 99.9", arg);
-		opt->alpha = 1 - pct / 100;
-		break;
-	}
+	case 'K': opt->retakes = hmpt_cli_whole_option(cmd, "--retakes", arg, 0, 10); break;
 	case 'z':
 		if (hmpt_options_parse_size(arg, &v) || v < 1)
 			hmpt_cli_usage_error(
@@ -266,69 +274,51 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		opt->sample = arg;
 		break;
 	}
-	case 'L': o->lib = arg; break;
 	case 'R': o->restart = true; break;
-	case 'q': x->quiet = true; break;
-	case 'l': o->launcher = arg; break;
-	case 'S': opt->slurm.on = true; break;
-	case 'P': opt->slurm.partition = arg; break;
-	case 'N': opt->slurm.nodes = whole_option(cmd, "--nodes", arg, 1, 100000); break;
-	case 'T': opt->slurm.time_limit = arg; break;
-	case 'j': opt->slurm.parallel = whole_option(cmd, "--parallel", arg, 1, 4096); break;
-	case 'h': fputs(o->comparing ? hmpt_compare_usage : hmpt_tune_usage, stdout); return true;
+	case 'h': fputs(hmpt_tune_usage, stdout); return true;
 	default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
 	}
 	return false;
 }
 
-/* The options: 0, or 1 after --help.  A usage error exits. */
-static int parse_options(int argc, char **argv, hmpt_tune_opts_t *opt, hmpt_measure_t *x, opts_t *o)
-{
-	static const struct option longs[] = {{"output", required_argument, 0, 'o'},
-	                                      {"pools", required_argument, 0, 'p'},
-	                                      {"metric", required_argument, 0, 'm'},
-	                                      {"higher-is-better", no_argument, 0, 'H'},
-	                                      {"reps", required_argument, 0, 'r'},
-	                                      {"groups", required_argument, 0, 'g'},
-	                                      {"group", required_argument, 0, 'G'},
-	                                      {"capacity", required_argument, 0, 'c'},
-	                                      {"bench", required_argument, 0, 'b'},
-	                                      {"candidates", required_argument, 0, 'C'},
-	                                      {"search", required_argument, 0, 'Y'},
-	                                      {"budget", required_argument, 0, 'B'},
-	                                      {"split", no_argument, 0, 'W'},
-	                                      {"no-split", no_argument, 0, 'w'},
-	                                      {"confirm", required_argument, 0, 'F'},
-	                                      {"precision", required_argument, 0, 'X'},
-	                                      {"timeout", required_argument, 0, 't'},
-	                                      {"min-gain", required_argument, 0, 'M'},
-	                                      {"retakes", required_argument, 0, 'K'},
-	                                      {"confidence", required_argument, 0, 'A'},
-	                                      {"min-size", required_argument, 0, 'z'},
-	                                      {"sample", required_argument, 0, 's'},
-	                                      {"lib", required_argument, 0, 'L'},
-	                                      {"restart", no_argument, 0, 'R'},
-	                                      {"quiet", no_argument, 0, 'q'},
-	                                      {"help", no_argument, 0, 'h'},
-	                                      {"launcher", required_argument, 0, 'l'},
-	                                      {"slurm", no_argument, 0, 'S'},
-	                                      {"partition", required_argument, 0, 'P'},
-	                                      {"nodes", required_argument, 0, 'N'},
-	                                      {"time", required_argument, 0, 'T'},
-	                                      {"parallel", required_argument, 0, 'j'},
-	                                      {0, 0, 0, 0}};
-	int c;
+/* Every option of a tuning (compare takes HMPT_TUNE_SHARED_OPTIONS of them). */
+const char hmpt_tune_shortopts[] = "+o:p:m:r:g:G:c:t:s:qh";
+const struct option hmpt_tune_longs[] = {{"output", required_argument, 0, 'o'},
+                                         {"pools", required_argument, 0, 'p'},
+                                         {"metric", required_argument, 0, 'm'},
+                                         {"higher-is-better", no_argument, 0, 'H'},
+                                         {"reps", required_argument, 0, 'r'},
+                                         {"groups", required_argument, 0, 'g'},
+                                         {"group", required_argument, 0, 'G'},
+                                         {"capacity", required_argument, 0, 'c'},
+                                         {"bench", required_argument, 0, 'b'},
+                                         {"candidates", required_argument, 0, 'C'},
+                                         {"search", required_argument, 0, 'Y'},
+                                         {"budget", required_argument, 0, 'B'},
+                                         {"split", no_argument, 0, 'W'},
+                                         {"no-split", no_argument, 0, 'w'},
+                                         {"confirm", required_argument, 0, 'F'},
+                                         {"precision", required_argument, 0, 'X'},
+                                         {"timeout", required_argument, 0, 't'},
+                                         {"min-gain", required_argument, 0, 'M'},
+                                         {"retakes", required_argument, 0, 'K'},
+                                         {"confidence", required_argument, 0, 'A'},
+                                         {"min-size", required_argument, 0, 'z'},
+                                         {"sample", required_argument, 0, 's'},
+                                         {"lib", required_argument, 0, 'L'},
+                                         {"restart", no_argument, 0, 'R'},
+                                         {"quiet", no_argument, 0, 'q'},
+                                         {"help", no_argument, 0, 'h'},
+                                         {"launcher", required_argument, 0, 'l'},
+                                         {"slurm", no_argument, 0, 'S'},
+                                         {"partition", required_argument, 0, 'P'},
+                                         {"nodes", required_argument, 0, 'N'},
+                                         {"time", required_argument, 0, 'T'},
+                                         {"parallel", required_argument, 0, 'j'},
+                                         {0, 0, 0, 0}};
 
-	while ((c = getopt_long(argc, argv, "+o:p:m:r:g:G:c:t:s:qh", longs, NULL)) != -1) {
-		if (take_option(c, optarg, opt, x, o))
-			return 1;
-		if (o->comparing && !strchr("mHrtMALqlSPNTj", c))
-			for (const struct option *l = longs; l->name; l++)
-				if (l->val == c)
-					hmpt_cli_usage_error(
-					    o->cmd, "this option is for tuning, not for compare",
-					    l->name);
-	}
+void hmpt_tune_check_options(hmpt_tune_opts_t *opt, hmpt_measure_t *x, const hmpt_tune_cli_t *o)
+{
 	if (opt->budget && opt->exhaustive)
 		hmpt_cli_usage_error(
 		    o->cmd, "--budget goes with the model search, not --search exhaustive", NULL);
@@ -342,6 +332,18 @@ static int parse_options(int argc, char **argv, hmpt_tune_opts_t *opt, hmpt_meas
 			snprintf(opt->slurm.self, sizeof(opt->slurm.self), "hmpt-tune");
 		x->slurm = &opt->slurm;
 	}
+}
+
+/* The options: 0, or 1 after --help.  A usage error exits. */
+static int parse_options(int argc, char **argv, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                         hmpt_tune_cli_t *o)
+{
+	int c;
+
+	while ((c = getopt_long(argc, argv, hmpt_tune_shortopts, hmpt_tune_longs, NULL)) != -1)
+		if (take_option(c, optarg, opt, x, o))
+			return 1;
+	hmpt_tune_check_options(opt, x, o);
 	return 0;
 }
 
@@ -364,7 +366,7 @@ static int with_launcher(hmpt_tune_opts_t *opt, const char *launcher)
 }
 
 /* The command: `words`, after --launcher's words when given. */
-static void set_command(hmpt_tune_opts_t *opt, char **words, const opts_t *o)
+void hmpt_tune_set_command(hmpt_tune_opts_t *opt, char **words, const hmpt_tune_cli_t *o)
 {
 	opt->cmd = words;
 	opt->program = opt->cmd[0];
@@ -461,8 +463,7 @@ static int prepare_dir(const hmpt_tune_opts_t *opt)
 
 /* --------------------------------------------------------- the command */
 
-/* what opt owns */
-static void opts_free(hmpt_tune_opts_t *opt)
+void hmpt_tune_opts_free(hmpt_tune_opts_t *opt)
 {
 	if (opt->cmd && opt->cmd[0] != opt->program) /* the launcher's words came first */
 		free((void *)opt->cmd);
@@ -486,7 +487,8 @@ static void tune_free(hmpt_tune_t *t)
 }
 
 /* DIR/journal.jsonl, opened (or resumed) for x: 0, or 1. */
-static int open_journal(const hmpt_tune_t *t, const opts_t *o, hmpt_measure_t *x, hmpt_journal_t *j)
+static int open_journal(const hmpt_tune_t *t, const hmpt_tune_cli_t *o, hmpt_measure_t *x,
+                        hmpt_journal_t *j)
 {
 	char groups_text[4096] = "";
 	for (int g = 0; g < t->opt->nuser; g++)
@@ -543,12 +545,12 @@ static int run_stages(hmpt_tune_t *t, hmpt_measure_t *x)
 }
 
 /* hmpt-tune [tune] [options] -- COMMAND (args: what follows the options) */
-static int tune_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x, const opts_t *o,
-                        char **args, int nargs)
+static int tune_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
+                        const hmpt_tune_cli_t *o, char **args, int nargs)
 {
 	if (nargs < 1)
 		hmpt_cli_usage_error("tune", "no command given (put it after --)", NULL);
-	set_command(opt, args, o);
+	hmpt_tune_set_command(opt, args, o);
 	x->progress = x->progress && !x->quiet;
 	int rc = set_pools(opt, o->pools);
 	if (rc)
@@ -565,66 +567,50 @@ static int tune_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x
 	return rc;
 }
 
-/* hmpt-tune compare [options] BASE.json PLAN.json -- COMMAND */
-static int compare_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x,
-                           const opts_t *o, char **args, int nargs)
+hmpt_tune_opts_t hmpt_tune_opts_default(void)
 {
-	if (nargs < 4 || strcmp(args[2], "--") != 0)
-		hmpt_cli_usage_error("compare", "expected BASE.json PLAN.json -- COMMAND", NULL);
-	set_command(opt, args + 3, o);
-	if (hmpt_lib_resolve(o->lib, x->lib, sizeof(x->lib)) != 0)
-		return EXIT_USAGE;
-	return hmpt_compare_plans(t, x, args);
+	return (hmpt_tune_opts_t){.dir = "hmpt-tune.out",
+	                          .reps = 3,
+	                          .ngroups_max = 8,
+	                          .candidates = 16,
+	                          .alpha = 0.05,
+	                          .min_gain = 0.01,
+	                          .confirm_rounds = 20,
+	                          .split = -1, /* where the pools' pages are alike (--help) */
+	                          .retakes = 2,
+	                          .precision = 0.03,
+	                          .sample = "auto"};
 }
 
-static int tune_main(int argc, char **argv, bool comparing)
+void hmpt_tune_start(hmpt_tune_t *t, const hmpt_tune_opts_t *opt)
 {
-	hmpt_tune_opts_t opt = {.dir = "hmpt-tune.out",
-	                        .reps =
-	                            comparing ? 10 : 3, /* compare: rounds for an exact interval */
-	                        .ngroups_max = 8,
-	                        .candidates = 16,
-	                        .alpha = 0.05,
-	                        .min_gain = 0.01,
-	                        .confirm_rounds = 20,
-	                        .split = -1, /* where the pools' pages are alike (see --help) */
-	                        .retakes = 2,
-	                        .precision = 0.03,
-	                        .sample = "auto"};
-	hmpt_tune_t t = {.opt = &opt,
-	                 .best = -1,
-	                 .best90 = -1,
-	                 .fit = -1,
-	                 .search_best = -1,
-	                 .search_best90 = -1,
-	                 .search_fit = -1,
-	                 .confirm_ref = -1};
-	hmpt_measure_t x = {.progress = isatty(2)};
-	opts_t o = {.comparing = comparing, .cmd = comparing ? "compare" : "tune"};
-	int rc;
-
-	if (parse_options(argc, argv, &opt, &x, &o) != 0) {
-		rc = 0; /* --help */
-	} else {
-		t.timeout_s = opt.timeout; /* the profile stage's, unless given */
-		t.confirm_rounds_max = opt.confirm_rounds;
-		if (comparing)
-			rc = compare_command(&t, &opt, &x, &o, argv + optind, argc - optind);
-		else
-			rc = tune_command(&t, &opt, &x, &o, argv + optind, argc - optind);
-	}
-	hmpt_measure_free(&x);
-	tune_free(&t);
-	opts_free(&opt);
-	return rc;
+	*t = (hmpt_tune_t){.opt = opt,
+	                   .timeout_s = opt->timeout, /* the profile stage's, unless given */
+	                   .confirm_rounds_max = opt->confirm_rounds,
+	                   .best = -1,
+	                   .best90 = -1,
+	                   .fit = -1,
+	                   .search_best = -1,
+	                   .search_best90 = -1,
+	                   .search_fit = -1,
+	                   .confirm_ref = -1};
 }
 
 int hmpt_cmd_tune(int argc, char **argv)
 {
-	return tune_main(argc, argv, false);
-}
+	hmpt_tune_opts_t opt = hmpt_tune_opts_default();
+	hmpt_tune_t t;
+	hmpt_measure_t x = {.progress = isatty(2)};
+	hmpt_tune_cli_t o = {.cmd = "tune"};
+	int rc = 0;
 
-int hmpt_cmd_compare(int argc, char **argv)
-{
-	return tune_main(argc, argv, true);
+	hmpt_tune_start(&t, &opt); /* empty, for tune_free after --help */
+	if (parse_options(argc, argv, &opt, &x, &o) == 0) {
+		hmpt_tune_start(&t, &opt); /* with the options parsed */
+		rc = tune_command(&t, &opt, &x, &o, argv + optind, argc - optind);
+	}
+	hmpt_measure_free(&x);
+	tune_free(&t);
+	hmpt_tune_opts_free(&opt);
+	return rc;
 }
