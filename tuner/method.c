@@ -91,7 +91,7 @@ static void speedups(hmpt_tune_t *t)
 	for (int i = 0; i < t->nconfigs; i++) {
 		summarize(t, &t->configs[i]);
 		if (t->configs[i].in_confirm)
-			continue; /* paired, and analysed apart (confirm.c) */
+			continue; /* paired, and analysed apart (stage_confirm.c) */
 		compared += hmpt_tune_config_shown(t, i) && i != t->configs[i].ref &&
 		            t->configs[i].sum.n > 0;
 		/* runs are interleaved, so drift and load hit every configuration
@@ -166,7 +166,7 @@ static void estimates(hmpt_tune_t *t)
 static void choose(hmpt_tune_t *t)
 {
 	if (t->confirm_done)
-		return; /* the confirmation chose, by its own figures (confirm.c) */
+		return; /* the confirmation chose, by its own figures (stage_confirm.c) */
 	hmpt_choice_in_t *in = calloc((size_t)t->nconfigs + 1, sizeof(*in));
 	hmpt_choice_t ch = {-1, -1, -1, -1};
 

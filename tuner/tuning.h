@@ -126,7 +126,7 @@ typedef struct {
 #define HMPT_CONFIRM_MAX 5
 
 /* A configuration of the search measured again against all-slow in fresh
- * paired rounds (confirm.c). */
+ * paired rounds (stage_confirm.c). */
 typedef struct {
 	int config;           /* its configuration in the confirmation phase */
 	int of;               /* the combination it measures again */
@@ -199,7 +199,7 @@ typedef struct {
 	int confirm_ref; /* its all-slow configuration, -1: it did not run */
 	int confirm_rounds_run;
 	int confirm_rounds_max; /* --confirm, raised to the rounds an exact
-	                           interval needs (confirm.c) */
+	                           interval needs (stage_confirm.c) */
 	bool confirming;        /* it runs: the search's point estimates propose */
 	bool confirm_done;      /* it ran: only what it confirmed may be chosen */
 	double confirm_alpha;   /* alpha of its intervals */
