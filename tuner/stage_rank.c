@@ -125,6 +125,9 @@ static int ranked_groups(hmpt_tune_t *t, hmpt_measure_t *x)
 				t->sites[i].group = g;
 	}
 	t->ngroups = k < nranked ? k : nranked;
+	/* nothing was chosen: no single was picked for being fast by chance,
+	 * so the ranking's runs can serve the search as its own */
+	t->ranking_shared = t->ngroups == nranked;
 	return 0;
 }
 

@@ -32,8 +32,17 @@ static void combos_create(hmpt_tune_t *t, hmpt_measure_t *x, int *list)
 			snprintf(label, sizeof(label), "slow");
 		else if (m == ncomb - 1)
 			snprintf(label, sizeof(label), "fast");
-		list[m] = hmpt_config_get(t, x->journal, fast, label, HMPT_PHASE_COMBOS);
+		/* all-slow and a group alone: the same placements as the
+		 * ranking's, measured once (the ranking's phase becomes this one) */
+		int ranked = !t->ranking_shared || (m & (m - 1)) ? -1
+		             : m ? hmpt_method_single(t, __builtin_ctz(m))
+		                 : t->ref;
+		list[m] = ranked >= 0
+		              ? ranked
+		              : hmpt_config_get(t, x->journal, fast, label, HMPT_PHASE_COMBOS);
 		hmpt_tconfig_t *c = &t->configs[list[m]];
+		c->in_combos = true;
+		c->ranked = ranked >= 0;
 		c->mask = (unsigned)m;
 		snprintf(c->label, sizeof(c->label), "%s", label);
 	}
@@ -117,9 +126,11 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		s.bytes[g] = (double)t->groups[g].bytes;
 	/* A configuration's journaled runs count only once the search asks for
 	 * it, so that a resumed search takes the same steps on the same data,
-	 * running only what is missing. */
-	for (int m = 0; m < t->ncombos; m++)
-		t->configs[list[m]].want = -1;
+	 * running only what is missing; those of the ranking's it asked for. */
+	for (int m = 0; m < t->ncombos; m++) {
+		hmpt_tconfig_t *c = &t->configs[list[m]];
+		c->want = c->ranked ? hmpt_tune_config_want(t, c) : -1;
+	}
 	hmpt_method_analyze(t);
 	for (;;) {
 		int nb = 1, measured, wants[3];

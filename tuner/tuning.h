@@ -83,6 +83,8 @@ typedef struct {
 	int split_group;
 	uint32_t split_ppm;
 	bool in_combos;  /* one of the 2^K */
+	bool ranked;     /* measured first in the ranking (all-slow, or a group that is
+	                    one site alone): its runs there are the search's too */
 	bool in_confirm; /* measured again in the confirmation phase */
 	int confirmed;   /* combinations: 1 the confirmation found it faster, -1
 	                    it did not (never chosen then), 0 not tried */
@@ -188,6 +190,9 @@ typedef struct {
 	int nconfigs;
 	int ref;               /* the all-slow configuration (of the last phase) */
 	int ncombos;           /* configurations in the combination phase */
+	bool ranking_shared;   /* the ranking chose nothing (every site it measured
+	                          alone is a group of its own): its all-slow and
+	                          singles are the combination phase's own */
 	int best, best90, fit; /* chosen configurations, -1: none */
 	int fastest;           /* the highest point estimate among the faster */
 	double alpha_used;     /* alpha over the number of comparisons */
