@@ -116,6 +116,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 	hmpt_search_obs_t *obs = calloc((size_t)t->ncombos + 16, sizeof(*obs));
 	int *batch = calloc((size_t)t->ncombos + 1, sizeof(int)), rc = 0, nobs = 0;
 	hmpt_tconfig_t *ref = &t->configs[list[0]];
+	int exhaustive = t->opt->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1));
 
 	if (!obs || !batch) {
 		free(obs);
@@ -176,7 +177,9 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			rc = -1;
 			break;
 		}
-		if (t->opt->budget && runs + cost > t->opt->budget) {
+		/* never more runs than exhaustive search would take */
+		bool user = t->opt->budget && t->opt->budget < exhaustive;
+		if (runs + cost > (user ? t->opt->budget : exhaustive)) {
 			/* as if the batch had not been asked for: runs of it that the
 			 * journal holds must not count */
 			ref->want = before;
@@ -184,10 +187,12 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 				t->configs[batch[i]].want = wants[i];
 			if (!x->quiet)
 				fprintf(stderr,
-				        "hmpt-tune: --budget %d runs reached (%d so far; the next "
+				        "hmpt-tune: %s %d runs reached (%d so far; the next "
 				        "configurations would take %d more)\n",
-				        t->opt->budget, runs, cost);
-			t->search_stop = "the --budget of runs";
+				        user ? "--budget" : "exhaustive search's",
+				        user ? t->opt->budget : exhaustive, runs, cost);
+			t->search_stop =
+			    user ? "the --budget of runs" : "exhaustive search's number of runs";
 			break;
 		}
 		rc = hmpt_measure_configs(t, x, batch, nb);
@@ -216,9 +221,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			fprintf(stderr,
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
 			        "search: %d configurations, %d runs); stopped: %s\n",
-			        configs, runs, t->ncombos,
-			        t->opt->reps *
-			            (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1)),
+			        configs, runs, t->ncombos, exhaustive,
 			        t->search_stop ? t->search_stop : "-");
 	}
 	free(obs);
