@@ -113,6 +113,11 @@ int hmpt_noise_trend(const double *x, int n, hmpt_noise_trend_t *tr)
 	return 0;
 }
 
+bool hmpt_noise_drifting(const hmpt_noise_trend_t *tr)
+{
+	return tr->n < 3 || tr->p < HMPT_NOISE_DRIFT_P;
+}
+
 double hmpt_noise_spread(const double *x, int n)
 {
 	if (n < 2)

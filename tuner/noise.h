@@ -57,6 +57,13 @@ typedef struct {
 /* The trend of x[0..n-1] (positive): 0, or -1 when n < 3 or a value is not
  * positive (then *tr is zero). */
 int hmpt_noise_trend(const double *x, int n, hmpt_noise_trend_t *tr);
+/* Whether a trend calls for more runs of the reference: its runs so far
+ * (three at least) show one at Mann-Kendall's p below HMPT_NOISE_DRIFT_P,
+ * or they are too few to tell (true).  Lenient on purpose: a run of the
+ * reference costs little beside a drift that passes for a speedup, while
+ * on a steady machine (p uniform) one batch in ten pays for it. */
+#define HMPT_NOISE_DRIFT_P 0.1
+bool hmpt_noise_drifting(const hmpt_noise_trend_t *tr);
 /* A robust relative spread: 1.4826 x the median absolute deviation of
  * log(x) (the sd of a normal sample's log); 0 when n < 2 or a value is not
  * positive. */

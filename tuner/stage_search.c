@@ -157,10 +157,10 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		int runs = hmpt_stage_search_runs(t, &measured);
 		int before = ref->want;
 		/* all-slow: sqrt(configurations) times --reps, and one run per
-		 * batch at least, so that every batch meets it */
+		 * batch at least while its runs drift, so that every batch meets it */
 		int want = t->opt->reps * hmpt_measure_ref_share(measured + nb - 1);
 		int have = hmpt_tune_config_taken(ref);
-		ref->want = want > have ? want : have + 1;
+		ref->want = want > have ? want : have + hmpt_noise_drifting(&t->noise.trend);
 		int cost = ref->want - have;
 		for (int i = 1; i < nb; i++) {
 			const hmpt_tconfig_t *c = &t->configs[batch[i]];

@@ -267,12 +267,50 @@ static void test_outliers_lognormal(void)
 	CHECK_OP(caught, >, bursts * 3 / 4);
 }
 
+/* The rule for another run of the reference in a batch: a trend, or too
+ * few runs to tell.  Seeded: 9 runs of a steady reference (lognormal 3 %)
+ * call for one in about a tenth of the tunings; a drift of 10 % over them
+ * (2 % noise) in most. */
+static void test_drifting(void)
+{
+	double x[10], flat[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+	hmpt_noise_trend_t tr;
+
+	for (int i = 0; i < 10; i++)
+		x[i] = exp(0.01 * i);
+	hmpt_noise_trend(x, 10, &tr);
+	CHECK(hmpt_noise_drifting(&tr));
+	hmpt_noise_trend(flat, 8, &tr);
+	CHECK(!hmpt_noise_drifting(&tr));
+	hmpt_noise_trend(x, 2, &tr); /* too few: -1, tr zeroed */
+	CHECK(hmpt_noise_drifting(&tr));
+
+	uint64_t st = 0x9e3779b97f4a7c15ull;
+	int steady = 0, drifting = 0, trials = 2000;
+	for (int t = 0; t < trials; t++) {
+		double v[9];
+		for (int i = 0; i < 9; i++)
+			v[i] = exp(0.03 * gauss(&st));
+		hmpt_noise_trend(v, 9, &tr);
+		steady += hmpt_noise_drifting(&tr);
+		for (int i = 0; i < 9; i++)
+			v[i] = exp(0.02 * gauss(&st) + log(1.1) * i / 8);
+		hmpt_noise_trend(v, 9, &tr);
+		drifting += hmpt_noise_drifting(&tr);
+	}
+	printf("another reference run: %d of %d steady, %d of %d drifting by 10 %%\n", steady,
+	       trials, drifting, trials);
+	CHECK_OP(steady, <, trials * 3 / 20);
+	CHECK_OP(drifting, >, trials * 4 / 5);
+}
+
 int main(void)
 {
 	test_cpustat();
 	test_share();
 	test_judge();
 	test_trend();
+	test_drifting();
 	test_spread();
 	test_detectable();
 	test_outliers();
