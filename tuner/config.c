@@ -26,7 +26,9 @@ static int cmp_str(const void *a, const void *b)
 
 /* The configuration with these sites in the fast pool in a phase: found, or
  * added.  Each phase measures its placements afresh, with its own all-slow
- * runs, so that a drift between the phases cannot pass for a speedup. */
+ * runs, so that a drift between the phases cannot pass for a speedup (the
+ * search takes over the ranking's where the ranking chose nothing:
+ * stage_search.c). */
 int hmpt_config_get(hmpt_tune_t *t, const hmpt_journal_t *j, const unsigned char *fast,
                     const char *label, hmpt_phase_t phase)
 {

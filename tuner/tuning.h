@@ -50,7 +50,9 @@ typedef struct {
 } hmpt_trun_t;
 
 /* The phases a configuration is measured in.  Each has its own all-slow
- * runs, so that a drift between phases cannot pass for a speedup. */
+ * runs, so that a drift between phases cannot pass for a speedup; where
+ * the ranking chose nothing (t->ranking_shared), its all-slow and singles
+ * are the combination phase's own, and that phase goes on from its runs. */
 typedef enum {
 	HMPT_PHASE_RANKING, /* all-slow and each candidate site alone */
 	HMPT_PHASE_COMBOS,  /* combinations of groups (the search) */
