@@ -2,6 +2,7 @@
 #include "search.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_MASKS  (1u << HMPT_SEARCH_MAX_K)
@@ -142,8 +143,11 @@ static void solve_lower(const double *l, int n, double *b, bool both)
 	}
 }
 
+/* With `learn`, the residuals' spread sets the interactions' prior where it
+ * is larger than the floor; without, the prior stays what the singles
+ * suggest (the misfit check: residuals judged against it). */
 static void model_build(model_t *md, const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
-                        int nobs)
+                        int nobs, bool learn)
 {
 	double wsum[HMPT_SEARCH_MAX_K] = {0}, ysum[HMPT_SEARCH_MAX_K] = {0};
 	bool own[HMPT_SEARCH_MAX_K] = {false};
@@ -192,7 +196,7 @@ static void model_build(model_t *md, const hmpt_search_setup_t *s, const hmpt_se
 	}
 	double sd = prior_sd_floor > prior_sd_share * top ? prior_sd_floor : prior_sd_share * top;
 	md->sf2 = sd * sd;
-	if (extra && excess / extra > md->sf2)
+	if (learn && extra && excess / extra > md->sf2)
 		md->sf2 = excess / extra;
 	md->ell = 2;
 	double usum = 0;
@@ -247,9 +251,61 @@ void hmpt_search_predict(const hmpt_search_setup_t *s, const hmpt_search_obs_t *
 {
 	static model_t md; /* large: not on the stack */
 
-	model_build(&md, s, obs, nobs);
+	model_build(&md, s, obs, nobs, true);
 	for (unsigned m = 0; m < 1u << s->k; m++)
 		model_predict(&md, m, &mean[m], &sd[m]);
+}
+
+/* Above this chance of so large a sum of squared errors the model is taken
+ * to fit (the chi-square's upper tail, Wilson-Hilferty) */
+static const double misfit_alpha = 0.01;
+
+bool hmpt_search_misfit(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                        double *stat)
+{
+	static model_t md;
+	double sum = 0;
+	int n = 0;
+
+	if (stat)
+		*stat = 0;
+	model_build(&md, s, obs, nobs, false);
+	/* each mask's residual from the mean function, against the prior's
+	 * spread of interactions, its own noise and its singles' (a check
+	 * the Gaussian process's fit to the residuals would hide: it learns
+	 * them, and a rugged landscape looks smooth to it near its data) */
+	for (int i = 0; i < md.n; i++) {
+		unsigned m = md.x[i];
+		if (__builtin_popcount(m) < 2)
+			continue;
+		bool own = false;
+		for (int j = 0; j < nobs && !own; j++)
+			own = obs[j].mask == m && obs[j].phase == 1 && !obs[j].failed;
+		if (!own)
+			continue;
+		double from_singles = 0;
+		for (int g = 0; g < md.k; g++)
+			from_singles += m >> g & 1 ? md.uvar[g] : 0;
+		double e = md.r[i], v = md.sf2 + md.v[i] + from_singles;
+		sum += e * e / v;
+		n++;
+	}
+	if (n < 2)
+		return false;
+	if (stat)
+		*stat = sum / n;
+	double c = 2.0 / (9 * n), z = (cbrt(sum / n) - (1 - c)) / sqrt(c);
+	return 1 - hmpt_stats_normal_cdf(z) < misfit_alpha;
+}
+
+int hmpt_search_cap(const hmpt_search_setup_t *s)
+{
+	return s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
+}
+
+int hmpt_search_ext_cap(const hmpt_search_setup_t *s)
+{
+	return s->ext_configs > 0 ? s->ext_configs : 6 * s->k + 4;
 }
 
 int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs)
@@ -588,13 +644,142 @@ static int elimination(const hmpt_search_setup_t *s, const hmpt_search_obs_t *ob
 	return 0;
 }
 
+/* a mask's place in the plain local search's order */
+static uint64_t local_order(unsigned m, unsigned seed)
+{
+	uint64_t x = ((uint64_t)seed << 32 | m) + 0x9e3779b97f4a7c15ull;
+	x = (x ^ x >> 30) * 0xbf58476d1ce4e5b9ull;
+	x = (x ^ x >> 27) * 0x94d049bb133111ebull;
+	return x ^ x >> 31;
+}
+
+int hmpt_search_local(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                      const double *mean, const double *sd, unsigned *out)
+{
+	unsigned nm = 1u << s->k, inc = 0;
+	static unsigned char state[MAX_MASKS];
+	static bool failed[MAX_MASKS];
+	int inc_rounds = 0;
+	double top = -INFINITY;
+
+	mask_states(s, obs, nobs, state, failed);
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		if (o->phase != 1 || o->failed || o->mask >= nm)
+			continue;
+		double v = mean ? mean[o->mask] : o->y;
+		if (v > top)
+			top = v, inc = o->mask, inc_rounds = o->rounds;
+	}
+	/* one round can be luck: the incumbent steers, so it is measured again */
+	if (inc && inc_rounds < 2) {
+		out[0] = inc;
+		return 1;
+	}
+	for (int r = 1; r <= s->k; r++) {
+		unsigned pick = 0;
+		double key = -INFINITY;
+		for (unsigned m = 1; m < nm; m++) {
+			if (__builtin_popcount(m ^ inc) != r || state[m] || failed[m])
+				continue;
+			double v = mean ? mean[m] + sd[m] : (double)local_order(m, s->seed);
+			if (v > key)
+				key = v, pick = m;
+		}
+		if (pick) {
+			out[0] = pick;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+double hmpt_search_short_by(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs)
+{
+	unsigned nm = 1u << s->k;
+	static unsigned char state[MAX_MASKS];
+	static bool failed[MAX_MASKS];
+	static double mean[MAX_MASKS], sd[MAX_MASKS];
+	double best = 0, up = 0;
+
+	mask_states(s, obs, nobs, state, failed);
+	hmpt_search_predict(s, obs, nobs, mean, sd);
+	for (unsigned m = 1; m < nm; m++)
+		if (state[m] == 1 && !failed[m])
+			best = fmax(best, mean[m]);
+	for (unsigned m = 1; m < nm; m++)
+		if (state[m] != 1 && !failed[m])
+			up = fmax(up, mean[m] + 2 * sd[m] - best);
+	return exp(up);
+}
+
+/* Before the gate's "nothing": the first design sees each group alone and
+ * all of them together, not a gain that needs several groups fast
+ * together while others stay slow (a rugged landscape's).  Two masks far
+ * from both ends go to the gate first: the better half of the groups by
+ * their singles, and the other half; once, while no mask between one group
+ * and all-fast has been measured.  Returns how many (in out[]). */
+static int probes(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                  const unsigned char *state, const bool *failed, unsigned *out, int max)
+{
+	unsigned full = (1u << s->k) - 1, half = 0;
+	double y[HMPT_SEARCH_MAX_K];
+	bool own[HMPT_SEARCH_MAX_K] = {false};
+	int n = 0;
+
+	for (int g = 0; g < s->k; g++)
+		y[g] = 0;
+	for (int i = 0; i < nobs; i++) {
+		const hmpt_search_obs_t *o = &obs[i];
+		int pc = __builtin_popcount(o->mask);
+		if (o->phase == 1 && pc > 1 && o->mask != full)
+			return 0;
+		if (pc != 1 || o->failed || (own[__builtin_ctz(o->mask)] && o->phase != 1))
+			continue;
+		y[__builtin_ctz(o->mask)] = o->y;
+		own[__builtin_ctz(o->mask)] |= o->phase == 1;
+	}
+	for (int i = 0; i < (s->k + 1) / 2; i++) {
+		int pick = -1;
+		for (int g = 0; g < s->k; g++)
+			if (!(half >> g & 1) && (pick < 0 || y[g] > y[pick]))
+				pick = g;
+		half |= 1u << pick;
+	}
+	unsigned cand[2] = {half, full ^ half};
+	for (int i = 0; i < 2 && n < max; i++)
+		if (__builtin_popcount(cand[i]) > 1 && state[cand[i]] != 1 && !failed[cand[i]])
+			out[n++] = cand[i];
+	return n;
+}
+
+/* The extension where the model misfits: the contest for the best and the
+ * 90 % plan first (confirm), then a plain local search around the best
+ * measured (a model that misfits steers nothing), up to ext_configs. */
+static int extend(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
+                  unsigned *out, int max, hmpt_search_stop_t *why)
+{
+	int again = confirm(s, obs, nobs, out, max);
+	*why = HMPT_SEARCH_GOING;
+	if (again)
+		return again;
+	if (hmpt_search_count(obs, nobs) >= hmpt_search_ext_cap(s)) {
+		*why = HMPT_SEARCH_CAPPED;
+		return 0;
+	}
+	if (hmpt_search_local(s, obs, nobs, NULL, NULL, out))
+		return 1;
+	*why = HMPT_SEARCH_ALL;
+	return 0;
+}
+
 int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs, int nobs,
                      unsigned *out, int max, hmpt_search_stop_t *why)
 {
 	unsigned nm = 1u << s->k;
 	static unsigned char state[MAX_MASKS];
 	static bool failed[MAX_MASKS];
-	int limit = s->max_configs > 0 ? s->max_configs : 2 * s->k + 4;
+	int limit = hmpt_search_cap(s);
 	int room = limit - hmpt_search_count(obs, nobs);
 	double p_min = 1 - s->confidence, eps = log(1.01);
 	hmpt_search_stop_t dummy;
@@ -605,11 +790,17 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	int n = design_missing(s, state, out, max);
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
+	/* past the model's cap only the extension takes masks: it goes on */
+	if (room < 0 && hmpt_search_ext_cap(s) > limit)
+		return extend(s, obs, nobs, out, max, why);
 	/* with few groups the cap lets the search measure them all: no gate */
 	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, limit, out, max, &n) : 1;
 	if (shown < 0)
 		return n;
 	if (!shown) {
+		n = probes(s, obs, nobs, state, failed, out, max);
+		if (n)
+			return n;
 		*why = HMPT_SEARCH_NOTHING;
 		return 0;
 	}
@@ -676,9 +867,14 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	}
 	if (room <= 0 || !n) {
 		int again = confirm(s, obs, nobs, out, max);
-		if (!again)
-			*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
-		return again;
+		if (again)
+			return again;
+		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
+		/* where the model misfits, neither "settled" nor its picks can be
+		 * trusted: a local search around the best goes on (evidence.md) */
+		if (hmpt_search_ext_cap(s) <= limit || !hmpt_search_misfit(s, obs, nobs, NULL))
+			return 0;
+		return extend(s, obs, nobs, out, max, why);
 	}
 	/* while the model sees something to gain, the elimination goes first:
 	 * the 90 % plan needs what the model cannot see (evidence.md); with it
@@ -700,15 +896,20 @@ const char *hmpt_search_why(hmpt_search_stop_t why)
 {
 	switch (why) {
 	case HMPT_SEARCH_NOTHING:
-		return "no configuration of the first design (all-fast and each group alone) "
-		       "was faster than all-slow or differed from another, so none is expected "
-		       "to be faster";
+		return "no configuration of the first design (all-fast and each group alone), "
+		       "nor two of half the groups each, was faster than all-slow or differed "
+		       "from another; a gain that needs several groups fast together while "
+		       "others stay slow can still hide from them (--search exhaustive sees "
+		       "it)";
 	case HMPT_SEARCH_SETTLED:
 		return "no configuration left unmeasured has a real chance of changing the "
 		       "best or the 90 % plan";
 	case HMPT_SEARCH_CAPPED:
 		return "at its cap of configurations, with some left that could still change a "
 		       "decision (--search exhaustive measures them all)";
+	case HMPT_SEARCH_BUDGET: return "the --budget of runs";
+	case HMPT_SEARCH_ALL: return "every configuration was measured";
+	case HMPT_SEARCH_STALLED: return "no new runs could be taken";
 	default: return NULL;
 	}
 }
