@@ -10,6 +10,7 @@
 #include "config.h"
 #include "method.h"
 #include "search.h"
+#include "strategy.h"
 
 /* -------------------------------------------------------- combinations */
 
@@ -108,21 +109,104 @@ int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs)
 	return runs;
 }
 
+/* The tuner's side of the search loop (strategy.h): the data are the
+ * journal's and this run's runs; a measurement is --reps runs of each mask
+ * asked for and all-slow runs interleaved with them. */
+typedef struct {
+	hmpt_tune_t *t;
+	hmpt_measure_t *x;
+	const int *list;
+	const hmpt_search_setup_t *s;
+	bool at_exhaustive; /* stopped at exhaustive search's number of runs */
+} search_ctx_t;
+
+/* Runs exhaustive search takes at --reps: the model search never takes more */
+static int exhaustive_runs(const hmpt_tune_t *t)
+{
+	return t->opt->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1));
+}
+
+static int ctx_observe(void *p, hmpt_search_obs_t *obs, int max)
+{
+	search_ctx_t *c = p;
+	(void)max; /* search_observe writes K + 2^K at most */
+	return search_observe(c->t, c->list, obs);
+}
+
+static int ctx_measure(void *p, const unsigned *next, int got)
+{
+	search_ctx_t *c = p;
+	hmpt_tune_t *t = c->t;
+	hmpt_tconfig_t *ref = &t->configs[c->list[0]];
+	int batch[3], nb = 1, measured, wants[3];
+
+	if (ref->nfailed && !ref->sum.n) /* nothing can be compared */
+		return hmpt_stage_check_reference(t) ? -1 : 0;
+	batch[0] = c->list[0];
+	for (int i = 0; i < got && i < 2; i++) {
+		hmpt_tconfig_t *cf = &t->configs[c->list[next[i]]];
+		/* new: --reps runs; measured: another round */
+		wants[1 + i] = cf->want;
+		cf->want = cf->want < 0 ? t->opt->reps : cf->want + t->opt->reps;
+		batch[nb++] = c->list[next[i]];
+	}
+	int runs = hmpt_stage_search_runs(t, &measured);
+	int before = ref->want;
+	/* all-slow: sqrt(configurations) times --reps, and one run per
+	 * batch at least while its runs drift, so that every batch meets it */
+	int want = t->opt->reps * hmpt_measure_ref_share(measured + nb - 1);
+	int have = hmpt_tune_config_taken(ref);
+	ref->want = want > have ? want : have + hmpt_noise_drifting(&t->noise.trend);
+	int cost = ref->want - have;
+	for (int i = 1; i < nb; i++) {
+		const hmpt_tconfig_t *cf = &t->configs[batch[i]];
+		cost += hmpt_tune_config_want(t, cf) - cf->sum.n - cf->noutliers;
+	}
+	/* never more runs than exhaustive search would take */
+	int exhaustive = exhaustive_runs(t);
+	bool user = t->opt->budget && t->opt->budget < exhaustive;
+	if (runs + cost > (user ? t->opt->budget : exhaustive)) {
+		/* as if the batch had not been asked for: runs of it that the
+		 * journal holds must not count */
+		ref->want = before;
+		for (int i = 1; i < nb; i++)
+			t->configs[batch[i]].want = wants[i];
+		static hmpt_search_obs_t obs[(1 << HMPT_SEARCH_MAX_K) + 2 * HMPT_SEARCH_MAX_K];
+		int nobs = search_observe(t, c->list, obs);
+		if (user && hmpt_search_design(c->s, obs, nobs, NULL, 0) > 0) {
+			fprintf(stderr,
+			        "hmpt-tune: --budget %d: too small for the model search's first "
+			        "configurations (all-fast, all-slow and the groups the ranking did "
+			        "not measure alone; %d runs so far, the next %d)\n",
+			        t->opt->budget, runs, cost);
+			return -1;
+		}
+		if (!c->x->quiet)
+			fprintf(stderr,
+			        "hmpt-tune: %s %d runs reached (%d so far; the next "
+			        "configurations would take %d more)\n",
+			        user ? "--budget" : "exhaustive search's",
+			        user ? t->opt->budget : exhaustive, runs, cost);
+		c->at_exhaustive = !user;
+		return HMPT_SEARCH_IO_BUDGET;
+	}
+	if (hmpt_measure_configs(t, c->x, batch, nb))
+		return -1;
+	hmpt_method_analyze(t);
+	return hmpt_stage_search_runs(t, &measured) - runs;
+}
+
 /* --search model: batches of configurations the model asks for (search.h),
- * each measured --reps times against all-slow runs interleaved with it. */
+ * each measured --reps times against all-slow runs interleaved with it,
+ * run by the one search loop (strategy.c). */
 static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 {
 	hmpt_search_setup_t s = {.k = t->ngroups, .confidence = 1 - t->opt->alpha};
-	hmpt_search_obs_t *obs = calloc((size_t)t->ncombos + 16, sizeof(*obs));
-	int *batch = calloc((size_t)t->ncombos + 1, sizeof(int)), rc = 0, nobs = 0;
-	hmpt_tconfig_t *ref = &t->configs[list[0]];
-	int exhaustive = t->opt->reps * (t->ncombos - 1 + hmpt_measure_ref_share(t->ncombos - 1));
+	search_ctx_t c = {.t = t, .x = x, .list = list, .s = &s};
+	hmpt_search_io_t io = {
+	    .observe = ctx_observe, .measure = ctx_measure, .ctx = &c, .budget = t->opt->budget};
+	hmpt_search_outcome_t *o = &t->search_outcome;
 
-	if (!obs || !batch) {
-		free(obs);
-		free(batch);
-		return -1;
-	}
 	for (int g = 0; g < t->ngroups; g++)
 		s.bytes[g] = (double)t->groups[g].bytes;
 	/* A configuration's journaled runs count only once the search asks for
@@ -133,99 +217,52 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 		c->want = c->ranked ? hmpt_tune_config_want(t, c) : -1;
 	}
 	hmpt_method_analyze(t);
-	for (;;) {
-		int nb = 1, measured, wants[3];
-		if (ref->nfailed && !ref->sum.n) { /* nothing can be compared */
-			rc = hmpt_stage_check_reference(t);
-			break;
-		}
-		batch[0] = list[0];
-		nobs = search_observe(t, list, obs);
-		unsigned next[2];
-		hmpt_search_stop_t why;
-		int got = hmpt_search_next(&s, obs, nobs, next, 2, &why);
-		t->search_stop = hmpt_search_why(why);
-		for (int i = 0; i < got; i++) {
-			hmpt_tconfig_t *c = &t->configs[list[next[i]]];
-			/* new: --reps runs; measured: another round */
-			wants[1 + i] = c->want;
-			c->want = c->want < 0 ? t->opt->reps : c->want + t->opt->reps;
-			batch[nb++] = list[next[i]];
-		}
-		if (nb == 1)
-			break;
-		int runs = hmpt_stage_search_runs(t, &measured);
-		int before = ref->want;
-		/* all-slow: sqrt(configurations) times --reps, and one run per
-		 * batch at least while its runs drift, so that every batch meets it */
-		int want = t->opt->reps * hmpt_measure_ref_share(measured + nb - 1);
-		int have = hmpt_tune_config_taken(ref);
-		ref->want = want > have ? want : have + hmpt_noise_drifting(&t->noise.trend);
-		int cost = ref->want - have;
-		for (int i = 1; i < nb; i++) {
-			const hmpt_tconfig_t *c = &t->configs[batch[i]];
-			cost += hmpt_tune_config_want(t, c) - c->sum.n - c->noutliers;
-		}
-		if (t->opt->budget && runs + cost > t->opt->budget &&
-		    hmpt_search_design(&s, obs, nobs, NULL, 0) > 0) {
-			fprintf(
-			    stderr,
-			    "hmpt-tune: --budget %d: too small for the model search's first "
-			    "configurations (all-fast, all-slow and the groups the ranking did not "
-			    "measure alone; %d runs so far, the next %d)\n",
-			    t->opt->budget, runs, cost);
-			rc = -1;
-			break;
-		}
-		/* never more runs than exhaustive search would take */
-		bool user = t->opt->budget && t->opt->budget < exhaustive;
-		if (runs + cost > (user ? t->opt->budget : exhaustive)) {
-			/* as if the batch had not been asked for: runs of it that the
-			 * journal holds must not count */
-			ref->want = before;
-			for (int i = 1; i < nb; i++)
-				t->configs[batch[i]].want = wants[i];
-			if (!x->quiet)
-				fprintf(stderr,
-				        "hmpt-tune: %s %d runs reached (%d so far; the next "
-				        "configurations would take %d more)\n",
-				        user ? "--budget" : "exhaustive search's",
-				        user ? t->opt->budget : exhaustive, runs, cost);
-			t->search_stop =
-			    user ? "the --budget of runs" : "exhaustive search's number of runs";
-			break;
-		}
-		rc = hmpt_measure_configs(t, x, batch, nb);
-		if (rc)
-			break;
-		hmpt_method_analyze(t);
-		if (hmpt_stage_search_runs(t, &measured) == runs) { /* nothing new: no way on */
-			t->search_stop = "no new runs could be taken";
-			break;
-		}
+	int rc = hmpt_search_drive(hmpt_strategy_find("model"), &s, &io, o);
+	t->search_stop = hmpt_search_why(o->stop);
+	if (c.at_exhaustive) {
+		t->search_stop = "exhaustive search's number of runs";
+		o->advice = "--search exhaustive";
 	}
 	if (rc == 0) {
+		static hmpt_search_obs_t obs[(1 << HMPT_SEARCH_MAX_K) + 2 * HMPT_SEARCH_MAX_K];
+		int nobs = search_observe(t, list, obs);
 		double *mean = calloc((size_t)t->ncombos, sizeof(double));
 		double *sd = calloc((size_t)t->ncombos, sizeof(double));
 		if (mean && sd) {
 			hmpt_search_predict(&s, obs, nobs, mean, sd);
 			for (int m = 1; m < t->ncombos; m++) {
-				hmpt_tconfig_t *c = &t->configs[list[m]];
-				c->predicted = c->sum.n + c->nfailed ? 0 : exp(mean[m]);
+				hmpt_tconfig_t *cf = &t->configs[list[m]];
+				cf->predicted = cf->sum.n + cf->nfailed ? 0 : exp(mean[m]);
 			}
 		}
 		free(mean);
 		free(sd);
 		int configs, runs = hmpt_stage_search_runs(t, &configs);
-		if (!x->quiet)
+		if (!x->quiet) {
 			fprintf(stderr,
 			        "hmpt-tune: model search: %d configurations, %d runs (exhaustive "
 			        "search: %d configurations, %d runs); stopped: %s\n",
-			        configs, runs, t->ncombos, exhaustive,
+			        configs, runs, t->ncombos, exhaustive_runs(t),
 			        t->search_stop ? t->search_stop : "-");
+			if (o->misfit && o->cap > hmpt_search_cap(&s))
+				fprintf(stderr,
+				        "hmpt-tune: the model does not fit the measurements (mean "
+				        "squared standardised error %.1f): searched on locally, up "
+				        "to %d configurations\n",
+				        o->misfit_stat, o->cap);
+			else if (o->misfit)
+				fprintf(stderr,
+				        "hmpt-tune: the model does not fit the measurements (mean "
+				        "squared standardised error %.1f); with %d groups it does "
+				        "not search on: --search exhaustive measures all %d\n",
+				        o->misfit_stat, t->ngroups, t->ncombos);
+			if (o->short_by > 1.005 && o->advice)
+				fprintf(stderr,
+				        "hmpt-tune: the best may be short by up to %.0f %% (the "
+				        "model's bound); to close it: %s\n",
+				        100 * (o->short_by - 1), o->advice);
+		}
 	}
-	free(obs);
-	free(batch);
 	return rc;
 }
 

@@ -16,6 +16,7 @@
 #include "noise.h"
 #include "slurmjob.h"
 #include "stats.h"
+#include "strategy.h"
 #include "symbolize.h"
 
 typedef struct {
@@ -213,6 +214,8 @@ typedef struct {
 	int search_best, search_best90, search_fit;
 	/* why the model search stopped, in words (NULL: it did not run) */
 	const char *search_stop;
+	/* how it ended: misfit, configurations, how far short (strategy.h) */
+	hmpt_search_outcome_t search_outcome;
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
 } hmpt_tune_t;
