@@ -319,10 +319,21 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
 	json_object_set_new(doc, "noise", noise_json(t));
-	json_object_set_new(doc, "search",
-	                    json_pack("{s:s,s:s?}", "method",
-	                              t->opt->exhaustive ? "exhaustive" : "model", "stopped",
-	                              t->search_stop));
+	json_t *search =
+	    json_pack("{s:s,s:s?}", "method", t->opt->exhaustive ? "exhaustive" : "model",
+	              "stopped", t->search_stop);
+	const hmpt_search_outcome_t *so = &t->search_outcome;
+	if (!t->opt->exhaustive && t->search_stop) { /* the model search ran: how it ended */
+		json_t *more =
+		    json_pack("{s:s,s:b,s:o,s:i,s:i,s:i,s:o,s:s?}", "stop",
+		              hmpt_search_stop_name(so->stop), "misfit", so->misfit, "misfit_stat",
+		              num_or_null(so->misfit_stat, so->misfit_stat > 0), "configs",
+		              so->configs, "cap", so->cap, "budget", so->budget, "short_by",
+		              num_or_null(so->short_by, so->short_by > 0), "advice", so->advice);
+		json_object_update(search, more);
+		json_decref(more);
+	}
+	json_object_set_new(doc, "search", search);
 	hmpt_outfile_t out;
 	int rc = -1;
 	if (hmpt_outfile_open(&out, path)) {

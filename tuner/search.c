@@ -791,7 +791,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
 	/* past the model's cap only the extension takes masks: it goes on */
-	if (room < 0 && hmpt_search_ext_cap(s) > limit)
+	if (room < 0 && hmpt_search_ext_cap(s) > limit && hmpt_search_ext_cap(s) < (int)nm)
 		return extend(s, obs, nobs, out, max, why);
 	/* with few groups the cap lets the search measure them all: no gate */
 	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, limit, out, max, &n) : 1;
@@ -872,7 +872,10 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
 		/* where the model misfits, neither "settled" nor its picks can be
 		 * trusted: a local search around the best goes on (evidence.md) */
-		if (hmpt_search_ext_cap(s) <= limit || !hmpt_search_misfit(s, obs, nobs, NULL))
+		/* (not where the cap is all of them: exhaustive search measures
+		 * them in fewer runs) */
+		if (hmpt_search_ext_cap(s) <= limit || hmpt_search_ext_cap(s) >= (int)nm ||
+		    !hmpt_search_misfit(s, obs, nobs, NULL))
 			return 0;
 		return extend(s, obs, nobs, out, max, why);
 	}

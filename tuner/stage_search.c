@@ -247,13 +247,14 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			if (o->misfit && o->cap > hmpt_search_cap(&s))
 				fprintf(stderr,
 				        "hmpt-tune: the model does not fit the measurements (mean "
-				        "squared standardised error %.1f): searched on locally, up "
-				        "to %d configurations\n",
+				        "squared standardised error %.1f, about 1 where it fits): "
+				        "searched on around the best, up to %d configurations\n",
 				        o->misfit_stat, o->cap);
 			else if (o->misfit)
 				fprintf(stderr,
 				        "hmpt-tune: the model does not fit the measurements (mean "
-				        "squared standardised error %.1f); with %d groups it does "
+				        "squared standardised error %.1f, about 1 where it fits); "
+				        "with %d groups it does "
 				        "not search on: --search exhaustive measures all %d\n",
 				        o->misfit_stat, t->ngroups, t->ncombos);
 			if (o->short_by > 1.005 && o->advice)

@@ -17,6 +17,16 @@ const hmpt_strategy_t hmpt_strategies[] = {
     {NULL, NULL, NULL, 0},
 };
 
+const char *hmpt_search_stop_name(hmpt_search_stop_t stop)
+{
+	static const char *const name[HMPT_SEARCH_NSTOP] = {
+	    [HMPT_SEARCH_GOING] = "going",     [HMPT_SEARCH_NOTHING] = "nothing",
+	    [HMPT_SEARCH_SETTLED] = "settled", [HMPT_SEARCH_CAPPED] = "capped",
+	    [HMPT_SEARCH_BUDGET] = "budget",   [HMPT_SEARCH_ALL] = "all",
+	    [HMPT_SEARCH_STALLED] = "stalled"};
+	return stop >= 0 && stop < HMPT_SEARCH_NSTOP ? name[stop] : "?";
+}
+
 const hmpt_strategy_t *hmpt_strategy_find(const char *name)
 {
 	for (const hmpt_strategy_t *st = hmpt_strategies; name && st->name; st++)
@@ -102,7 +112,8 @@ int hmpt_search_drive(const hmpt_strategy_t *st, const hmpt_search_setup_t *s,
 	memset(out, 0, sizeof(*out));
 	out->budget = io->budget;
 	out->cap = hmpt_search_cap(s);
-	if (st->next == hmpt_search_next && hmpt_search_ext_cap(s) > out->cap)
+	if (st->next == hmpt_search_next && hmpt_search_ext_cap(s) > out->cap &&
+	    hmpt_search_ext_cap(s) < nm)
 		out->cap = hmpt_search_ext_cap(s);
 	out->cap = out->cap < nm ? out->cap : nm;
 	if (!obs || !masks) {

@@ -62,6 +62,9 @@ typedef struct {
 int hmpt_search_drive(const hmpt_strategy_t *st, const hmpt_search_setup_t *s,
                       const hmpt_search_io_t *io, hmpt_search_outcome_t *out);
 
+/* A stop reason's name in results.json ("settled", "capped", ...). */
+const char *hmpt_search_stop_name(hmpt_search_stop_t stop);
+
 /* The exhaustive strategy and the plain iterated local search (the model's
  * is hmpt_search_next). */
 int hmpt_search_exhaustive_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
