@@ -38,18 +38,18 @@ typedef struct {
 	double bytes; /* its fast footprint */
 } hmpt_splitplan_t;
 
-/* The groups in the order a greedy cover takes them: each next the one
- * whose addition saves the most time per byte (by in->speedup), until the
- * plan reaches in->line.  Returns how many are in order[] (the last one
- * crosses the line; all K when none does). */
+/* The groups by the time each saves alone per byte (by in->speedup), the
+ * most first, until their plan reaches in->line.  Returns how many are in
+ * order[] (the last one crosses the line; all with a known speedup alone
+ * when none does). */
 int hmpt_splitplan_order(const hmpt_splitplan_in_t *in, int *order);
 
-/* The plan with a share of the smallest estimated footprint: over the
- * bases (each prefix of the greedy order that does not reach the line, and
- * in->plan90 less each of its groups), a splittable group outside the base
- * whose whole addition reaches it, at the share where the time, linear in
- * the share between the base and the whole, meets the line.  0, or -1 when
- * there is none. */
+/* The plan with a share: the prefix of that order short of the line
+ * whole, and the group that crosses it at the share where the time, linear
+ * in the share between the base and the whole, meets the line.  Where that
+ * group cannot be split, the smallest such plan with another group beside
+ * the same base, else with in->plan90 less one of its groups.  Smaller
+ * than in->plan90 (when given).  0, or -1 when there is none. */
 int hmpt_splitplan_choose(const hmpt_splitplan_in_t *in, hmpt_splitplan_t *out);
 
 /* The share that a plan's time, linear in the share from t0 (share 0) to

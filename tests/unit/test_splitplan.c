@@ -9,8 +9,8 @@
  * outside the whole-group 90 % plan gives the smallest plan, and random
  * ones.  The search's estimates of each mask and every measured share are
  * the truth with lognormal noise; the rule (hmpt_splitplan_run, three
- * measurements) is judged by the truth: its footprint against the smallest
- * reaching 90 % with any one share (exact, by bisection), and its true
+ * measurements, the first a noise's sd above the line) is judged by the truth: its footprint
+ * against the smallest reaching 90 % with any one share (exact, by bisection), and its true
  * speedup.  Beside it, the rule it replaced: three halving steps on the
  * largest group of the whole-group 90 % plan.  A cost model, not a
  * measurement.
@@ -225,7 +225,7 @@ static hmpt_splitplan_in_t issue_in(land_t *l, double *est)
 	return in;
 }
 
-/* The greedy order and the candidate on the issue's landscape, noise-free:
+/* The order and the candidate on the issue's landscape, noise-free:
  * h0 first (the most saved per byte), then h1 crosses the line; the
  * candidate is h0 whole and h1 at the share where its time meets it. */
 static void test_choose_issue(void)
@@ -294,8 +294,8 @@ int main(int argc, char **argv)
 	test_choose_issue();
 	test_stop();
 
-	/* the issue's landscape, 0.3 % noise (t_tune_split.sh's figures: 3
-	 * runs each of 0.5 %), many draws */
+	/* the issue's landscape, 0.3 % noise (t_tune_split.sh's runs), many
+	 * draws */
 	land_t l;
 	land_issue(&l);
 	double top = land_top(&l), smallest = true_smallest(&l, 0.9 * top);
@@ -346,8 +346,8 @@ int main(int argc, char **argv)
 		       n, 100 * sd, ratio / n, 100.0 * within_new / n, ratio_old / n,
 		       100.0 * within_old / n, reach, (double)runs / n);
 		CHECK_OP(ratio, <, ratio_old);
-		if (sd == 0) /* the rule itself: within 5 % nearly always */
-			CHECK_OP(within_new, >=, n * 8 / 10);
+		if (sd == 0) /* the rule itself: within 5 % mostly (82-85 % at seeds 1-3) */
+			CHECK_OP(within_new, >=, n * 3 / 4);
 		CHECK_OP(reach, >=, 0.9 * exp(-4.5 * sd));
 	}
 	return failures ? 1 : 0;
