@@ -3,8 +3,10 @@ exact tests: what every configuration of a tuning must come out as.
 
 model_args: the model's own command line (options and arrays), parsed as
 model.c parses it; true_time(fast) is its figure with the arrays in `fast`
-wholly in the fast pool and the others wholly in the slow one (noise aside).
+wholly in the fast pool and the others wholly in the slow one (noise aside),
+and with shares={array: f} a share f of those arrays' pages fast.
 """
+import itertools
 import json
 import re
 
@@ -42,17 +44,53 @@ class Model:
                 size = STATIC_BYTES if f[1] == "-" else parse_size(f[1])
                 self.arrays[f[0]] = (size, float(f[2]), float(f[3]) if len(f) > 3 else 2.0)
 
-    def true_time(self, fast):
+    def share(self, name, fast, shares):
+        return shares[name] if shares and name in shares else 1.0 if name in fast else 0.0
+
+    def true_time(self, fast, shares=None):
+        f = {n: self.share(n, fast, shares) for n in self.arrays}
         slow = self.base + sum(w for _, w, _ in self.arrays.values())
-        saved = sum(w * (1 - 1 / r) for n, (_, w, r) in self.arrays.items() if n in fast)
+        saved = sum(w * f[n] * (1 - 1 / r) for n, (_, w, r) in self.arrays.items())
         if self.saturate > 0:
             saved = saved * self.saturate / (saved + self.saturate)
         t = slow - saved
-        t += sum(s for x, y, s in self.pairs if x in fast and y in fast)
+        t += sum(s * f.get(x, 0) * f.get(y, 0) for x, y, s in self.pairs)
         return t
 
-    def speedup(self, fast):
-        return self.true_time(()) / self.true_time(fast)
+    def speedup(self, fast, shares=None):
+        return self.true_time(()) / self.true_time(fast, shares)
+
+    def fast_bytes(self, fast, shares=None):
+        return sum(b * self.share(n, fast, shares) for n, (b, _, _) in self.arrays.items())
+
+    def top(self):
+        names = list(self.arrays)
+        return max(self.speedup(set(s)) for k in range(len(names) + 1)
+                   for s in itertools.combinations(names, k))
+
+    def smallest(self, line, splittable):
+        """The smallest fast footprint whose speedup reaches `line`: whole
+        arrays, and at most one of `splittable` at the least share that
+        reaches (found by bisection: the time falls as the share grows).
+        (bytes, whole arrays, split array or None, its share)"""
+        names = list(self.arrays)
+        best = None
+        for k in range(len(names) + 1):
+            for s in itertools.combinations(names, k):
+                if self.speedup(s) >= line:
+                    cand = (self.fast_bytes(s), s, None, 1.0)
+                    best = cand if best is None or cand[0] < best[0] else best
+                    continue
+                for i in splittable:
+                    if i in s or self.speedup(s + (i,)) < line:
+                        continue
+                    lo, hi = 0.0, 1.0
+                    for _ in range(50):
+                        mid = (lo + hi) / 2
+                        lo, hi = (lo, mid) if self.speedup(s, {i: mid}) >= line else (mid, hi)
+                    cand = (self.fast_bytes(s, {i: hi}), s, i, hi)
+                    best = cand if best is None or cand[0] < best[0] else best
+        return best
 
 
 def array_of(location):
