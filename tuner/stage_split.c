@@ -1,8 +1,9 @@
 /* stage_split.c — the split stage (--split): plan-capacity's room filled
- * with a share of a group, and the smallest share of plan-90's largest
- * group that still reaches 90 % of the fastest. */
+ * with a share of a group, and plan-90 with a share of the group that
+ * crosses 90 % of the fastest (splitplan.h). */
 #include "stages.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,10 +13,11 @@
 #include "plan.h"
 #include "profiles.h"
 #include "report.h"
+#include "splitplan.h"
 
 /* ---------------------------------------------------------------- split */
 
-enum { REFINE_STEPS = 3 };
+enum { SPLIT_STEPS = 3 };
 
 /* A pool (as --pools gave it) whose blocks the shim can split: normal or
  * transparent huge pages, not hugetlb nor memkind. */
@@ -127,6 +129,81 @@ static bool same_pages(const json_t *a, const json_t *b)
 	return !strcmp(pa ? pa : "default", pb ? pb : "default");
 }
 
+/* A plan with a share, measured as the search's configurations are (the
+ * callback of hmpt_splitplan_run). */
+typedef struct {
+	hmpt_tune_t *t;
+	hmpt_measure_t *x;
+	unsigned char *fast;
+	double line; /* the search's 90 % of the fastest, fixed: the analysis
+	                redone may show none faster */
+	int rc;
+} split_run_t;
+
+static int split_measure(void *ctx, const hmpt_splitplan_t *p, double *speedup)
+{
+	split_run_t *r = ctx;
+	hmpt_tune_t *t = r->t;
+	char label[128];
+	size_t len = 0;
+	unsigned mask = p->base | 1u << p->group;
+	uint32_t ppm = (uint32_t)(p->share * HMPT_PLAN_SHARE_ONE + 0.5);
+	for (int i = 0; i < t->nsites; i++)
+		r->fast[i] = (unsigned char)(mask >> t->sites[i].group & 1);
+	for (int g = 0; g < t->ngroups; g++)
+		if (p->base >> g & 1)
+			len += (size_t)snprintf(label + len, sizeof(label) - len, "%s+",
+			                        t->groups[g].name);
+	snprintf(label + len, sizeof(label) - len, "%s at %.3g %%", t->groups[p->group].name,
+	         ppm / 1e4);
+	int ci = hmpt_config_get_split(t, r->x->journal, r->fast, label, HMPT_PHASE_COMBOS,
+	                               p->group, ppm);
+	int rc = measure_one(t, r->x, ci, mask);
+	*speedup = 0;
+	if (rc) {
+		r->rc = rc < 0 ? -1 : 0;
+		return -1;
+	}
+	const hmpt_tconfig_t *c = &t->configs[ci];
+	/* as plan-90 is chosen: shown faster, and 90 % of the fastest */
+	bool reaches = !c->nfailed && c->sum.n > 0 && c->sp.faster && c->sp.speedup >= r->line;
+	if (!c->nfailed && c->sum.n > 0)
+		*speedup = c->sp.speedup;
+	if (!r->x->quiet)
+		fprintf(stderr, "hmpt-tune: split: %s: %.3fx, %s 90 %% of the fastest (%.3fx)\n",
+		        c->label, c->sp.speedup, reaches ? "reaches" : "below", r->line);
+	return reaches;
+}
+
+/* What the search knows of the whole-group plans, for splitplan.h: each
+ * mask's speedup (measured, else predicted), the groups' bytes and how
+ * finely each splits. */
+static void split_input(const hmpt_tune_t *t, double *speedup, hmpt_splitplan_in_t *in)
+{
+	*in = (hmpt_splitplan_in_t){.k = t->ngroups, .speedup = speedup};
+	for (int i = 0; i < t->nconfigs; i++) {
+		const hmpt_tconfig_t *c = &t->configs[i];
+		if (!c->in_combos || c->split_ppm || (int)c->mask >= t->ncombos)
+			continue;
+		speedup[c->mask] = c->nfailed         ? 0
+		                   : c->sum.n > 0     ? c->sp.speedup
+		                   : c->predicted > 0 ? c->predicted
+		                                      : 0;
+	}
+	speedup[0] = 1;
+	for (int g = 0; g < t->ngroups; g++) {
+		uint64_t blocks = 0;
+		for (int i = 0; i < t->nsites; i++)
+			if (t->sites[i].group == g)
+				blocks += hmpt_prof_u64(t->sites[i].json, "allocations");
+		in->bytes[g] = (double)t->groups[g].bytes;
+		/* a share is whole 2 MiB granules of each block */
+		in->grains[g] = blocks ? (int)(t->groups[g].bytes / blocks >> 21) : 0;
+		if (group_splits(t, g) && in->grains[g] > 1)
+			in->splits |= 1u << g;
+	}
+}
+
 static int split_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	bool on = t->opt->split > 0 ||
@@ -139,58 +216,40 @@ static int split_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 		return -1;
 	if (t->best90 < 0 || t->fastest < 0) /* (the analysis is redone after a fill) */
 		return 0;
-	hmpt_tconfig_t *base = &t->configs[t->best90];
+	const hmpt_tconfig_t *base = &t->configs[t->best90];
 	if (!base->in_combos || base->split_ppm || !base->mask)
 		return 0;
-	/* the marginal group: plan-90's largest that can be split */
-	int g = -1;
-	for (int k = 0; k < t->ngroups; k++)
-		if ((base->mask >> k & 1) && group_splits(t, k) &&
-		    (g < 0 || t->groups[k].bytes > t->groups[g].bytes))
-			g = k;
-	if (g < 0)
-		return 0;
-	unsigned char *fast = malloc((size_t)t->nsites + 1);
-	if (!fast)
+	double *speedup = calloc((size_t)t->ncombos, sizeof(double));
+	split_run_t r = {.t = t, .x = x, .fast = malloc((size_t)t->nsites + 1)};
+	if (!speedup || !r.fast) {
+		free(speedup);
+		free(r.fast);
 		return -1;
-	memcpy(fast, base->fast, (size_t)t->nsites);
-	unsigned mask = base->mask;
-	int base_i = t->best90;
-	if (!x->quiet)
-		fprintf(stderr,
-		        "hmpt-tune: split: the smallest share of %s (in plan-90, %s) that still "
-		        "reaches 90 %% of the fastest, in %d halving steps\n",
-		        t->groups[g].name, base->label, REFINE_STEPS);
-	/* shares in parts per million: hi reaches (the whole group does), lo
-	 * does not (the plan less the group: unknown, taken as not) */
-	uint32_t lo = 0, hi = HMPT_PLAN_SHARE_ONE;
-	double target = 0.9 * t->configs[t->fastest].sp.speedup;
-	int rc = 0;
-	for (int step = 0; step < REFINE_STEPS && rc == 0; step++) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		char label[128];
-		snprintf(label, sizeof(label), "%.100s, %s at %g %%", t->configs[base_i].label,
-		         t->groups[g].name, mid / 1e4);
-		int ci =
-		    hmpt_config_get_split(t, x->journal, fast, label, HMPT_PHASE_COMBOS, g, mid);
-		rc = measure_one(t, x, ci, mask);
-		if (rc) {
-			rc = rc < 0 ? -1 : 0;
-			break;
-		}
-		const hmpt_tconfig_t *c = &t->configs[ci];
-		/* as plan-90 is chosen: shown faster, and 90 % of the fastest (the
-		 * search's, fixed: the analysis redone may show none faster) */
-		bool reaches =
-		    !c->nfailed && c->sum.n > 0 && c->sp.faster && c->sp.speedup >= target;
+	}
+	hmpt_splitplan_in_t in;
+	split_input(t, speedup, &in);
+	r.line = in.line = 0.9 * t->configs[t->fastest].sp.speedup;
+	in.plan90 = base->mask;
+	hmpt_splitplan_t p;
+	if (hmpt_splitplan_choose(&in, &p) == 0) {
 		if (!x->quiet)
 			fprintf(stderr,
-			        "hmpt-tune: split: %s: %.3fx, %s 90 %% of the fastest (%.3fx)\n",
-			        c->label, c->sp.speedup, reaches ? "reaches" : "below", target);
-		*(reaches ? &hi : &lo) = mid;
+			        "hmpt-tune: split: plan-90 (%s, %.1f MiB) with a share instead: "
+			        "groups by time saved per byte, a share of %s (about %.0f %%, %.1f "
+			        "MiB by the search's figures), in %d measured configurations at "
+			        "most\n",
+			        base->label, (double)base->fast_bytes / (1 << 20),
+			        t->groups[p.group].name, 100 * p.share, p.bytes / (1 << 20),
+			        SPLIT_STEPS);
+		/* the first share aims a measurement's sd above the line */
+		const hmpt_tconfig_t *ref = &t->configs[t->ref];
+		double margin = sqrt(
+		    t->pool.var * (1.0 / t->opt->reps + 1.0 / (ref->sum.n > 0 ? ref->sum.n : 1)));
+		hmpt_splitplan_run(&in, SPLIT_STEPS, margin, split_measure, &r, &p);
 	}
-	free(fast);
-	return rc;
+	free(speedup);
+	free(r.fast);
+	return r.rc;
 }
 
 int hmpt_stage_split(hmpt_tune_t *t, hmpt_measure_t *x)

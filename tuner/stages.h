@@ -39,11 +39,12 @@ hmpt_stage_fn hmpt_stage_search;
 /* stage_search.c: runs of the combination phase so far (--split's
  * included), and *configs the configurations with runs (all-slow aside). */
 int hmpt_stage_search_runs(const hmpt_tune_t *t, int *configs);
-/* stage_split.c: after the search, unless --no-split: the smallest share
- * of plan-90's largest group that still reaches 90 % of the fastest, by
- * halving (REFINE_STEPS measured configurations at most), and with
- * --capacity plan-capacity's room filled; then the analysis again (split
- * or not). */
+/* stage_split.c: after the search, unless --no-split: with --capacity
+ * plan-capacity's room filled; plan-90 with a share, smaller than the
+ * whole-group one (splitplan.h: the groups by time saved alone per byte,
+ * whole, and a share of the one that crosses 90 % of the fastest), its
+ * share measured (SPLIT_STEPS configurations at most); then the analysis
+ * again (split or not). */
 hmpt_stage_fn hmpt_stage_split;
 /* stage_confirm.c (confirm.h says how): after the search's analysis,
  * measure its choices again (nothing when t->opt->confirm_rounds is 0 or the
