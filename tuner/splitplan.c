@@ -170,7 +170,8 @@ int hmpt_splitplan_run(const hmpt_splitplan_in_t *in, int steps, double margin,
 		taken++;
 		if (r > 0)
 			*best = p;
-		/* a failed run tells no time: the bracket moves, no point kept */
+		/* a failed run tells no time: below the line, and taken as slow
+		 * as the bracket's low end */
 		if (s > 0) {
 			f[np] = p.share, t[np] = 1 / s;
 			*(r > 0 ? &hi : &lo) = np++;

@@ -284,6 +284,28 @@ static void test_stop(void)
 	CHECK_OP(p.group, ==, -1);
 }
 
+/* a measurement that fails (no time): each share below the line, the
+ * bracket moves up, nothing is chosen */
+static int failing_measure(void *ctx, const hmpt_splitplan_t *p, double *speedup)
+{
+	double *last = ctx;
+	CHECK_OP(p->share, >, *last);
+	*last = p->share;
+	*speedup = 0;
+	return 0;
+}
+
+static void test_failed(void)
+{
+	land_t l;
+	double est[MASKS], last = 0;
+	hmpt_splitplan_in_t in = issue_in(&l, est);
+	hmpt_splitplan_t p;
+	CHECK_OP(hmpt_splitplan_run(&in, STEPS, 0.01, failing_measure, &last, &p), ==, STEPS);
+	CHECK_OP(p.group, ==, -1);
+	CHECK_OP(last, <, 1.0);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -293,6 +315,7 @@ int main(int argc, char **argv)
 	test_share_at();
 	test_choose_issue();
 	test_stop();
+	test_failed();
 
 	/* the issue's landscape, 0.3 % noise (t_tune_split.sh's runs), many
 	 * draws */
