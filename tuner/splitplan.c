@@ -157,6 +157,10 @@ int hmpt_splitplan_run(const hmpt_splitplan_in_t *in, int steps, double margin,
 	double line = 1 / in->line, bytes0 = p.bytes - p.share * in->bytes[h];
 	for (; taken < steps && taken < 16 && ghi - glo > 1; margin /= 2) {
 		double at = share_between(f, t, np, lo, hi, line * (1 - margin));
+		/* a margin (a noisy program's sd) beyond the bracket's high end
+		 * would only try the grain below it: the line itself instead */
+		if (at >= f[hi])
+			at = share_between(f, t, np, lo, hi, line);
 		/* rounded up to a grain, and inside the bracket: where the ends
 		 * say the line is beyond it (noise), the grain next to that end */
 		int g = (int)ceil(at * n - 1e-9);

@@ -306,6 +306,33 @@ static void test_failed(void)
 	CHECK_OP(last, <, 1.0);
 }
 
+/* exact measurements, the first share kept */
+static int first_measure(void *ctx, const hmpt_splitplan_t *p, double *speedup)
+{
+	double *first = ctx;
+	land_t l;
+	land_issue(&l);
+	if (*first < 0)
+		*first = p->share;
+	*speedup = land_speedup(&l, p->base, p->group, p->share);
+	return *speedup >= 0.9 * land_top(&l);
+}
+
+/* a margin so wide (a noisy program) that the line less it lies beyond the
+ * whole group: the first share aims at the line itself, not at the grain
+ * below the whole */
+static void test_wide_margin(void)
+{
+	land_t l;
+	double est[MASKS], first = -1;
+	hmpt_splitplan_in_t in = issue_in(&l, est);
+	hmpt_splitplan_t p;
+	CHECK_OP(hmpt_splitplan_run(&in, STEPS, 0.5, first_measure, &first, &p), >=, 1);
+	CHECK_OP(first, <=, 0.5);
+	CHECK_OP(p.group, ==, 1);
+	CHECK_OP(p.share, <=, 0.5);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -316,6 +343,7 @@ int main(int argc, char **argv)
 	test_choose_issue();
 	test_stop();
 	test_failed();
+	test_wide_margin();
 
 	/* the issue's landscape, 0.3 % noise (t_tune_split.sh's runs), many
 	 * draws */
