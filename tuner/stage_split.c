@@ -150,12 +150,13 @@ static int split_measure(void *ctx, const hmpt_splitplan_t *p, double *speedup)
 	uint32_t ppm = (uint32_t)(p->share * HMPT_PLAN_SHARE_ONE + 0.5);
 	for (int i = 0; i < t->nsites; i++)
 		r->fast[i] = (unsigned char)(mask >> t->sites[i].group & 1);
+	/* "G1+G2, G3 at 45.8 %": the whole groups, then the share */
 	for (int g = 0; g < t->ngroups; g++)
 		if (p->base >> g & 1)
-			len += (size_t)snprintf(label + len, sizeof(label) - len, "%s+",
-			                        t->groups[g].name);
-	snprintf(label + len, sizeof(label) - len, "%s at %.3g %%", t->groups[p->group].name,
-	         ppm / 1e4);
+			len += (size_t)snprintf(label + len, sizeof(label) - len, "%s%s",
+			                        len ? "+" : "", t->groups[g].name);
+	snprintf(label + len, sizeof(label) - len, "%s%s at %.3g %%", len ? ", " : "",
+	         t->groups[p->group].name, ppm / 1e4);
 	int ci = hmpt_config_get_split(t, r->x->journal, r->fast, label, HMPT_PHASE_COMBOS,
 	                               p->group, ppm);
 	int rc = measure_one(t, r->x, ci, mask);
