@@ -17,6 +17,37 @@
 #include "view.h"
 #include "outfile.h"
 
+/* Where the model search stopped short of what it could tell, in words
+ * (summary and report.html alike): its model misfit, or the best may be
+ * short by more than half a percent, and what to run.  false: nothing to
+ * say (a search that settled where its model fits, or exhaustive search). */
+static bool search_short_text(const hmpt_tune_t *t, char *buf, size_t cap)
+{
+	const hmpt_search_outcome_t *so = &t->search_outcome;
+	size_t len = 0;
+
+	if (t->opt->exhaustive || !t->search_stop || (!so->misfit && !(so->short_by > 1.005)))
+		return false;
+	if (so->misfit)
+		len += (size_t)snprintf(
+		    buf, cap,
+		    "The search model does not fit this program's runs (mean squared standardised "
+		    "error %.1f, about 1 where it fits): gains depend on which groups are fast "
+		    "together in ways its model misses; %s %d configurations. ",
+		    so->misfit_stat,
+		    so->configs > 2 * t->ngroups + 4 ? "it searched on around the best, to"
+		                                     : "it measured",
+		    so->configs);
+	if (so->short_by > 1.005 && len < cap)
+		len += (size_t)snprintf(buf + len, cap - len,
+		                        "The best found may be short of the true best by up to "
+		                        "%.0f %% (the model's bound). ",
+		                        100 * (so->short_by - 1));
+	if (so->advice && len < cap)
+		snprintf(buf + len, cap - len, "To close the gap: %s.", so->advice);
+	return true;
+}
+
 #define GROUP_SITES_NAMED 5 /* sites named in a row of the groups table */
 
 extern char **environ;
@@ -1014,6 +1045,7 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	           ".row{display:flex;flex-wrap:wrap;gap:2em;align-items:flex-start}"
 	           ".plot{flex:3 1 640px}.plot object{width:100%%}"
 	           "td.s{font-size:smaller}tr.p{font-style:italic}"
+	           "p.warn{border-left:4px solid #d80;padding-left:8px;max-width:60em}"
 	           "</style></head><body>\n<h1>hmpt-tune: ");
 	for (char *const *a = t->opt->cmd; *a; a++) {
 		hmpt_view_html_text(f, *a);
@@ -1036,6 +1068,12 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 	if (t->opt->capacity)
 		choice_line(f, t, t->fit, "Within capacity", "plan-capacity.json", true);
 	fprintf(f, "</ul>\n");
+	char note[768];
+	if (search_short_text(t, note, sizeof(note))) {
+		fprintf(f, "<p class=warn>");
+		hmpt_view_html_text(f, note);
+		fprintf(f, "</p>\n");
+	}
 	confirm_lines(f, t, true);
 	fprintf(f, "<p>");
 	noise_lines(f, t, true);
@@ -1326,6 +1364,9 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		              "a gain either"
 		            : "");
 	}
+	char note[768];
+	if (search_short_text(t, note, sizeof(note)))
+		fprintf(out, "%s\n", note);
 	confirm_lines(out, t, false);
 	if (t->best < 0 && t->search_best >= 0 && t->confirm_ref >= 0)
 		fprintf(

@@ -274,13 +274,17 @@ static int search_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 	combos_create(t, x, list);
 	x->warm = false; /* a phase begins with a warm-up run */
 	if (!t->opt->exhaustive) {
+		hmpt_search_setup_t s = {.k = t->ngroups};
+		int cap = hmpt_search_cap(&s), ext = hmpt_search_ext_cap(&s);
+		char more[64] = "";
+		if (ext > cap && ext < ncomb)
+			snprintf(more, sizeof(more), "; %d where its model does not fit", ext);
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: %d group%s: model search among %d configurations (at "
-			        "most %d, %d runs each)\n",
+			        "most %d%s; %d runs each)\n",
 			        t->ngroups, t->ngroups == 1 ? "" : "s", ncomb,
-			        2 * t->ngroups + 4 < ncomb ? 2 * t->ngroups + 4 : ncomb,
-			        t->opt->reps);
+			        cap < ncomb ? cap : ncomb, more, t->opt->reps);
 		return search_model(t, x, list);
 	}
 	if (!x->quiet)
