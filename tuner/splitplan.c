@@ -70,6 +70,8 @@ static void consider(const hmpt_splitplan_in_t *in, unsigned base, int h, hmpt_s
 		return;
 	double f = hmpt_splitplan_share_at(t0, t1, 1 / in->line);
 	double b = mask_bytes(in, base) + f * in->bytes[h];
+	if (in->plan90 && b >= mask_bytes(in, in->plan90))
+		return; /* no smaller than the whole-group plan: nothing to gain */
 	if (out->group < 0 || b < out->bytes)
 		*out = (hmpt_splitplan_t){.base = base, .group = h, .share = f, .bytes = b};
 }
@@ -88,14 +90,14 @@ int hmpt_splitplan_choose(const hmpt_splitplan_in_t *in, hmpt_splitplan_t *out)
 	 * the crossing group is found from whole groups' savings.) */
 	if (n > 0)
 		consider(in, base, order[n - 1], out);
-	for (int h = 0; out->group < 0 && h < in->k; h++)
+	/* each fallback looks at all its candidates: the smallest of them */
+	bool found = out->group >= 0;
+	for (int h = 0; !found && h < in->k; h++)
 		consider(in, base, h, out);
-	for (int g = 0; out->group < 0 && g < in->k; g++)
+	found = out->group >= 0;
+	for (int g = 0; !found && g < in->k; g++)
 		if (in->plan90 >> g & 1)
 			consider(in, in->plan90 & ~(1u << g), g, out);
-	/* no smaller than the whole-group plan: nothing to measure */
-	if (in->plan90 && out->group >= 0 && out->bytes >= mask_bytes(in, in->plan90))
-		*out = (hmpt_splitplan_t){.group = -1, .share = 1};
 	return out->group < 0 ? -1 : 0;
 }
 

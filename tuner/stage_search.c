@@ -244,7 +244,7 @@ static int search_model(hmpt_tune_t *t, hmpt_measure_t *x, const int *list)
 			        "search: %d configurations, %d runs); stopped: %s\n",
 			        configs, runs, t->ncombos, exhaustive_runs(t),
 			        t->search_stop ? t->search_stop : "-");
-			if (o->misfit && o->cap > hmpt_search_cap(&s))
+			if (o->misfit && o->configs > hmpt_search_cap(&s))
 				fprintf(stderr,
 				        "hmpt-tune: the model does not fit the measurements (mean "
 				        "squared standardised error %.1f, about 1 where it fits): "

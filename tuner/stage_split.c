@@ -229,7 +229,9 @@ static int split_refine(hmpt_tune_t *t, hmpt_measure_t *x)
 	}
 	hmpt_splitplan_in_t in;
 	split_input(t, speedup, &in);
-	r.line = in.line = 0.9 * t->configs[t->fastest].sp.speedup;
+	/* 90 % of the fastest, and a gain at all (as the search's 90 % floor):
+	 * below a fastest of 1.11x, 0.9 of it would count all-slow as reaching */
+	r.line = in.line = fmax(0.9 * t->configs[t->fastest].sp.speedup, 1 + t->opt->min_gain);
 	in.plan90 = base->mask;
 	hmpt_splitplan_t p;
 	if (hmpt_splitplan_choose(&in, &p) == 0) {

@@ -333,6 +333,34 @@ static void test_wide_margin(void)
 	CHECK_OP(p.share, <=, 0.5);
 }
 
+/* Where the crossing group cannot be split, the fallback weighs every
+ * candidate and keeps the smallest (it once kept the first it met):
+ * savings 0.05, 0.10, 0.20, 0.06 of 10, 100, 60, 30 MiB, adding up; G1
+ * (the crossing one) whole only.  Plan-90 is G0+G1+G2 (170 MiB); less G0
+ * with 88 % of it is 168.8 MiB, less G2 with 97 % of it 168.2 MiB. */
+static void test_fallback_smallest(void)
+{
+	static const double save[4] = {0.05, 0.10, 0.20, 0.06};
+	double est[16];
+	for (unsigned m = 0; m < 16; m++) {
+		double t = 1;
+		for (int g = 0; g < 4; g++)
+			t -= (m >> g & 1) ? save[g] : 0;
+		est[m] = 1 / t;
+	}
+	hmpt_splitplan_in_t in = {.k = 4,
+	                          .bytes = {10, 100, 60, 30},
+	                          .splits = 0xd,
+	                          .speedup = est,
+	                          .line = 0.9 * est[15],
+	                          .plan90 = 0x7};
+	hmpt_splitplan_t p;
+	CHECK_OP(hmpt_splitplan_choose(&in, &p), ==, 0);
+	CHECK_OP(p.group, ==, 2);
+	CHECK_OP(p.base, ==, 0x3u);
+	CHECK_OP(p.bytes, <, 170);
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 300;
@@ -344,6 +372,7 @@ int main(int argc, char **argv)
 	test_stop();
 	test_failed();
 	test_wide_margin();
+	test_fallback_smallest();
 
 	/* the issue's landscape, 0.3 % noise (t_tune_split.sh's runs), many
 	 * draws */
