@@ -118,6 +118,7 @@ typedef struct {
 	const int *list;
 	const hmpt_search_setup_t *s;
 	bool at_exhaustive; /* stopped at exhaustive search's number of runs */
+	int batches;        /* measured so far */
 } search_ctx_t;
 
 /* Runs exhaustive search takes at --reps: the model search never takes more */
@@ -156,7 +157,10 @@ static int ctx_measure(void *p, const unsigned *next, int got)
 	 * batch at least while its runs drift, so that every batch meets it */
 	int want = t->opt->reps * hmpt_measure_ref_share(measured + nb - 1);
 	int have = hmpt_tune_config_taken(ref);
-	ref->want = want > have ? want : have + hmpt_noise_drifting(&t->noise.trend);
+	/* (the first batch after the ranking's shared runs takes one too, so
+	 * that the trend spans both phases from the start) */
+	bool more = hmpt_noise_drifting(&t->noise.trend) || (t->ranking_shared && !c->batches);
+	ref->want = want > have ? want : have + more;
 	int cost = ref->want - have;
 	for (int i = 1; i < nb; i++) {
 		const hmpt_tconfig_t *cf = &t->configs[batch[i]];
@@ -190,6 +194,7 @@ static int ctx_measure(void *p, const unsigned *next, int got)
 		c->at_exhaustive = !user;
 		return HMPT_SEARCH_IO_BUDGET;
 	}
+	c->batches++;
 	if (hmpt_measure_configs(t, c->x, batch, nb))
 		return -1;
 	hmpt_method_analyze(t);
