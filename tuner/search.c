@@ -308,6 +308,12 @@ int hmpt_search_ext_cap(const hmpt_search_setup_t *s)
 	return s->ext_configs > 0 ? s->ext_configs : 6 * s->k + 4;
 }
 
+bool hmpt_search_extends(const hmpt_search_setup_t *s)
+{
+	int ext = hmpt_search_ext_cap(s);
+	return ext > hmpt_search_cap(s) && ext < 1 << s->k;
+}
+
 int hmpt_search_count(const hmpt_search_obs_t *obs, int nobs)
 {
 	int n = 0;
@@ -791,7 +797,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 	if (n) /* the first design is measured whatever the budget */
 		return n < max ? n : max;
 	/* past the model's cap only the extension takes masks: it goes on */
-	if (room < 0 && hmpt_search_ext_cap(s) > limit && hmpt_search_ext_cap(s) < (int)nm)
+	if (room < 0 && hmpt_search_extends(s))
 		return extend(s, obs, nobs, out, max, why);
 	/* with few groups the cap lets the search measure them all: no gate */
 	int shown = (int)nm > limit ? gate(s, obs, nobs, failed, eps, limit, out, max, &n) : 1;
@@ -872,10 +878,7 @@ int hmpt_search_next(const hmpt_search_setup_t *s, const hmpt_search_obs_t *obs,
 		*why = n ? HMPT_SEARCH_CAPPED : HMPT_SEARCH_SETTLED;
 		/* where the model misfits, neither "settled" nor its picks can be
 		 * trusted: a local search around the best goes on (evidence.md) */
-		/* (not where the cap is all of them: exhaustive search measures
-		 * them in fewer runs) */
-		if (hmpt_search_ext_cap(s) <= limit || hmpt_search_ext_cap(s) >= (int)nm ||
-		    !hmpt_search_misfit(s, obs, nobs, NULL))
+		if (!hmpt_search_extends(s) || !hmpt_search_misfit(s, obs, nobs, NULL))
 			return 0;
 		return extend(s, obs, nobs, out, max, why);
 	}

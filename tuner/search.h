@@ -122,6 +122,10 @@ double hmpt_search_short_by(const hmpt_search_setup_t *s, const hmpt_search_obs_
  * (ext_configs or 6K+4). */
 int hmpt_search_cap(const hmpt_search_setup_t *s);
 int hmpt_search_ext_cap(const hmpt_search_setup_t *s);
+/* Whether a misfit extends the search: the extension's cap lies above the
+ * model's and below all 2^K (where it does not, exhaustive search measures
+ * them in fewer runs). */
+bool hmpt_search_extends(const hmpt_search_setup_t *s);
 
 /* Why, in words (NULL for HMPT_SEARCH_GOING). */
 const char *hmpt_search_why(hmpt_search_stop_t why);

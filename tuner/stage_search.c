@@ -280,10 +280,11 @@ static int search_combos(hmpt_tune_t *t, hmpt_measure_t *x)
 	x->warm = false; /* a phase begins with a warm-up run */
 	if (!t->opt->exhaustive) {
 		hmpt_search_setup_t s = {.k = t->ngroups};
-		int cap = hmpt_search_cap(&s), ext = hmpt_search_ext_cap(&s);
+		int cap = hmpt_search_cap(&s);
 		char more[64] = "";
-		if (ext > cap && ext < ncomb)
-			snprintf(more, sizeof(more), "; %d where its model does not fit", ext);
+		if (hmpt_search_extends(&s))
+			snprintf(more, sizeof(more), "; %d where its model does not fit",
+			         hmpt_search_ext_cap(&s));
 		if (!x->quiet)
 			fprintf(stderr,
 			        "hmpt-tune: %d group%s: model search among %d configurations (at "

@@ -112,8 +112,7 @@ int hmpt_search_drive(const hmpt_strategy_t *st, const hmpt_search_setup_t *s,
 	memset(out, 0, sizeof(*out));
 	out->budget = io->budget;
 	out->cap = hmpt_search_cap(s);
-	if (st->next == hmpt_search_next && hmpt_search_ext_cap(s) > out->cap &&
-	    hmpt_search_ext_cap(s) < nm)
+	if (st->next == hmpt_search_next && hmpt_search_extends(s))
 		out->cap = hmpt_search_ext_cap(s);
 	out->cap = out->cap < nm ? out->cap : nm;
 	if (!obs || !masks) {
