@@ -561,6 +561,19 @@ int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci)
 	return rc;
 }
 
+int hmpt_measure_round(hmpt_tune_t *t, hmpt_measure_t *x, const int *items, int n, int r)
+{
+	int rc = 0;
+	for (int i = 0; i < n && rc == 0; i++) {
+		if (hmpt_measure_has_rep(&t->configs[items[i]], r))
+			continue;
+		rc = hmpt_measure_warm_up(t, x, t->confirm_ref);
+		if (rc == 0)
+			rc = hmpt_measure_config_run(t, x, items[i], r);
+	}
+	return rc;
+}
+
 /* Runs here start with one of the reference that is not counted: the first
  * run after a pause meets cold caches and files. */
 int hmpt_measure_configs(hmpt_tune_t *t, hmpt_measure_t *x, const int *list, int n)

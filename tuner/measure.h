@@ -90,6 +90,10 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
  * after a pause meets cold caches and files.  0, or -1 when its plan cannot
  * be written. */
 int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci);
+/* One paired round of the confirmation: repetition r of configurations
+ * items[0..n-1] in that order (those not recorded yet), after the phase's
+ * warm-up (t->confirm_ref).  0, or -1. */
+int hmpt_measure_round(hmpt_tune_t *t, hmpt_measure_t *x, const int *items, int n, int r);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);
 /* Measure configurations list[0..n-1] (list[0] the reference of the others)

@@ -345,14 +345,9 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 				left = l > left ? l : left;
 			}
 		x->total = x->done + left * n;
-		for (int i = 0; i < n && rc == 0; i++) {
-			hmpt_tconfig_t *c = &t->configs[items[i]];
-			c->want = r + 1;
-			if (!hmpt_measure_has_rep(c, r))
-				rc = hmpt_measure_warm_up(t, x, t->confirm_ref);
-			if (rc == 0 && !hmpt_measure_has_rep(c, r))
-				rc = hmpt_measure_config_run(t, x, items[i], r);
-		}
+		for (int i = 0; i < n; i++)
+			t->configs[items[i]].want = r + 1;
+		rc = hmpt_measure_round(t, x, items, n, r);
 		for (int k = 0; k < t->ntried && rc == 0; k++)
 			if (!t->tried[k].settled)
 				analyze_tried(t, &t->tried[k], r + 1, min_pairs);

@@ -43,6 +43,9 @@ typedef struct {
 	double others;          /* busy time of the CPUs it may use, less cpu, >= 0 */
 	double steal;           /* steal time of those CPUs */
 	int ncpus;              /* the CPUs it may use (the tuner's affinity) */
+	bool has_mem_load;      /* mem_load known */
+	double mem_load;        /* what others did to memory meanwhile (issue 40: the
+	                           load a placement's speedup may depend on), >= 0 */
 	char retaken[8];        /* "load" or "steal": disturbed and taken again, so
 	                           superseded: it does not count ("": it counts) */
 	char disturbed[8];      /* disturbed, but kept: the retake bound was reached */
