@@ -156,6 +156,8 @@ void hmpt_journal_add_run(hmpt_journal_t *j, const hmpt_tconfig_t *c, const hmpt
 		json_object_set_new(rec, "steal_s", json_real(run->steal));
 		json_object_set_new(rec, "ncpus", json_integer(run->ncpus));
 	}
+	if (run->has_mem_load)
+		json_object_set_new(rec, "mem_load", json_real(run->mem_load));
 	/* a resumed tuning replays the same runs: a superseded one stays
 	 * superseded */
 	if (*run->retaken)

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "config.h"
@@ -288,6 +290,42 @@ static int load_sample(hmpt_noise_cpu_t *out)
 	return hmpt_noise_cpustat(buf, allowed, CPU_SETSIZE, hz > 0 ? (double)hz : 100, out);
 }
 
+/* The memory bandwidth left to us: the CPU time (ns) per KiB of one read
+ * pass over a buffer twice the last-level cache (64 to 512 MiB), so that it
+ * comes from memory, one load per cache line.  Why: a co-tenant that
+ * streams memory on other CPUs takes no CPU time on ours, and page faults
+ * and PSI do not see it either (a steady stream faults nothing and stalls
+ * no reclaim), but its bandwidth slows this pass (docs/internals.md has
+ * the figures).  CPU time rather than wall: a stall on memory counts, a
+ * time slice lost to a process on our CPU does not (that is `others`).
+ * 0, or -1 when the buffer cannot be had. */
+static int mem_probe(double *ns_per_kib)
+{
+	static double *buf;
+	static size_t len;
+	if (!buf) {
+		long llc = sysconf(_SC_LEVEL3_CACHE_SIZE);
+		size_t want = llc > 0 ? 2 * (size_t)llc : 0;
+		len = want < (64u << 20) ? 64u << 20 : want > (512u << 20) ? 512u << 20 : want;
+		void *p =
+		    mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			return -1;
+		memset(p, 1, len); /* faulted in once, not in a probe */
+		buf = p;
+	}
+	struct timespec a, b;
+	double s = 0;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+	for (size_t i = 0; i < len / sizeof(double); i += 64 / sizeof(double))
+		s += buf[i];
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+	__asm__ volatile("" : : "g"(s)); /* the sum is used: the loads stay */
+	*ns_per_kib = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) /
+	              (double)(len >> 10);
+	return 0;
+}
+
 hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *plan_path,
                              const char *log, double timeout, bool metric)
 {
@@ -316,9 +354,12 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 	    .argv = cmd, .env = env, .log = log, .timeout = timeout, .quiet = true};
 	hmpt_run_result_t res;
 	hmpt_noise_cpu_t before, after;
+	double mem_before, mem_after;
+	bool mem = mem_probe(&mem_before) == 0;
 	bool load = load_sample(&before) == 0;
 	hmpt_run(&spec, &res);
 	load = load && load_sample(&after) == 0 && after.ncpus == before.ncpus;
+	mem = mem && mem_probe(&mem_after) == 0;
 	hmpt_child_env_free(env, added);
 	run.wall = res.wall;
 	run.status = res.status;
@@ -332,6 +373,11 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 		run.ncpus = after.ncpus;
 		run.others = fmax(0, after.busy - before.busy - res.cpu);
 		run.steal = fmax(0, after.steal - before.steal);
+	}
+	if (mem) {
+		/* the run's own: the probes just before and just after it */
+		run.has_mem_load = true;
+		run.mem_load = (mem_before + mem_after) / 2;
 	}
 	if (res.status)
 		hmpt_run_describe(&res, timeout, run.why, sizeof(run.why));

@@ -185,6 +185,7 @@ static void run_load_json(json_t *o, const hmpt_trun_t *r)
 	json_object_set_new(o, "others_s", num_or_null(r->others, r->has_load));
 	json_object_set_new(o, "steal_s", num_or_null(r->steal, r->has_load));
 	json_object_set_new(o, "ncpus", r->has_load ? json_integer(r->ncpus) : json_null());
+	json_object_set_new(o, "mem_load", num_or_null(r->mem_load, r->has_mem_load));
 	if (*r->retaken)
 		json_object_set_new(o, "retaken", json_string(r->retaken));
 	if (*r->disturbed)

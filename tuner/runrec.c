@@ -36,6 +36,9 @@ void hmpt_runrec_journal_line(const char *line, hmpt_runrec_t *r)
 		r->run.others = json_number_value(others);
 		r->run.steal = json_number_value(json_object_get(j, "steal_s"));
 		r->run.ncpus = (int)json_integer_value(json_object_get(j, "ncpus"));
+		json_t *mem = json_object_get(j, "mem_load");
+		r->run.has_mem_load = json_is_number(mem);
+		r->run.mem_load = json_number_value(mem);
 		snprintf(r->run.retaken, sizeof(r->run.retaken), "%s",
 		         json_string_value(json_object_get(j, "retaken")) ?: "");
 		snprintf(r->run.disturbed, sizeof(r->run.disturbed), "%s",

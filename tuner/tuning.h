@@ -44,8 +44,10 @@ typedef struct {
 	double steal;           /* steal time of those CPUs */
 	int ncpus;              /* the CPUs it may use (the tuner's affinity) */
 	bool has_mem_load;      /* mem_load known */
-	double mem_load;        /* what others did to memory meanwhile (issue 40: the
-	                           load a placement's speedup may depend on), >= 0 */
+	double mem_load;        /* what others did to memory meanwhile: measure.c's
+	                           probe, CPU ns per KiB read from memory just before
+	                           and after the run (higher: less bandwidth left),
+	                           the load a placement's speedup may depend on */
 	char retaken[8];        /* "load" or "steal": disturbed and taken again, so
 	                           superseded: it does not count ("": it counts) */
 	char disturbed[8];      /* disturbed, but kept: the retake bound was reached */
