@@ -14,7 +14,11 @@
  * order.  A round's ratio of a configuration to the all-slow run beside it
  * cancels drift and slow changes of load, and the Hodges-Lehmann estimate
  * with Wilcoxon's interval (stats.h) is not moved by a burst in a few
- * rounds.  Intervals are at alpha / HMPT_CONFIRM_MAX.  A configuration is
+ * rounds.  Where the runs' memory load (measure.c's probe) varied, the
+ * paired ratios are regressed on it (loaddep.h): a speedup that depends
+ * on it is taken at the quietest rounds' load (the plan is for the machine
+ * without the co-tenant), and one that the quiet rounds put below
+ * --min-gain is not faster.  Intervals are at alpha / HMPT_CONFIRM_MAX.  A configuration is
  * measured until its interval's half-width is within --precision, or its
  * estimate or interval lies below 1 + --min-gain, or --confirm rounds ran
  * (the phase at most twice that); one not confirmed faster is never chosen,

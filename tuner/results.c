@@ -271,6 +271,23 @@ static json_t *choice_json(const hmpt_tune_t *t, int i, const char *file)
 	                 t->configs[i].fast_fraction);
 }
 
+/* The confirmation's fit of an entry's speedup on the memory load
+ * (loaddep.h); null where it does not stand (load unknown, too few rounds,
+ * or the same load in all). */
+static json_t *load_dep_json(const hmpt_tconfirm_t *cf)
+{
+	const hmpt_loaddep_t *l = &cf->load;
+	if (!l->fitted)
+		return json_null();
+	return json_pack("{s:i,s:b,s:f,s:f,s:f,s:b,s:f,s:f,s:f,s:f,s:f,s:f,s:f,s:b,s:s}", "pairs",
+	                 l->n, "with_pair_difference", l->with_diff, "slope", l->slope, "se", l->se,
+	                 "t", l->t, "depends", l->depends, "quiet_load", l->quiet_load, "busy_load",
+	                 l->busy_load, "speedup_quiet", l->quiet, "speedup_busy", l->busy,
+	                 "speedup_all_rounds", cf->sp_all.speedup, "lo_all_rounds", cf->sp_all.lo,
+	                 "hi_all_rounds", cf->sp_all.hi, "quiet_below_min_gain", cf->quiet_below,
+	                 "based_on", l->depends ? "quietest load (fit)" : "all rounds");
+}
+
 static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
 {
 	const hmpt_tconfig_t *c = &t->configs[cf->of];
@@ -283,13 +300,15 @@ static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
 		behind = json_pack("{s:s,s:f,s:f,s:f,s:i}", "key", t->configs[cf->behind].key,
 		                   "speedup", cf->vs_fastest.speedup, "lo", cf->vs_fastest.lo, "hi",
 		                   cf->vs_fastest.hi, "pairs", cf->vs_pairs);
-	return json_pack(
+	json_t *o = json_pack(
 	    "{s:s,s:s,s:s,s:s,s:f,s:o,s:o,s:i,s:b,s:b,s:s,s:f,s:f,s:o,s:o}", "key", c->key,
 	    "confirmation_key", t->configs[cf->config].key, "label", c->label, "for", cf->for_plan,
 	    "speedup", cf->sp.speedup, "lo", num_or_null(cf->sp.lo, cf->pairs > 1), "hi",
 	    num_or_null(cf->sp.hi, cf->pairs > 1), "pairs", cf->pairs, "exact", cf->exact,
 	    "confirmed", cf->confirmed, "why", cf->why, "search_speedup", c->sp.speedup,
 	    "fast_fraction", c->fast_fraction, "fast_sites", sites, "slower_than", behind);
+	json_object_set_new(o, "memory_load", load_dep_json(cf));
+	return o;
 }
 
 /* The confirmation phase: what it tried, and what each plan got; null when
@@ -1220,6 +1239,33 @@ static void choice_line(FILE *f, const hmpt_tune_t *t, int i, const char *what, 
 	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes), html ? file : t->opt->dir, file);
 }
 
+/* What the memory load did to an entry's speedup, when it mattered: it
+ * depended on it (then the figure above is the quiet one), or the quiet
+ * rounds put it below --min-gain. */
+static void load_dep_line(FILE *f, const hmpt_tconfirm_t *cf, bool html)
+{
+	const hmpt_loaddep_t *l = &cf->load;
+	if (l->depends)
+		fprintf(f,
+		        html
+		            ? "<li>%s the speedup depends on other load: %.3fx in quiet "
+		              "rounds, %.3fx under load (memory probe %.0f against %.0f ns/KiB; "
+		              "all rounds %.3fx): the figure above is the quiet one</li>\n"
+		            : "  %-22s the speedup depends on other load: %.3fx in quiet rounds, "
+		              "%.3fx under load (memory probe %.0f against %.0f ns/KiB; all rounds "
+		              "%.3fx): the figure above is the quiet one\n",
+		        html ? "&nbsp;&nbsp;" : "", l->quiet, l->busy, l->quiet_load, l->busy_load,
+		        cf->sp_all.speedup);
+	else if (cf->quiet_below)
+		fprintf(
+		    f,
+		    html ? "<li>%s %.3fx at the quietest rounds' memory load, below "
+		           "--min-gain: not counted faster</li>\n"
+		         : "  %-22s %.3fx at the quietest rounds' memory load, below --min-gain: "
+		           "not counted faster\n",
+		    html ? "&nbsp;&nbsp;" : "", l->quiet);
+}
+
 /* What the confirmation phase measured: one line per configuration tried. */
 static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 {
@@ -1251,6 +1297,7 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		        c->label, c->sp.speedup,
 		        cf->confirmed ? "confirmed" : "NOT confirmed:", fig, cf->pairs,
 		        cf->confirmed ? "" : ": ", cf->why, behind);
+		load_dep_line(f, cf, html);
 	}
 	fprintf(f, html ? "</ul>\n" : "\n");
 }

@@ -54,11 +54,15 @@ static bool clean_run(const hmpt_trun_t *r)
 }
 
 /* The log ratios of rounds in which both a and b (configurations) ran
- * cleanly, a's speedup over b: their number. */
-static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
-                  int rounds, double *d)
+ * cleanly, a's speedup over b: their number.  With la and lb, also the
+ * memory load of a's and b's run of each, and *loaded whether every one
+ * of them had it. */
+static int paired_loads(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
+                        int rounds, double *d, double *la, double *lb, bool *loaded)
 {
 	int n = 0;
+	if (loaded)
+		*loaded = true;
 	for (int i = 0; i < a->nruns; i++) {
 		const hmpt_trun_t *ar = &a->runs[i];
 		if (ar->rep >= rounds || !clean_run(ar))
@@ -67,12 +71,42 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 			const hmpt_trun_t *br = &b->runs[j];
 			if (br->rep != ar->rep || !clean_run(br))
 				continue;
+			if (la) {
+				la[n] = ar->mem_load;
+				lb[n] = br->mem_load;
+				*loaded = *loaded && ar->has_mem_load && br->has_mem_load;
+			}
 			d[n++] = t->opt->maximize ? log(ar->value / br->value)
 			                          : log(br->value / ar->value);
 			break;
 		}
 	}
 	return n;
+}
+
+static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
+                  int rounds, double *d)
+{
+	return paired_loads(t, a, b, rounds, d, NULL, NULL, NULL);
+}
+
+/* Whether entry k's speedup depends on the other load on memory, and what
+ * it is without it (loaddep.h's rule): a plan is for the machine without
+ * the co-tenant, and the rounds under it would otherwise pass their gain
+ * for one. */
+static void judge_load(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds)
+{
+	const hmpt_tconfig_t *ref = &t->configs[t->confirm_ref], *c = &t->configs[k->config];
+	double d[rounds > 0 ? rounds : 1], la[rounds > 0 ? rounds : 1], lb[rounds > 0 ? rounds : 1];
+	bool loaded;
+	int n = paired_loads(t, c, ref, rounds, d, la, lb, &loaded);
+
+	k->sp_all = k->sp;
+	k->quiet_below = false;
+	if (!loaded || hmpt_loaddep_fit(d, la, lb, n, HMPT_LOADDEP_ALPHA, t->confirm_alpha,
+	                                t->opt->min_gain, &k->load) != 0)
+		return;
+	k->quiet_below = hmpt_loaddep_apply(&k->load, t->opt->min_gain, &k->sp) && !k->load.depends;
 }
 
 /* The pairs of tried entry k so far, and what they say. */
@@ -88,6 +122,7 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 	int n = paired(t, c, ref, rounds, d);
 	k->pairs = n;
 	hmpt_stats_paired(d, n, t->confirm_alpha, t->opt->min_gain, &k->sp, &k->exact);
+	judge_load(t, k, rounds);
 	t->configs[k->config].sp = k->sp; /* its figure in results.json and .csv */
 	if (failed) {
 		k->settled = true;

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "loaddep.h"
 #include "noise.h"
 #include "slurmjob.h"
 #include "stats.h"
@@ -151,6 +152,14 @@ typedef struct {
 	int behind;                /* the fastest it was found slower than, or -1 */
 	hmpt_speedup_t vs_fastest; /* its speedup over that one, paired */
 	int vs_pairs;
+	/* the speedup against the other load on memory (loaddep.h): where it
+	 * depends on it, sp is the fit's at the quietest round's load and
+	 * sp_all the paired figure over all rounds; where it does not but the
+	 * fit puts it below --min-gain at the quietest load, quiet_below and
+	 * sp is not faster */
+	hmpt_loaddep_t load;
+	hmpt_speedup_t sp_all;
+	bool quiet_below;
 } hmpt_tconfirm_t;
 
 /* What was asked: the options, as the option parser (tune.c) filled them
