@@ -120,9 +120,9 @@ int hmpt_loaddep_fit(const double *d, const double *la, const double *lb, int n,
 	if (!(span > 0) || !load_varied(m, n, lo))
 		return -1;
 	double b[3], cov[3][3], rss;
-	/* g only where it varies on the scale of the rounds' load (else it is
-	 * the figure's own noise) and leaves two residual degrees of freedom */
-	int k = range_of(g, n) > 1e-6 * span && n >= 5 ? 3 : 2;
+	/* g where it varies at all (a figure shared by a round's two runs
+	 * gives none); collinear with m, it is left out below */
+	int k = range_of(g, n) > 1e-6 * span ? 3 : 2;
 	if (least_squares(d, m, g, n, k, b, cov, &rss) != 0 &&
 	    (k == 2 || least_squares(d, m, g, n, k = 2, b, cov, &rss) != 0))
 		return -1;

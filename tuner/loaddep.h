@@ -43,8 +43,7 @@ typedef struct {
 	hmpt_speedup_t at_quiet; /* b0 with its interval at 1 - alpha */
 } hmpt_loaddep_t;
 
-/* Pairs the fit needs: two residual degrees of freedom with g, one
- * without. */
+/* Pairs the fit needs: two residual degrees of freedom at least. */
 #define HMPT_LOADDEP_MIN_PAIRS 5
 /* The slope test's level (two-sided) */
 #define HMPT_LOADDEP_ALPHA 0.05
