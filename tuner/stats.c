@@ -2,6 +2,7 @@
 #include "stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,6 +10,43 @@ static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
 	return (x > y) - (x < y);
+}
+
+/* The k-th smallest of x[0..n-1] (k from 0), by selection: x is reordered. */
+static double nth_smallest(double *x, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n - 1;
+	while (lo < hi) {
+		double pivot = x[lo + (hi - lo) / 2];
+		size_t i = lo, j = hi;
+		while (i <= j) {
+			while (x[i] < pivot)
+				i++;
+			while (x[j] > pivot)
+				j--;
+			if (i <= j) {
+				double tmp = x[i];
+				x[i] = x[j], x[j] = tmp;
+				i++;
+				if (j-- == 0)
+					break;
+			}
+		}
+		if (k <= j && j != (size_t)-1)
+			hi = j;
+		else if (k >= i)
+			lo = i;
+		else
+			return x[k];
+	}
+	return x[k];
+}
+
+/* The median of x[0..n-1] (n >= 1) by selection: x is reordered. */
+static double median_selecting(double *x, size_t n)
+{
+	return n % 2 ? nth_smallest(x, n, n / 2)
+	             : (nth_smallest(x, n, n / 2 - 1) + nth_smallest(x, n, n / 2)) / 2;
 }
 
 void hmpt_stats_sort(double *x, size_t n)
@@ -37,15 +75,20 @@ void hmpt_stats_summary(const double *x, int n, hmpt_summary_t *s)
 		ss += (x[i] - s->mean) * (x[i] - s->mean);
 	s->sd = n > 1 ? sqrt(ss / (n - 1)) : 0;
 	memcpy(sorted, x, (size_t)n * sizeof(double));
-	s->median = hmpt_stats_median_sorting(sorted, (size_t)n);
-	s->min = sorted[0];
-	s->max = sorted[n - 1];
+	s->median = median_selecting(sorted, (size_t)n);
+	s->min = s->max = x[0];
+	for (int i = 1; i < n; i++) {
+		s->min = x[i] < s->min ? x[i] : s->min;
+		s->max = x[i] > s->max ? x[i] : s->max;
+	}
 	if (s->min > 0) {
-		double lmean = 0;
+		double lmean = 0, *l = sorted; /* the logs, in place of the copy */
 		for (int i = 0; i < n; i++)
-			lmean += log(x[i]) / n;
+			l[i] = log(x[i]);
 		for (int i = 0; i < n; i++)
-			s->log_ss += (log(x[i]) - lmean) * (log(x[i]) - lmean);
+			lmean += l[i] / n;
+		for (int i = 0; i < n; i++)
+			s->log_ss += (l[i] - lmean) * (l[i] - lmean);
 	}
 }
 
@@ -130,9 +173,32 @@ static double quantile_of(double p, double df)
 	return (lo + hi) / 2;
 }
 
+/* Remembered by (p, df), in an open-addressed table of their hashes: the
+ * analysis after each round asks for the same few hundred quantiles again
+ * and again (noise.c's runs-needed search), and each costs a bisection over
+ * the incomplete beta function (tests/unit/test_confirm.c runs 120,000
+ * confirmation phases).  Once full, quantiles are computed each time.  The
+ * tuner is single-threaded. */
 double hmpt_stats_t_quantile(double p, double df)
 {
-	return quantile_of(p, df);
+	enum { SLOTS = 4096 };
+	static struct {
+		double p, df, q;
+	} memo[SLOTS];
+	static int used;
+	uint64_t a, b;
+	memcpy(&a, &p, sizeof(a));
+	memcpy(&b, &df, sizeof(b));
+	size_t i = (size_t)(((a * 0x9e3779b97f4a7c15ull) ^ (b * 0xc2b2ae3d27d4eb4full)) >> 52);
+	for (; memo[i].q != 0; i = (i + 1) % SLOTS)
+		if (memo[i].p == p && memo[i].df == df)
+			return memo[i].q;
+	double q = quantile_of(p, df);
+	if (q != 0 && used < SLOTS / 2) {
+		memo[i].p = p, memo[i].df = df, memo[i].q = q;
+		used++;
+	}
+	return q;
 }
 
 double hmpt_stats_normal_quantile(double p)
@@ -226,13 +292,17 @@ void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hm
 	for (int i = 0; i < n; i++)
 		for (int j = i; j < n; j++)
 			walsh[k++] = (d[i] + d[j]) / 2;
-	double centre = hmpt_stats_median_sorting(walsh, m);
+	/* order statistics by selection, not a sort: m grows as n^2 */
+	double centre = median_selecting(walsh, m);
 	double lo = -INFINITY, hi = INFINITY;
 	int c = signed_rank_critical(n, alpha / 2);
 	if (c >= 0) {
 		/* the (c+1)-th smallest and largest Walsh averages */
-		lo = walsh[c];
-		hi = walsh[m - 1 - (size_t)c];
+		size_t h = m / 2, k = (size_t)c; /* the median's selection left the h
+		                                    smallest below h */
+		lo = k < h ? nth_smallest(walsh, h, k) : nth_smallest(walsh, m, k);
+		hi = k < h ? nth_smallest(walsh + h, m - h, m - 1 - k - h)
+		           : nth_smallest(walsh, m, m - 1 - k);
 		*exact = true;
 	} else if (n >= 2) {
 		/* too few pairs for the exact level: the paired t interval */
