@@ -125,6 +125,15 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 		$(TOOLS_OBJ:$(B)/%=$(B)/asan/%) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itools -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
 
+# The confirmation's statistics at full power (120,000 simulated phases):
+# optimised and without the sanitizers, which would make it ten times
+# slower; its measurement layer is the test's own (-Wl,--wrap replaces the
+# confirmation's call of hmpt_measure_round)
+$(B)/asan/unit/test_confirm: tests/unit/test_confirm.c tests/unit/check.h \
+		$(filter-out $(B)/tuner/main.o,$(TUNER_OBJ)) $(TOOLS_OBJ) $(COMMON_OBJ) | $(B)/asan/unit
+	$(CC) $(CPPFLAGS) -Ituner -Itools -Itests/unit $(CFLAGS) -Wl,--wrap=hmpt_measure_round -o $@ \
+		$(filter %.c %.o,$^) $(TUNER_LIBS)
+
 # hmpt-bench's kernels (OpenMP) and its cache size under the same sanitizers
 $(B)/asan/unit/test_hb_kern: tests/unit/test_hb_kern.c tests/unit/check.h \
 		bench/hb_kern.c bench/hb.h | $(B)/asan/unit
