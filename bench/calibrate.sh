@@ -1,7 +1,9 @@
 #!/bin/bash
 # The tuner's statistics against the true answer (issue 27): seeded tunings
 # of the modelled workload (tests/progs/model.c) under each noise model
-# (lognormal, drift, burst, heavy, bimodal), on a null landscape and on
+# (lognormal, drift, burst, heavy, bimodal, which hit every placement alike;
+# carry, position, load, pages, frequency, which do not: issue 40), on a
+# null landscape and on
 # landscapes of known gain, judged by tests/integration/model_truth.py: the
 # share of null tunings that claim a plan faster, the coverage of plan-best's
 # interval and plan-best's true speedup over the true best.  The figures are
@@ -13,11 +15,11 @@
 # Usage: bench/calibrate.sh [--tunings N] [--models lognormal,drift,...]
 #   [--seed-base S] [--jobs J] [--tune-args 'OPTIONS'] [--markdown]
 #   [--keep DIR] [--records FILE]
-# --tunings: per noise model, half null and half gain (default 200: 1000
+# --tunings: per noise model, half null and half gain (default 200: 2000
 # tunings in all; on the shared 2-core VM 2 at a time took 210-370 s per 100
-# tunings, about an hour for the default); --jobs: parallel tunings (default:
-# the CPUs).  Environment: CALIBRATE_ARGS, options for
-# bench/run.sh's run (default "--tunings 40").
+# tunings, one and a half to two hours for the default); --jobs: parallel
+# tunings (default: the CPUs).  Environment: CALIBRATE_ARGS, options for
+# bench/run.sh's run (default: none, the full 200 per model).
 set -eu
 . "$(dirname "$0")/bench_lib.sh"
 bench_need_thp calibrate

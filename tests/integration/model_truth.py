@@ -8,9 +8,12 @@ and with shares={array: f} a share f of those arrays' pages fast.
 """
 import itertools
 import json
+import math
 import re
 
 STATIC_BYTES = 8 << 20
+OTHER_SHARE = 0.3  # model.c: the runs with pages refused or the clock low
+CLOCK_LOW = 0.7
 
 
 def parse_size(s):
@@ -26,6 +29,7 @@ class Model:
         self.saturate = 0.0
         self.pairs = []
         self.noise = 0.0
+        self.noise_model = "lognormal"
         it = iter(args)
         for a in it:
             if a == "--base":
@@ -34,6 +38,8 @@ class Model:
                 self.saturate = float(next(it))
             elif a == "--noise":
                 self.noise = float(next(it))
+            elif a == "--noise-model":
+                self.noise_model = next(it)
             elif a == "--pair":
                 x, y, s = next(it).split(",")
                 self.pairs.append((x, y, float(s)))
@@ -58,7 +64,16 @@ class Model:
         return t
 
     def speedup(self, fast, shares=None):
-        return self.true_time(()) / self.true_time(fast, shares)
+        s = self.true_time(()) / self.true_time(fast, shares)
+        # the machine's own states (model.c's header): exp(E log speedup)
+        if self.noise_model == "pages":  # 2 MiB pages refused: no gain
+            return math.exp((1 - OTHER_SHARE) * math.log(s))
+        if self.noise_model == "frequency":  # the time no pool changes, stretched
+            more = (self.base + sum(w for _, w, r in self.arrays.values() if r == 1)) * \
+                (1 / CLOCK_LOW - 1)
+            low = (self.true_time(()) + more) / (self.true_time(fast, shares) + more)
+            return math.exp((1 - OTHER_SHARE) * math.log(s) + OTHER_SHARE * math.log(low))
+        return s
 
     def fast_bytes(self, fast, shares=None):
         return sum(b * self.share(n, fast, shares) for n, (b, _, _) in self.arrays.items())
