@@ -10,12 +10,14 @@
 #   the test is printed and must not be 0), within the bound (a repetition
 #   at most twice, at most a quarter of a phase's planned runs, rounded up:
 #   confirmation plans rounds ahead that it may not run);
-# - no more tunings call a plan faster than chance allows (binomial at 1 %
-#   for the 2.5 % one-sided error of the verdicts): load must not pass for
-#   a speedup.
+# - a smoke check, not a rate: at most one of the three tunings calls a
+#   plan faster (two would be a gross failure).  Three tunings cannot test
+#   the rate at the claimed bound: test_confirm does (10,000 confirmation
+#   phases per noise structure, bursts and a bandwidth co-tenant among them).
 # Nothing here depends on timing: the generator's bursts are long and far
 # beyond the rule's margin, and the counts asserted are "more than none" and
-# bounds.
+# bounds.  The load is real, so the runs' figures are not seeded: the
+# retakes under it are what this test is for.
 prog=$P/busywork
 [ -x "$prog" ] || fail "no $prog: make progs"
 cpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: *//; s/[,-].*//')
@@ -86,13 +88,10 @@ for k in range(1, n + 1):
           f"all-slow drift {drift and round(100 * drift['drift'], 1)} % "
           f"(p {drift and round(drift['p'], 3)}), spread {round(100 * z['reference_spread'], 1)} %, "
           f"smallest speedup shown {z['detectable_speedup']}")
-# the most tunings that may call a plan faster, by chance, at 1 %
-p, allowed = 0.025, 0
-while sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(allowed + 1, n + 1)) > 0.01:
-    allowed += 1
+allowed = 1  # a smoke check (the header)
 print(f"over {n} tunings: {retaken} runs retaken, {kept} kept disturbed; "
       f"{claims} called a plan faster (at most {allowed} allowed)")
 assert retaken > 0, "the generator's bursts were never noticed"
 assert claims <= allowed, f"{claims} of {n} tunings called a null landscape faster"
 PY
-note "disturbed runs noticed and retaken within the bound; no false speedup beyond chance"
+note "disturbed runs noticed and retaken within the bound; at most one null tuning called faster"

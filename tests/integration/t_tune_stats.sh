@@ -1,14 +1,15 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/tune_common.sh"
-# hmpt-test: timeout=900  (80 tunings: about 40 s on a quiet 2-core VM, 130 s under load)
-# The search's statistics on the modelled workload, over many tunings with
-# seeded noise (the same tunings, and so the same counts, on every run of
-# this test, loaded machine or not):
-# - no false speedups: with identical costs and 5 % noise, the share of
-#   tunings that call any configuration faster stays within the bound the
-#   search's intervals claim: 2.5 % (95 % two-sided, family-wise; "faster"
-#   is one side), by a one-sided binomial test at 1 % at that bound; the
-#   others say that the fast pool does not help and place nothing in it;
+# hmpt-test: timeout=900  (25 tunings: about 15 s on a quiet 2-core VM, 50 s under load)
+# A smoke test of the search's statistics on the modelled workload: exact
+# outcomes of fixed seeds (--retakes 0: the same tunings, and so the same
+# counts, on every run of this test, loaded machine or not).  The rates at
+# the claimed bounds are the unit tests' (test_search: null and flat
+# landscapes; test_confirm: the confirmation, 10,000 phases per noise
+# structure); 20 tunings cannot tell a rate of 2.5 % from one of 10 %.
+# - identical costs and 5 % noise: the seeds' tunings call exactly the
+#   counted number of configurations faster (FALSE_EXPECTED); the others say
+#   that the fast pool does not help and place nothing in it;
 # - power: a true 3 % gain under 1 % noise is found (--reps 5), every time.
 # The confirmation phase is left out (--confirm 0): these are the search's
 # own verdicts and plans; t_tune_calib and t_tune_confirm test it.
@@ -28,11 +29,8 @@ def tuning(name, seed, tune_args, model_args):
     r = json.load(open(out + "/results.json"))
     return r, p.stdout, out
 
-def binom_tail(n, k, p):  # P(X >= k)
-    return sum(math.comb(n, i) * p**i * (1 - p)**(n - i) for i in range(k, n + 1))
-
 # 1. identical costs: every array's ratio is 1, so no placement matters
-N, alpha = 60, 0.025  # the claimed bound: one side of a 95 % family-wise interval
+N, FALSE_EXPECTED = 20, 1  # seeds 1-20: the tunings that call something faster
 with ThreadPoolExecutor(2) as ex:
     runs = list(ex.map(lambda s: tuning("same", s, [], ["--noise", "0.05", "h0:4M:1:1", "h1:2M:1:1"]),
                        range(1, N + 1)))
@@ -47,14 +45,12 @@ for r, summary, out in runs:
         p = json.load(open(f"{out}/{plan}.json"))
         assert not [g for g in p["groups"] if g["pool"] == "fast" and g["sites"]], (out, plan)
 comparisons = sum(c["verdict"] != "reference" for c in runs[0][0]["configs"])
-tail = binom_tail(N, false, alpha)
-print(f"identical costs, 5 % noise: {false} of {N} tunings ({100 * false / N:.1f} %) called "
-      f"something faster ({comparisons} comparisons each); the claimed bound is "
-      f"{100 * alpha:.1f} %: P(>= {false} | {100 * alpha:.1f} %) = {tail:.3f}")
-assert tail >= 0.01, "more false speedups than the confidence level allows"
+print(f"identical costs, 5 % noise: {false} of {N} tunings called something faster "
+      f"({comparisons} comparisons each; seeded: {FALSE_EXPECTED} expected)")
+assert false == FALSE_EXPECTED, "the seeds' tunings came out otherwise than recorded"
 
 # 2. power: h0 saves 3 % (1.03 s against 1.00 s), nothing else matters
-M = 20
+M = 5
 with ThreadPoolExecutor(2) as ex:
     runs = list(ex.map(lambda s: tuning("gain", s, ["--reps", "5"],
                                         ["--base", "0.97", "--noise", "0.01", "h0:4M:0.06:2", "h1:2M:0:1"]),
