@@ -396,7 +396,8 @@ int main(int argc, char **argv)
 		if (only && strcmp(only, names[s]))
 			continue;
 		if (running == (ncpu > 1 ? ncpu : 1)) {
-			wait(NULL);
+			int status;
+			CHECK(wait(&status) > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0);
 			running--;
 		}
 		CHECK_OP(pipe(fd[s]), ==, 0);
