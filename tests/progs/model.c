@@ -387,7 +387,9 @@ static double normal(uint64_t *s)
 
 /* This placement's run count so far, counted up in FILE under a lock:
  * lines "PLACEMENT COUNT", and "runs COUNT" for all placements together
- * (returned in *all_runs: drift's clock) */
+ * (returned in *all_runs: drift's clock); "last PLACEMENT", the run before
+ * (*prev, -1: none), and "round PLACEMENT...", those of the round so far
+ * (*first: this run starts a round) */
 static uint64_t state_next(const char *path, unsigned placement, uint64_t *all_runs, int *prev,
                            bool *first)
 {
