@@ -38,7 +38,11 @@ for c in json.load(open(sys.argv[1]))["configs"]:
 
 # The modelled workload (tests/progs/model.c): its figure follows exactly from
 # where its pages are, so a tuning's answer is known before it runs
-# (tests/integration/model_truth.py computes it).
+# (tests/integration/model_truth.py computes it).  Its seeded noise is drawn
+# per (seed, placement, how many runs of that placement came before, counted
+# in --state FILE): a retake is one more run and shifts every later draw, so
+# a tuning whose figures a test asserts passes --retakes 0, and load on this
+# machine (which is what triggers retakes) cannot change them.
 MODEL=$P/model
 model_py() { # model_py SCRIPT-ARGS...: python3 with model_truth importable
 	PYTHONPATH=$top/tests/integration${PYTHONPATH:+:$PYTHONPATH} python3 "$@"
