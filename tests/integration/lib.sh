@@ -24,7 +24,44 @@ trap 'rm -rf "$work"' EXIT
 skip() { echo "skip: $*"; exit 77; }
 . "$top/tests/pkgs.sh"
 prereq_fail() { fail "$@"; }
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() {
+	thp_still_granted
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# need_thp: skip unless transparent huge pages can be asked for and the
+# kernel really grants them now (facts of the kernel, its settings and its
+# memory, not of a package).  The pre-flight maps 8 MiB with MADV_HUGEPAGE
+# (tests/progs/thp_probe.c, without hmpt) and reads back how much of it came
+# in 2 MiB pages: on a fragmented node the kernel answers with 4 KiB pages,
+# and the exact page-size checks (and the modelled figures) that follow
+# would fail for a reason that is not hmpt's.  A test that needed them runs
+# the probe again when it fails: where the kernel stopped granting them
+# meanwhile, that is the reason, and the test skips with it.
+need_thp() {
+	local thp=/sys/kernel/mm/transparent_hugepage/enabled
+	[ -e $thp ] || skip "no transparent huge pages in this kernel"
+	grep -q '\[never\]' $thp && skip "transparent huge pages are disabled here (enabled = never)"
+	thp_probe_or_skip "2 MiB pages not granted here"
+	thp_needed=1
+}
+# thp_still_granted: for fail(), after need_thp: skip if no longer granted
+thp_still_granted() {
+	[ "${thp_needed:-0}" = 1 ] || return 0
+	thp_needed=0 # once: thp_probe_or_skip may fail() itself
+	grep -q '\[never\]' /sys/kernel/mm/transparent_hugepage/enabled &&
+		skip "transparent huge pages were disabled during the test (enabled = never)"
+	thp_probe_or_skip "2 MiB pages no longer granted when the test failed"
+}
+thp_probe_or_skip() { # WHY
+	local got
+	"$P/thp_probe" 8 >"$work/thp_probe" || fail "thp_probe failed: $(cat "$work/thp_probe")"
+	got=$(awk '$1 == "probe" { for (i = 2; i <= NF; i++) if ($i ~ /^thp_kb=/) print substr($i, 8) }' \
+		"$work/thp_probe")
+	[ "${got:-0}" -ge 4096 ] ||
+		skip "$1: 8 MiB asked with MADV_HUGEPAGE got ${got:-0} kB in huge pages (memory fragmented? see /proc/buddyinfo)"
+}
 note() { echo "-- $*"; }
 
 # run_profile DIR CMD...: hmpt-tune profile, quiet; returns the command's status

@@ -1,22 +1,5 @@
 # Helpers for the placement tests (sourced after lib.sh).
 
-# need_thp: skip unless transparent huge pages can be asked for and the
-# kernel really grants them now (facts of the kernel, its settings and its
-# memory, not of a package).  The pre-flight maps 8 MiB with MADV_HUGEPAGE
-# and reads back how much of it came in 2 MiB pages: on a fragmented node
-# the kernel answers with 4 KiB pages, and the exact page-size checks that
-# follow would fail for a reason that is not hmpt's.
-need_thp() {
-	local thp=/sys/kernel/mm/transparent_hugepage/enabled got
-	[ -e $thp ] || skip "no transparent huge pages in this kernel"
-	grep -q '\[never\]' $thp && skip "transparent huge pages are disabled here (enabled = never)"
-	"$P/thp_probe" 8 >"$work/thp_probe" || fail "thp_probe failed: $(cat "$work/thp_probe")"
-	got=$(field "$work/thp_probe" probe thp_kb)
-	[ "${got:-0}" -ge 4096 ] ||
-		skip "2 MiB pages not granted here: 8 MiB asked with MADV_HUGEPAGE got ${got:-0} kB in huge pages (memory fragmented? see /proc/buddyinfo)"
-	return 0
-}
-
 # profile `placed` once to learn the ids of its call sites (they are the
 # same in every run: module!offset frames)
 learn_sites() { # DIR ARGS...

@@ -1,13 +1,8 @@
 # Helpers for the tuner's tests (sourced after lib.sh).
 DEMO=$B/bench/hmpt-demo
 
-# The two page-size pools differ only when THP can be had.
-need_thp() {
-	local thp=/sys/kernel/mm/transparent_hugepage/enabled
-	[ -r $thp ] || skip "no transparent huge pages in this kernel: pools thp and 4k would not differ"
-	grep -q '\[never\]' $thp && skip "transparent huge pages are disabled ($thp says never)"
-	return 0
-}
+# need_thp (lib.sh): the two page-size pools differ only where 2 MiB pages
+# are granted.
 
 # plan_fast_symbols PLAN [GROUP...]: the symbols of the sites the plan puts in
 # its fast pool (only those of the named groups, when given), one per line
