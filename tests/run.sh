@@ -31,6 +31,11 @@ limit_of() {
 	awk -v s="${own:-300}" -v k="$scale" 'BEGIN { printf "%d", s * k + 0.5 }'
 }
 
+. "$top/tests/knobs.sh"
+# a kernel setting a killed test changed (t_sample_mthp's mTHP size) goes
+# back after each test and before the first, whatever ended the test
+knobs_put_back || echo "run.sh: could not put back $(cat $knob_record 2>/dev/null)" >&2
+
 tests=()
 for t in build/asan/unit/test_*; do [ -x "$t" ] && tests+=("$t"); done
 for t in tests/integration/t_*.sh; do [ -f "$t" ] && tests+=("$t"); done
@@ -61,6 +66,7 @@ for t in "${tests[@]}"; do
 		esac
 	) >"$log" 2>&1 </dev/null
 	rc=$?
+	knobs_put_back || echo "run.sh: $name left $(cat $knob_record 2>/dev/null) changed" >&2
 	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
 	if [ $rc -eq 0 ]; then
 		pass=$((pass + 1))

@@ -23,6 +23,7 @@ trap 'rm -rf "$work"' EXIT
 # Call either only after the test found it cannot run; neither returns.
 skip() { echo "skip: $*"; exit 77; }
 . "$top/tests/pkgs.sh"
+. "$top/tests/knobs.sh"
 prereq_fail() { fail "$@"; }
 fail() {
 	thp_still_granted
@@ -63,6 +64,25 @@ thp_probe_or_skip() { # WHY
 		skip "$1: 8 MiB asked with MADV_HUGEPAGE got ${got:-0} kB in huge pages (memory fragmented? see /proc/buddyinfo)"
 }
 note() { echo "-- $*"; }
+
+# set_knob FILE VALUE: write VALUE to the kernel setting FILE for this test
+# (root), and put back what it was when the test ends, killed or not
+# (tests/knobs.sh).  The test holds $knob_lock from its first set_knob to its
+# end.  Its EXIT trap becomes the restore's and lib.sh's clean-up.
+set_knob() {
+	local was
+	if [ -z "${knob_fd:-}" ]; then
+		exec {knob_fd}>>$knob_lock
+		flock -w 300 "$knob_fd" || fail "another test has held $knob_lock for 300 s"
+		knobs_restore || fail "cannot put back the settings a killed test left: $(cat $knob_record)"
+		trap 'knobs_restore; rm -rf "$work"' EXIT
+	fi
+	was=$(cat "$1") || return 1
+	# sysfs choices ("always [madvise] never"): the one in brackets
+	[[ $was =~ \[([^]]*)\] ]] && was=${BASH_REMATCH[1]}
+	grep -q "^$1"$'\t' $knob_record 2>/dev/null || printf '%s\t%s\n' "$1" "$was" >>$knob_record
+	echo "$2" >"$1"
+}
 
 # run_profile DIR CMD...: hmpt-tune profile, quiet; returns the command's status
 run_profile() {

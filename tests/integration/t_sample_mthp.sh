@@ -5,18 +5,19 @@
 # (tests/progs/kfill.c, S: 8 MiB) must count 8 MiB all the same, from 128
 # faults (one per folio, which shows the kernel did map folios): the shim
 # reads the present bits of the folio's neighbours from /proc/self/pagemap.
-# Sets hugepages-64kB/enabled for the run (root) and restores it.
+# Sets hugepages-64kB/enabled for the run (root) and restores it, by
+# set_knob: tests/run.sh puts it back where the test was killed.
 . "$(dirname "$0")/lib.sh"
 
 knob=/sys/kernel/mm/transparent_hugepage/hugepages-64kB/enabled
 [ -e "$knob" ] || skip "no 64 KiB mTHP here ($knob missing: kernel before 6.8 or not x86-64/arm64)"
 grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled &&
 	skip "transparent huge pages are 'always' here: the array gets 2 MiB pages, not 64 KiB folios"
-was=$(sed -n 's/.*\[\(.*\)\].*/\1/p' "$knob")
-if [ "$was" != always ]; then
-	[ -w "$knob" ] || skip "64 KiB mTHP is '$was' and $knob is not writable here (not root)"
-	trap 'echo "$was" >"$knob"; rm -rf "$work"' EXIT
-	echo always >"$knob" || skip "cannot set $knob"
+if [ -w "$knob" ]; then
+	set_knob "$knob" always || skip "cannot set $knob"
+else
+	grep -q '\[always\]' "$knob" ||
+		skip "64 KiB mTHP is not 'always' ($(cat "$knob")) and $knob is not writable here (not root)"
 fi
 
 # the kernel's own count of 64 KiB folios it mapped on a fault (Linux 6.9)
