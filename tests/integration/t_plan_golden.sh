@@ -73,8 +73,8 @@ want="alloc_c!0x13ac alloc_c!0x1141"
 got=$(awk -F'\t' 'NR > 1 && $9 == "alloc_c.c:53" { print $10 }' "$work/prof/sites.tsv" | tr ' ' '\n' | grep '^alloc_c!' | tr '\n' ' ')
 got=${got% }
 if [ "$got" != "$want" ]; then
-	note "alloc_c.c:53 is at $got here, not at the golden plans' $want (another compiler lays it out otherwise): placement not checked, ids checked above"
-	exit 0
+	# parts 1 and 2 passed; part 3 cannot be checked here: say so, as a skip
+	skip "part 3 not checked: alloc_c.c:53 is at $got here, not at the golden plans' $want (another compiler lays it out otherwise); parts 1 and 2 (ids) passed"
 fi
 for v in v1 v2; do
 	HMPT_PLAN=$G/alloc_c-$v.json HMPT_PROFILE=$work/run-$v.json LD_PRELOAD=$LIB "$P/alloc_c" >/dev/null 2>"$work/run-$v.err" ||
