@@ -257,12 +257,17 @@ static void run_figure(const hmpt_measure_t *x, hmpt_trun_t *run, const char *lo
 	}
 }
 
+static void sjob_to_run(const hmpt_sjob_t *j, hmpt_trun_t *run)
+{
+	run->status = j->status;
+	run->wall = j->wall;
+	snprintf(run->why, sizeof(run->why), "%.159s", j->why);
+	snprintf(run->host, sizeof(run->host), "%.63s", j->host);
+}
+
 static void sitem_to_run(const sitem_t *it, hmpt_trun_t *run)
 {
-	run->status = it->job.status;
-	run->wall = it->job.wall;
-	snprintf(run->why, sizeof(run->why), "%.159s", it->job.why);
-	snprintf(run->host, sizeof(run->host), "%.63s", it->job.host);
+	sjob_to_run(&it->job, run);
 }
 
 /* ------------------------------------------------ the machine's load */
@@ -607,9 +612,113 @@ int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci)
 	return rc;
 }
 
+/* A confirmation round as one Slurm job: a warm-up run of all-slow, not
+ * counted, then its runs in the round's order, all on one node. */
+typedef struct {
+	sitem_t step[HMPT_CONFIRM_MAX + 2]; /* [0] the warm-up */
+	hmpt_sjob_t *before[HMPT_CONFIRM_MAX + 1];
+	int n; /* steps */
+} round_job_t;
+
+typedef struct {
+	hmpt_tune_t *t;
+	hmpt_measure_t *x;
+	round_job_t *rounds;
+	sitem_t *jobs;
+} rounds_ctx_t;
+
+/* Round job it ended: record its runs in the round's order. */
+static void round_done(sitem_t *it, void *ctx)
+{
+	rounds_ctx_t *b = ctx;
+	round_job_t *rj = &b->rounds[it - b->jobs];
+
+	hmpt_slurm_steps_read(&it->job);
+	for (int i = 1; i < rj->n; i++) {
+		const hmpt_sjob_t *j = i < rj->n - 1 ? rj->before[i] : &it->job;
+		const sitem_t *st = &rj->step[i];
+		hmpt_trun_t run = {0};
+		sjob_to_run(j, &run);
+		run_figure(b->x, &run, j->log, b->t->opt->metric != NULL);
+		record_run(b->t, b->x, st->ci, st->rep, &run, j->log);
+		hmpt_measure_progress(b->x, b->t->configs[st->ci].label, st->rep);
+	}
+}
+
+/* Step i of round job rj: configuration ci's run as repetition rep (the
+ * warm-up: rep -1). */
+static int round_step(hmpt_tune_t *t, hmpt_measure_t *x, round_job_t *rj, int ci, int rep)
+{
+	sitem_t *it = &rj->step[rj->n++];
+	char plan_path[PATH_MAX], log[PATH_MAX];
+	const hmpt_tconfig_t *c = &t->configs[ci];
+
+	it->ci = ci;
+	it->rep = rep;
+	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
+		return -1;
+	if (rep < 0)
+		snprintf(log, sizeof(log), "%s/runs/warm-up.%s.log", t->opt->dir, c->key);
+	else
+		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->opt->dir, c->key, rep + 1);
+	measured_set(it, plan_path, x->min_size);
+	slurm_item_init(it, t->opt->cmd, x->lib, log, t->timeout_s);
+	return 0;
+}
+
+/* --slurm: each round one batch job, up to --parallel at a time. */
+static int rounds_slurm(hmpt_tune_t *t, hmpt_measure_t *x, const int (*items)[HMPT_CONFIRM_MAX + 1],
+                        const int *n, int r0, int nrounds)
+{
+	round_job_t *rounds = calloc((size_t)nrounds, sizeof(*rounds));
+	sitem_t *jobs = calloc((size_t)nrounds, sizeof(*jobs));
+	rounds_ctx_t b = {t, x, rounds, jobs};
+	int rc = rounds && jobs ? 0 : -1, njobs = 0;
+
+	for (int j = 0; j < nrounds && rc == 0; j++) {
+		round_job_t *rj = &rounds[njobs];
+		rc = round_step(t, x, rj, t->confirm_ref, -1);
+		for (int i = 0; i < n[j] && rc == 0; i++)
+			if (!hmpt_measure_has_rep(&t->configs[items[j][i]], r0 + j))
+				rc = round_step(t, x, rj, items[j][i], r0 + j);
+		if (rj->n < 2) { /* all recorded already */
+			memset(rj, 0, sizeof(*rj));
+			continue;
+		}
+		for (int i = 0; i < rj->n - 1; i++)
+			rj->before[i] = &rj->step[i].job;
+		/* the job is its last run, the others run before it */
+		jobs[njobs] = rj->step[rj->n - 1];
+		jobs[njobs].job.before = rj->before;
+		jobs[njobs].job.nbefore = rj->n - 1;
+		njobs++;
+	}
+	if (rc == 0)
+		rc = slurm_batch(x->slurm, jobs, njobs, round_done, &b);
+	free(rounds);
+	free(jobs);
+	return rc;
+}
+
+int hmpt_measure_rounds(hmpt_tune_t *t, hmpt_measure_t *x, const int (*items)[HMPT_CONFIRM_MAX + 1],
+                        const int *n, int r0, int nrounds)
+{
+	int rc = 0;
+	if (x->slurm)
+		return rounds_slurm(t, x, items, n, r0, nrounds);
+	for (int j = 0; j < nrounds && rc == 0; j++)
+		rc = hmpt_measure_round(t, x, items[j], n[j], r0 + j);
+	return rc;
+}
+
 int hmpt_measure_round(hmpt_tune_t *t, hmpt_measure_t *x, const int *items, int n, int r)
 {
 	int rc = 0;
+	if (x->slurm) {
+		int one[1][HMPT_CONFIRM_MAX + 1];
+		memcpy(one[0], items, (size_t)n * sizeof(int));
+		return rounds_slurm(t, x, (const int(*)[HMPT_CONFIRM_MAX + 1]) one, &n, r, 1);
+	}
 	for (int i = 0; i < n && rc == 0; i++) {
 		if (hmpt_measure_has_rep(&t->configs[items[i]], r))
 			continue;

@@ -77,9 +77,7 @@ void hmpt_measure_shuffle(void *items, int n, size_t size, uint64_t seed);
 bool hmpt_measure_has_rep(const hmpt_tconfig_t *c, int rep);
 /* Run configuration ci once as repetition rep, and record it (its runs and
  * the journal): 0, or -1 when interrupted or its plan cannot be written.
- * Under --slurm the run is one batch job, waited for (the confirmation's
- * rounds run so, one job at a time: --parallel does not apply, and a
- * round's runs may land on different nodes).  A run that other load
+ * Under --slurm the run is one batch job, waited for.  A run that other load
  * disturbed (noise.h's rule) is recorded as superseded ("retaken") and taken
  * again, at most t->opt->retakes times, while this phase's retakes stay within a
  * quarter of x->total (a phase that schedules its own runs sets x->total and
@@ -92,8 +90,17 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep);
 int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci);
 /* One paired round of the confirmation: repetition r of configurations
  * items[0..n-1] in that order (those not recorded yet), after the phase's
- * warm-up (t->confirm_ref).  0, or -1. */
+ * warm-up (t->confirm_ref).  Under --slurm the round is one batch job: a
+ * warm-up run of t->confirm_ref, not counted, then its runs in order, all
+ * on one node, so that the node cancels in each pair.  0, or -1. */
 int hmpt_measure_round(hmpt_tune_t *t, hmpt_measure_t *x, const int *items, int n, int r);
+/* Rounds r0..r0+nrounds-1, round j's runs items[j][0..n[j]-1]: here one
+ * after another (hmpt_measure_round); under --slurm each round its job, up
+ * to --parallel at once on different nodes, each recorded as its job ends.
+ * 0, or -1. */
+#define HMPT_MEASURE_AT_ONCE 64 /* rounds hmpt_measure_rounds takes at most */
+int hmpt_measure_rounds(hmpt_tune_t *t, hmpt_measure_t *x, const int (*items)[HMPT_CONFIRM_MAX + 1],
+                        const int *n, int r0, int nrounds);
 /* Runs of the reference per round when k configurations are compared. */
 int hmpt_measure_ref_share(int k);
 /* Measure configurations list[0..n-1] (list[0] the reference of the others)

@@ -50,24 +50,11 @@ static int client(char *const *argv, const char *out, size_t cap, char *text)
 	return status;
 }
 
-int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
+/* One run-on-node line of a job's script (`last`: the job's own run, exec'd). */
+static void script_step(FILE *f, const hmpt_slurm_t *s, const hmpt_sjob_t *j, bool last)
 {
-	hmpt_outfile_t script;
-	FILE *f = hmpt_outfile_open(&script, j->script);
-	char nodes[16], out[PATH_MAX + 32], text[1024], exclude[1100] = "";
-	char *argv[32];
-	int n = 0;
-
-	j->job = 0;
-	j->gone = j->polled = 0;
-	j->nodes[0] = j->host[0] = '\0';
-	unlink(j->result);
-	if (!f) {
-		snprintf(j->why, sizeof(j->why), "%.120s: not written", j->script);
-		return -1;
-	}
-	fprintf(f, "#!/bin/sh\n# written by hmpt-tune: one measured run, on a node of its own\n"
-	           "exec ");
+	if (last)
+		fputs("exec ", f);
 	sh_word(f, s->self);
 	fputs(" run-on-node --lib ", f);
 	sh_word(f, j->lib);
@@ -85,6 +72,31 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 		sh_word(f, *a);
 	}
 	fputc('\n', f);
+}
+
+int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
+{
+	hmpt_outfile_t script;
+	FILE *f = hmpt_outfile_open(&script, j->script);
+	char nodes[16], out[PATH_MAX + 32], text[1024], exclude[1100] = "";
+	char *argv[32];
+	int n = 0;
+
+	j->job = 0;
+	j->gone = j->polled = 0;
+	j->nodes[0] = j->host[0] = '\0';
+	unlink(j->result);
+	if (!f) {
+		snprintf(j->why, sizeof(j->why), "%.120s: not written", j->script);
+		return -1;
+	}
+	fprintf(f, "#!/bin/sh\n# written by hmpt-tune: %s, on a node of its own\n",
+	        j->nbefore ? "a round of measured runs" : "one measured run");
+	for (int i = 0; i < j->nbefore; i++) {
+		unlink(j->before[i]->result);
+		script_step(f, s, j->before[i], false);
+	}
+	script_step(f, s, j, true);
 	if (hmpt_outfile_close(&script) != 0) {
 		snprintf(j->why, sizeof(j->why), "%.120s: not written", j->script);
 		return -1;
@@ -178,6 +190,20 @@ int hmpt_slurm_poll(hmpt_sjob_t *j)
 	return 0;
 }
 
+void hmpt_slurm_steps_read(hmpt_sjob_t *j)
+{
+	for (int i = 0; i < j->nbefore; i++) {
+		hmpt_sjob_t *b = j->before[i];
+		if (read_result(b))
+			continue;
+		b->status = j->status ? j->status : 125;
+		b->wall = 0;
+		snprintf(b->why, sizeof(b->why), "%s",
+		         j->status ? j->why : "its round's job ended without its result");
+		snprintf(b->host, sizeof(b->host), "%s", j->host);
+	}
+}
+
 void hmpt_slurm_cancel(const hmpt_sjob_t *j)
 {
 	char id[32], tmp[PATH_MAX + 32], text[256];
@@ -229,12 +255,15 @@ int hmpt_cmd_run_on_node(int argc, char **argv)
 	char why[200] = "";
 	if (res.status)
 		hmpt_run_describe(&res, timeout, why, sizeof(why));
+	/* the node as Slurm names it (what --exclude takes; several nodes may
+	 * share a machine), else the machine's short name */
 	struct utsname u;
+	const char *node = getenv("SLURMD_NODENAME");
 	if (uname(&u) != 0)
 		u.nodename[0] = '\0';
 	u.nodename[strcspn(u.nodename, ".")] = '\0';
 	json_t *r = json_pack("{s:i,s:f,s:s,s:s}", "status", res.status, "wall", res.wall, "why",
-	                      why, "host", u.nodename);
+	                      why, "host", node && *node ? node : u.nodename);
 	hmpt_outfile_t out;
 	int rc = 1;
 	if (hmpt_outfile_open(&out, result)) {

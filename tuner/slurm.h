@@ -8,6 +8,9 @@
  * must be on a file system the nodes share, as it is on clusters) and asks
  * squeue only to notice a job that ended without one.
  *
+ * A job may run several runs one after another on its node (j->before, then
+ * j): a confirmation round, whose runs are paired and so must share a node.
+ *
  * Contract: submit, then poll until it returns 1; cancel on an interruption.
  * Nothing here writes to the journal: the caller does, with the node.
  */
@@ -21,6 +24,9 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j);
 /* 1 when it ended (status, wall, why, host filled), 0 while it runs. */
 int hmpt_slurm_poll(hmpt_sjob_t *j);
 void hmpt_slurm_cancel(const hmpt_sjob_t *j);
+/* Once j ended: the outcome of each of j->before, from its result file, or
+ * (none: the job ended before it ran) j's status and why. */
+void hmpt_slurm_steps_read(hmpt_sjob_t *j);
 
 /* `hmpt-tune run-on-node`: the command run in the batch job. */
 int hmpt_cmd_run_on_node(int argc, char **argv);

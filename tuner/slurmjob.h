@@ -20,7 +20,7 @@ typedef struct {
 	char exclude[1024];                         /* nodes that failed a run: "a,b" */
 } hmpt_slurm_t;
 
-typedef struct {
+typedef struct hmpt_sjob {
 	/* what to run */
 	char *const *cmd;
 	char *const *set; /* "NAME=value" for the command's environment */
@@ -28,6 +28,12 @@ typedef struct {
 	char log[PATH_MAX], result[PATH_MAX + 16], script[PATH_MAX + 16];
 	double timeout;
 	const char *avoid; /* a node not to run on (a retry), or NULL */
+	/* runs the same job runs first, in order, on the same node (a
+	 * confirmation round: its warm-up, then its runs); this one last.
+	 * Each has its own command, plan, log and result; only their
+	 * outcome fields are filled (by hmpt_slurm_steps_read) */
+	struct hmpt_sjob **before;
+	int nbefore;
 	/* while it runs */
 	long job;
 	double polled, gone;

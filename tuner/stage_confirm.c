@@ -331,6 +331,54 @@ static void choose_confirmed(hmpt_tune_t *t, int rounds)
 	t->confirm_done = true;
 }
 
+/* How many rounds from r on run at once: under --slurm up to --parallel
+ * (each round a job of its own, on a node of its own), as long as none
+ * takes an entry past its rounds or the phase past its budget; else 1. */
+static int rounds_at_once(const hmpt_tune_t *t, const hmpt_measure_t *x, int r)
+{
+	int k = x->slurm && x->slurm->parallel > 1 ? x->slurm->parallel : 1;
+	if (2 * t->confirm_rounds_max - r < k)
+		k = 2 * t->confirm_rounds_max - r;
+	for (int e = 0; e < t->ntried; e++)
+		if (!t->tried[e].settled && t->tried[e].first_round + t->confirm_rounds_max - r < k)
+			k = t->tried[e].first_round + t->confirm_rounds_max - r;
+	return k > 1 ? k : 1;
+}
+
+/* Rounds r.. of the confirmation (*k of them, their orders fixed before
+ * any runs), then what their pairs say.  Analysed after the last of them:
+ * fewer looks at the data than one per round, never more. */
+static int measure_rounds(hmpt_tune_t *t, hmpt_measure_t *x, int r, int min_pairs, int *k)
+{
+	int items[HMPT_MEASURE_AT_ONCE][HMPT_CONFIRM_MAX + 1], n[HMPT_MEASURE_AT_ONCE], rc;
+
+	*k = rounds_at_once(t, x, r);
+	if (*k > HMPT_MEASURE_AT_ONCE)
+		*k = HMPT_MEASURE_AT_ONCE;
+	for (int j = 0; j < *k; j++)
+		n[j] = round_items(t, r + j, items[j]);
+	/* the rounds left of the longest-measured entry, for the progress line */
+	int left = 0;
+	for (int e = 0; e < t->ntried; e++)
+		if (!t->tried[e].settled) {
+			int l = t->tried[e].first_round + t->confirm_rounds_max - r;
+			left = l > left ? l : left;
+		}
+	x->total = x->done + left * n[0];
+	for (int j = 0; j < *k; j++)
+		for (int i = 0; i < n[j]; i++)
+			t->configs[items[j][i]].want = r + j + 1;
+	if (*k == 1)
+		rc = hmpt_measure_round(t, x, items[0], n[0], r);
+	else
+		rc =
+		    hmpt_measure_rounds(t, x, (const int(*)[HMPT_CONFIRM_MAX + 1]) items, n, r, *k);
+	for (int e = 0; e < t->ntried && rc == 0; e++)
+		if (!t->tried[e].settled)
+			analyze_tried(t, &t->tried[e], r + *k, min_pairs);
+	return rc;
+}
+
 int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 {
 	t->search_best = t->best;
@@ -370,23 +418,8 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 	x->done = 0;
 	x->spent = 0;
 	x->retaken = 0; /* the retake bound is per phase */
-	for (; rc == 0 && assign(t, x, r); r++) {
-		int items[HMPT_CONFIRM_MAX + 1], n = round_items(t, r, items);
-		/* the rounds left of the longest-measured entry, for the progress line */
-		int left = 0;
-		for (int k = 0; k < t->ntried; k++)
-			if (!t->tried[k].settled) {
-				int l = t->tried[k].first_round + t->confirm_rounds_max - r;
-				left = l > left ? l : left;
-			}
-		x->total = x->done + left * n;
-		for (int i = 0; i < n; i++)
-			t->configs[items[i]].want = r + 1;
-		rc = hmpt_measure_round(t, x, items, n, r);
-		for (int k = 0; k < t->ntried && rc == 0; k++)
-			if (!t->tried[k].settled)
-				analyze_tried(t, &t->tried[k], r + 1, min_pairs);
-	}
+	for (int k = 0; rc == 0 && assign(t, x, r); r += k)
+		rc = measure_rounds(t, x, r, min_pairs, &k);
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");
 	t->confirm_rounds_run = r;

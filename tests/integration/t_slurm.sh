@@ -3,12 +3,14 @@
 # The same tuning of the modelled workload run three ways comes to the same
 # answer, the model's (model_truth.py): serially, with --launcher (Open MPI,
 # 2 ranks: the job is measured as a whole, rank 0 prints the figure), and
-# with --slurm on a real Slurm (slurmctld, slurmd and munged started here on
-# localhost, and stopped after), where every run is a batch job on a node of
-# its own and the journal says where each ran.
+# with --slurm on a real Slurm of two nodes (slurmctld, two slurmd and munged
+# started here on localhost, and stopped after), where every run is a batch
+# job on a node of its own, each confirmation round one job (its runs paired
+# on one node), rounds on both nodes at once, and the journal says where each
+# run ran.
 need_thp
 cluster=$top/tests/slurm/cluster.sh
-env=$("$cluster" start 2>"$work/slurm.err")
+env=$(HMPT_SLURM_NODES=2 "$cluster" start 2>"$work/slurm.err")
 rc=$?
 [ $rc = 0 ] || { [ $rc = 77 ] && prereq_missing slurm munge -- "$(tail -n 1 "$work/slurm.err")"; fail "the local Slurm failed: $(cat "$work/slurm.err")"; }
 eval "$env"
@@ -31,20 +33,35 @@ command -v mpirun.openmpi >/dev/null || prereq_missing openmpi -- "no mpirun.ope
 tune mpi --launcher "mpirun.openmpi --allow-run-as-root --oversubscribe -np 2"
 ways=(slurm serial mpi)
 
-# every run of the Slurm tuning ran as a job, on this node, and says so
-python3 - "$work/slurm" "$(hostname -s)" <<'PY' || fail "the journal does not say where the runs ran"
+# every run of the Slurm tuning ran as a job on a node and says which; each
+# confirmation round was one job (all its runs on one node), and the rounds
+# went to both nodes
+python3 - "$work/slurm" <<'PY' || fail "the journal does not say where the runs ran, or a round was split"
 import json, os, sys
-d, host = sys.argv[1], sys.argv[2]
+from collections import defaultdict
+d = sys.argv[1]
 runs = [json.loads(l) for l in open(d + "/journal.jsonl") if '"config"' in l]
 # ranking: 5 sites alone (s1 too) and 2 of all-slow, twice; then the
 # combinations the model search asked for, with their all-slow runs
-results = json.load(open(d + "/results.json"))["configs"]
-assert len(runs) == sum(len(c["runs"]) for c in results) >= 14 + 4, len(runs)
-bad = [r for r in runs if r.get("host") != host or r["status"] != 0]
+res = json.load(open(d + "/results.json"))
+assert len(runs) == sum(len(c["runs"]) for c in res["configs"]) >= 14 + 4, len(runs)
+bad = [r for r in runs if r.get("host") not in ("n1", "n2") or r["status"] != 0]
 assert not bad, bad[:3]
+confirm = [r for r in runs if r["label"].endswith("(confirmation)")]
+rounds = defaultdict(set)
+for r in confirm:
+    rounds[r["rep"]].add(r["host"])
+assert len(rounds) == res["confirmation"]["rounds"] >= 6, (len(rounds), res["confirmation"])
+split = {k: v for k, v in rounds.items() if len(v) != 1}
+assert not split, f"rounds on more than one node: {split}"
+nodes = sorted(set().union(*rounds.values()))
+assert nodes == ["n1", "n2"], nodes
+# one job per run before the confirmation, one per round in it
 jobs = [f for f in os.listdir(d + "/runs") if f.endswith(".sbatch")]
-assert len(jobs) >= len(runs), len(jobs)
-print(f"{len(runs)} runs, each a batch job on {host}")
+assert len(jobs) >= len(runs) - len(confirm) + len(rounds), len(jobs)
+per = {n: sum(1 for v in rounds.values() if n in v) for n in nodes}
+print(f"{len(runs)} runs, each a batch job on n1 or n2; {len(rounds)} confirmation rounds, "
+      f"each one job on one node: {per}")
 PY
 
 # h0 1.26x alone, h1 1.17x, s0 1.04x; best all fast (1.63x), 90 % h0+h1 (1.53x)
