@@ -311,6 +311,77 @@ static json_t *tried_json(const hmpt_tune_t *t, const hmpt_tconfirm_t *cf)
 	return o;
 }
 
+#define NODES_MAX 32
+
+/* How much the nodes differed (--slurm): all-slow's clean runs in the
+ * confirmation, by the node each ran on.  A round ran on one node, so its
+ * pairs do not see this; it says what unpaired runs would have. */
+typedef struct {
+	int n; /* nodes */
+	char name[NODES_MAX][64];
+	double median[NODES_MAX]; /* all-slow's median figure on it */
+	int runs[NODES_MAX];
+	double spread; /* the largest median over the smallest */
+	double p;      /* rank F test (stats.h); 1 when it cannot be told */
+} node_effect_t;
+
+/* false when fewer than two nodes ran the confirmation */
+static bool node_effect(const hmpt_tune_t *t, node_effect_t *ne)
+{
+	memset(ne, 0, sizeof(*ne));
+	ne->p = 1;
+	if (t->confirm_ref < 0)
+		return false;
+	const hmpt_tconfig_t *c = &t->configs[t->confirm_ref];
+	double x[c->nruns + 1], v[c->nruns + 1];
+	int g[c->nruns + 1], n = 0;
+	for (int i = 0; i < c->nruns; i++) {
+		const hmpt_trun_t *r = &c->runs[i];
+		if (!hmpt_tune_run_counts(r) || r->status || r->value <= 0 || !*r->host)
+			continue;
+		int k = 0;
+		while (k < ne->n && strcmp(ne->name[k], r->host))
+			k++;
+		if (k == NODES_MAX)
+			continue;
+		if (k == ne->n)
+			snprintf(ne->name[ne->n++], sizeof(ne->name[0]), "%s", r->host);
+		x[n] = log(r->value);
+		g[n++] = k;
+		ne->runs[k]++;
+	}
+	if (ne->n < 2)
+		return false;
+	double lo = INFINITY, hi = 0;
+	for (int k = 0; k < ne->n; k++) {
+		int m = 0;
+		for (int i = 0; i < n; i++)
+			if (g[i] == k)
+				v[m++] = exp(x[i]);
+		ne->median[k] = hmpt_stats_median_sorting(v, (size_t)m);
+		lo = fmin(lo, ne->median[k]);
+		hi = fmax(hi, ne->median[k]);
+	}
+	ne->spread = hi / lo;
+	if (hmpt_stats_groups_differ(x, g, n, ne->n, &ne->p) != 0)
+		ne->p = 1;
+	return true;
+}
+
+static json_t *nodes_json(const hmpt_tune_t *t)
+{
+	node_effect_t ne;
+	if (!node_effect(t, &ne))
+		return json_null();
+	json_t *per = json_object();
+	for (int k = 0; k < ne.n; k++)
+		json_object_set_new(
+		    per, ne.name[k],
+		    json_pack("{s:f,s:i}", "all_slow_median", ne.median[k], "runs", ne.runs[k]));
+	return json_pack("{s:o,s:f,s:f,s:b}", "per_node", per, "spread", ne.spread, "p", ne.p,
+	                 "differ", ne.p < t->opt->alpha);
+}
+
 /* The confirmation phase: what it tried, and what each plan got; null when
  * it did not run. */
 static json_t *confirmation_json(const hmpt_tune_t *t)
@@ -327,11 +398,11 @@ static json_t *confirmation_json(const hmpt_tune_t *t)
 		if (p < 2 || t->opt->capacity)
 			json_object_set_new(plans, names[p], cf ? tried_json(t, cf) : json_null());
 	}
-	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o}", "rounds", t->confirm_rounds_run,
+	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "rounds", t->confirm_rounds_run,
 	                 "max_rounds", t->confirm_rounds_max, "precision", t->opt->precision,
 	                 "confidence", 1 - t->confirm_alpha, "alpha_per_configuration",
 	                 t->confirm_alpha, "claimed_false_faster", t->opt->alpha, "plans", plans,
-	                 "tried", tried);
+	                 "tried", tried, "nodes", nodes_json(t));
 }
 
 static int write_json(const hmpt_tune_t *t, const char *path)
@@ -1266,6 +1337,24 @@ static void load_dep_line(FILE *f, const hmpt_tconfirm_t *cf, bool html)
 		    html ? "&nbsp;&nbsp;" : "", l->quiet);
 }
 
+/* How much the nodes differed, when the rounds ran on several. */
+static void node_lines(FILE *f, const hmpt_tune_t *t, bool html)
+{
+	node_effect_t ne;
+	if (!node_effect(t, &ne))
+		return;
+	fprintf(f, html ? "<p>Nodes: all-slow's median" : "nodes: all-slow's median");
+	for (int k = 0; k < ne.n; k++)
+		fprintf(f, "%s %s %.4g (%d run%s)", k ? "," : "", ne.name[k], ne.median[k],
+		        ne.runs[k], ne.runs[k] == 1 ? "" : "s");
+	fprintf(f,
+	        ": %.1f %% apart (rank F test p = %.2g: %s); each round ran on one node, so "
+	        "this does not enter the speedups%s\n",
+	        100 * (ne.spread - 1), ne.p,
+	        ne.p < t->opt->alpha ? "the nodes differ" : "no difference shown",
+	        html ? "</p>" : "\n");
+}
+
 /* What the confirmation phase measured: one line per configuration tried. */
 static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 {
@@ -1300,6 +1389,7 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		load_dep_line(f, cf, html);
 	}
 	fprintf(f, html ? "</ul>\n" : "\n");
+	node_lines(f, t, html);
 }
 
 void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)

@@ -319,3 +319,39 @@ void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hm
 	out->faster = out->lo > 1 && out->speedup >= 1 + min_gain;
 	out->slower = out->hi < 1 && out->speedup <= 1 - min_gain;
 }
+
+int hmpt_stats_groups_differ(const double *x, const int *g, int n, int k, double *p)
+{
+	if (k < 2 || n - k < 1)
+		return -1;
+	/* the ranks (ties averaged): a burst weighs as one rank, not its size */
+	double *r = malloc((size_t)n * sizeof(double)), sum[k], grand = (n + 1) / 2.0;
+	int cnt[k];
+	if (!r)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		int below = 0, tied = 0;
+		for (int j = 0; j < n; j++)
+			below += x[j] < x[i], tied += x[j] == x[i];
+		r[i] = below + (tied + 1) / 2.0;
+	}
+	memset(sum, 0, sizeof(sum));
+	memset(cnt, 0, sizeof(cnt));
+	for (int i = 0; i < n; i++)
+		sum[g[i]] += r[i], cnt[g[i]]++;
+	double between = 0, within = 0;
+	for (int j = 0; j < k; j++)
+		if (cnt[j])
+			between += cnt[j] * pow(sum[j] / cnt[j] - grand, 2);
+	for (int i = 0; i < n; i++)
+		within += pow(r[i] - sum[g[i]] / cnt[g[i]], 2);
+	free(r);
+	double d1 = k - 1, d2 = n - k;
+	if (within <= 0) { /* every group's ranks alike inside: apart or all tied */
+		*p = between > 0 ? 0 : 1;
+		return 0;
+	}
+	double f = (between / d1) / (within / d2);
+	*p = incomplete_beta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
+	return 0;
+}

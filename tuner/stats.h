@@ -72,5 +72,10 @@ void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hm
                        bool *exact);
 /* Pairs that the exact interval needs at level 1 - alpha. */
 int hmpt_stats_paired_min(double alpha);
+/* Whether k groups differ in location: x[i] in group g[i] (0..k-1, each
+ * used), the one-way F test on the ranks of x (the rank transform of
+ * Kruskal-Wallis, robust to a burst); its p-value in *p.  0, or -1 when
+ * there are too few (k < 2, or n <= k). */
+int hmpt_stats_groups_differ(const double *x, const int *g, int n, int k, double *p);
 
 #endif

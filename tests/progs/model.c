@@ -20,7 +20,9 @@
  * seeded by --seed, the placement and, with --state FILE, a count of the
  * runs with that placement kept in FILE: the k-th run of a placement gets
  * the same noise in every tuning, in any order of runs.  Without --state
- * the noise is drawn afresh.
+ * the noise is drawn afresh.  --node NAME:F multiplies T by F on the Slurm
+ * node NAME (SLURMD_NODENAME): nodes of different speed, which a pair of
+ * runs on one node cancels.
  *
  * --noise-model picks the noise's shape, for calibrating the tuner's
  * statistics against noise they do not assume (bench/calibrate.sh); each
@@ -149,6 +151,7 @@ static void usage_error(const char *what, const char *arg)
 	        "[--saturate S] [--pair A,B,S] [--noise SD] [--seed N] [--state FILE] "
 	        "[--noise-model lognormal|drift|burst|heavy|bimodal|carry|position|load|pages|"
 	        "frequency] [--read-back HOW] "
+	        "[--node NAME:FACTOR] "
 	        "NAME:SIZE:WEIGHT[:RATIO]...\n",
 	        what, arg ? ": '" : "", arg ? arg : "", arg ? "'" : "");
 	exit(2);
@@ -546,6 +549,7 @@ int main(int argc, char **argv)
 	double base = 0, saturate = 0, noise = 0;
 	uint64_t seed = 1;
 	const char *state = NULL;
+	double node_factor = 1;
 	noise_model_t noise_model = NOISE_LOGNORMAL;
 	int narrays = 0, npairs = 0;
 
@@ -608,6 +612,16 @@ int main(int argc, char **argv)
 			read_back_g = v;
 		} else if (strcmp(o, "--state") == 0) {
 			state = v;
+		} else if (strcmp(o, "--node") == 0) {
+			/* a slower Slurm node: every run on it takes FACTOR times as
+			 * long, as a node of another make or speed would */
+			const char *here = getenv("SLURMD_NODENAME"), *colon = strchr(v, ':');
+			if (!colon || colon == v)
+				usage_error("--node: expected NAME:FACTOR", v);
+			double f = parse_double(colon + 1, "--node: expected NAME:FACTOR");
+			if (here && strlen(here) == (size_t)(colon - v) &&
+			    !strncmp(here, v, (size_t)(colon - v)))
+				node_factor = f;
 		} else if (strcmp(o, "--pair") == 0) {
 			char a[4], b[4];
 			double x;
@@ -700,6 +714,7 @@ int main(int argc, char **argv)
 		if (noise_model == NOISE_LOAD && other)
 			t *= placement ? 1.04 : 1.10;
 	}
+	t *= node_factor;
 	if (!quiet)
 		printf("model: pages read back by %s and move_pages; placement %x\n"
 		       "Time in seconds = %.6f (modelled: a cost model of where the pages are, "

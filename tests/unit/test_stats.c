@@ -180,8 +180,37 @@ static void test_paired(void)
 	CHECK(!exact && sp.lo == 0 && isinf(sp.hi));
 }
 
+/* The rank F test: with two groups F(1, d) is Student's t squared. */
+static void test_groups_differ(void)
+{
+	double x[8], p;
+	int g[8];
+	/* apart: ranks 1-4 and 5-8, F = 32 / (10 / 6) = 19.2 */
+	for (int i = 0; i < 8; i++)
+		x[i] = 1 + 0.01 * i + (i >= 4) * 0.05, g[i] = i >= 4;
+	CHECK(hmpt_stats_groups_differ(x, g, 8, 2, &p) == 0);
+	CHECK(near(hmpt_stats_t_quantile(1 - p / 2, 6), sqrt(19.2), 1e-6) && p < 0.01);
+	/* a burst in a group weighs as a rank: the same F */
+	x[7] = 100;
+	CHECK(hmpt_stats_groups_differ(x, g, 8, 2, &p) == 0);
+	CHECK(near(hmpt_stats_t_quantile(1 - p / 2, 6), sqrt(19.2), 1e-6));
+	/* interleaved: rank means 4 and 5, F = 2 / (40 / 6) = 0.3 */
+	for (int i = 0; i < 8; i++)
+		x[i] = i, g[i] = i % 2;
+	CHECK(hmpt_stats_groups_differ(x, g, 8, 2, &p) == 0);
+	CHECK(near(hmpt_stats_t_quantile(1 - p / 2, 6), sqrt(0.3), 1e-6) && p > 0.5);
+	/* all tied: nothing differs */
+	for (int i = 0; i < 8; i++)
+		x[i] = 1;
+	CHECK(hmpt_stats_groups_differ(x, g, 8, 2, &p) == 0 && p == 1);
+	/* too few */
+	CHECK(hmpt_stats_groups_differ(x, g, 2, 2, &p) == -1);
+	CHECK(hmpt_stats_groups_differ(x, g, 8, 1, &p) == -1);
+}
+
 int main(void)
 {
+	test_groups_differ();
 	test_paired();
 	test_quantiles();
 	test_pooled();
