@@ -74,6 +74,38 @@ static void script_step(FILE *f, const hmpt_slurm_t *s, const hmpt_sjob_t *j, bo
 	fputc('\n', f);
 }
 
+/* --time for a job of `runs` runs: sbatch's forms (M, M:S, H:M:S, D-H,
+ * D-H:M, D-H:M:S) times runs, as D-HH:MM:SS: 0, or -1 when it is none of
+ * them (then it goes as given). */
+static int time_times(const char *limit, int runs, char *out, size_t cap)
+{
+	long f[4] = {0}, days = 0;
+	int n = 0, used = 0;
+	const char *p = limit, *dash = strchr(limit, '-');
+
+	if (dash && sscanf(limit, "%ld-%n", &days, &used) == 1 && used == dash - limit + 1)
+		p = dash + 1;
+	else if (dash)
+		return -1;
+	while (n < 3 && sscanf(p, "%ld%n", &f[n], &used) == 1 && f[n] >= 0) {
+		n++;
+		p += used;
+		if (*p != ':')
+			break;
+		p++;
+	}
+	if (*p || n == 0 || days < 0 || p[-1] == ':')
+		return -1;
+	long sec = dash     ? f[0] * 3600 + (n > 1 ? f[1] * 60 : 0) + (n > 2 ? f[2] : 0)
+	           : n == 1 ? f[0] * 60
+	           : n == 2 ? f[0] * 60 + f[1]
+	                    : f[0] * 3600 + f[1] * 60 + f[2];
+	sec = (sec + days * 86400) * runs;
+	snprintf(out, cap, "%ld-%02ld:%02ld:%02ld", sec / 86400, sec / 3600 % 24, sec / 60 % 60,
+	         sec % 60);
+	return 0;
+}
+
 int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 {
 	hmpt_outfile_t script;
@@ -115,9 +147,14 @@ int hmpt_slurm_submit(const hmpt_slurm_t *s, hmpt_sjob_t *j)
 		argv[n++] = "--partition";
 		argv[n++] = (char *)s->partition;
 	}
+	char limit[64];
 	if (s->time_limit) {
+		/* --time is a run's: a round's job runs several */
 		argv[n++] = "--time";
-		argv[n++] = (char *)s->time_limit;
+		argv[n++] = j->nbefore && time_times(s->time_limit, j->nbefore + 1, limit,
+		                                     sizeof(limit)) == 0
+		                ? limit
+		                : (char *)s->time_limit;
 	}
 	if (*s->exclude || j->avoid) {
 		snprintf(exclude, sizeof(exclude), "--exclude=%s%s%s", s->exclude,
