@@ -645,9 +645,9 @@ static void round_done(sitem_t *it, void *ctx)
 	}
 }
 
-/* Step i of round job rj: configuration ci's run as repetition rep (the
- * warm-up: rep -1). */
-static int round_step(hmpt_tune_t *t, hmpt_measure_t *x, round_job_t *rj, int ci, int rep)
+/* The next step of round r's job rj: configuration ci's run as repetition
+ * rep (the warm-up: rep -1, its log the round's own, as rounds run at once). */
+static int round_step(hmpt_tune_t *t, hmpt_measure_t *x, round_job_t *rj, int ci, int rep, int r)
 {
 	sitem_t *it = &rj->step[rj->n++];
 	char plan_path[PATH_MAX], log[PATH_MAX];
@@ -658,7 +658,7 @@ static int round_step(hmpt_tune_t *t, hmpt_measure_t *x, round_job_t *rj, int ci
 	if (hmpt_config_plan_path(t, c, plan_path, sizeof(plan_path)) != 0)
 		return -1;
 	if (rep < 0)
-		snprintf(log, sizeof(log), "%s/runs/warm-up.%s.log", t->opt->dir, c->key);
+		snprintf(log, sizeof(log), "%s/runs/warm-up.round-%d.log", t->opt->dir, r + 1);
 	else
 		snprintf(log, sizeof(log), "%s/runs/%s.%d.log", t->opt->dir, c->key, rep + 1);
 	measured_set(it, plan_path, x->min_size);
@@ -677,10 +677,10 @@ static int rounds_slurm(hmpt_tune_t *t, hmpt_measure_t *x, const int (*items)[HM
 
 	for (int j = 0; j < nrounds && rc == 0; j++) {
 		round_job_t *rj = &rounds[njobs];
-		rc = round_step(t, x, rj, t->confirm_ref, -1);
+		rc = round_step(t, x, rj, t->confirm_ref, -1, r0 + j);
 		for (int i = 0; i < n[j] && rc == 0; i++)
 			if (!hmpt_measure_has_rep(&t->configs[items[j][i]], r0 + j))
-				rc = round_step(t, x, rj, items[j][i], r0 + j);
+				rc = round_step(t, x, rj, items[j][i], r0 + j, r0 + j);
 		if (rj->n < 2) { /* all recorded already */
 			memset(rj, 0, sizeof(*rj));
 			continue;

@@ -62,6 +62,9 @@ split = {k: v for k, v in rounds.items() if len(v) != 1}
 assert not split, f"rounds on more than one node: {split}"
 nodes = sorted(set().union(*rounds.values()))
 assert nodes == ["n1", "n2"], nodes
+# each round's job began with a warm-up run of all-slow, not counted
+warm = [f for f in os.listdir(d + "/runs") if f.startswith("warm-up.round-") and f.endswith(".log")]
+assert len(warm) == len(rounds), warm
 # one job per run before the confirmation, one per round in it
 jobs = [f for f in os.listdir(d + "/runs") if f.endswith(".sbatch")]
 assert len(jobs) >= len(runs) - len(confirm) + len(rounds), len(jobs)
