@@ -325,6 +325,11 @@ typedef struct {
 	double p;      /* rank F test (stats.h); 1 when it cannot be told */
 } node_effect_t;
 
+static int cmp_name(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
 /* false when fewer than two nodes ran the confirmation */
 static bool node_effect(const hmpt_tune_t *t, node_effect_t *ne)
 {
@@ -335,20 +340,25 @@ static bool node_effect(const hmpt_tune_t *t, node_effect_t *ne)
 	const hmpt_tconfig_t *c = &t->configs[t->confirm_ref];
 	double x[c->nruns + 1], v[c->nruns + 1];
 	int g[c->nruns + 1], n = 0;
-	for (int i = 0; i < c->nruns; i++) {
-		const hmpt_trun_t *r = &c->runs[i];
-		if (!hmpt_tune_run_counts(r) || r->status || r->value <= 0 || !*r->host)
-			continue;
-		int k = 0;
-		while (k < ne->n && strcmp(ne->name[k], r->host))
-			k++;
-		if (k == NODES_MAX)
-			continue;
-		if (k == ne->n)
-			snprintf(ne->name[ne->n++], sizeof(ne->name[0]), "%s", r->host);
-		x[n] = log(r->value);
-		g[n++] = k;
-		ne->runs[k]++;
+	/* the nodes, sorted by name; then each run's */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < c->nruns; i++) {
+			const hmpt_trun_t *r = &c->runs[i];
+			if (!hmpt_tune_run_counts(r) || r->status || r->value <= 0 || !*r->host)
+				continue;
+			int k = 0;
+			while (k < ne->n && strcmp(ne->name[k], r->host))
+				k++;
+			if (pass == 0 && k == ne->n && k < NODES_MAX)
+				snprintf(ne->name[ne->n++], sizeof(ne->name[0]), "%s", r->host);
+			if (pass == 0 || k == ne->n)
+				continue;
+			x[n] = log(r->value);
+			g[n++] = k;
+			ne->runs[k]++;
+		}
+		if (pass == 0)
+			qsort(ne->name, (size_t)ne->n, sizeof(ne->name[0]), cmp_name);
 	}
 	if (ne->n < 2)
 		return false;
