@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "order.h"
 #include "runrec.h"
 #include "outfile.h"
 
@@ -70,6 +71,7 @@ int hmpt_journal_open(hmpt_journal_t *j, const char *dir, json_t *key, bool rest
 			if (r.kind == HMPT_RUNREC_BAD)
 				continue;
 			if (lineno == 1) {
+				j->seed = r.seed;
 				if (!json_equal(r.key, key)) {
 					json_t *same = json_deep_copy(r.key);
 					json_object_set(same, "program",
@@ -106,12 +108,16 @@ int hmpt_journal_open(hmpt_journal_t *j, const char *dir, json_t *key, bool rest
 		free(line);
 		fclose(old);
 	}
+	if (!j->seed)
+		j->seed = hmpt_order_seed_draw();
 	j->f = hmpt_outfile_now(path, lineno > 0);
 	if (!j->f)
 		return -1; /* said */
 	if (!lineno) {
-		json_t *head =
-		    json_pack("{s:s,s:i,s:O}", "journal", "hmpt-tune", "version", 1, "key", key);
+		char seed[17];
+		snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)j->seed);
+		json_t *head = json_pack("{s:s,s:i,s:O,s:s}", "journal", "hmpt-tune", "version", 1,
+		                         "key", key, "seed", seed);
 		json_dumpf(head, j->f, JSON_COMPACT);
 		fputc('\n', j->f);
 		fflush(j->f);

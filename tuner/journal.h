@@ -2,7 +2,9 @@
  * same command again resumes it.
  *
  * Format (one JSON object a line, appended, never rewritten): first
- * {"journal":"hmpt-tune","version":1,"key":KEY}, then {"profile":"done",...}
+ * {"journal":"hmpt-tune","version":1,"key":KEY,"seed":"HEX"} (the seed of
+ * the order of its runs, so that a resumed tuning plans the same; journals
+ * without one get a new one), then {"profile":"done",...}
  * once the profile run ended, and one {"config":...} per measured run as it
  * ends (runrec.h parses the lines back).  A journal whose key differs is
  * refused: it belongs to another tuning.
@@ -16,6 +18,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "tuning.h"
@@ -26,6 +29,7 @@ typedef struct {
 	FILE *f;
 	hmpt_journal_rec_t *recs; /* the runs an earlier tuner recorded */
 	size_t n, cap;
+	uint64_t seed;       /* the tuning's own (order.h): its head's, or drawn anew */
 	bool profiled;       /* the profile run is done */
 	double profile_wall; /* and took this long */
 } hmpt_journal_t;

@@ -551,11 +551,42 @@ void hmpt_measure_shuffle(void *items, int n, size_t size, uint64_t seed)
 	}
 }
 
+/* Puts round[0..m-1] (configuration, rep) in the tuning's balanced order
+ * (order.h) with all-slow `ref`, the same on every resumption; a new
+ * all-slow configuration starts a phase's orders afresh. */
+static void order_round(hmpt_tune_t *t, int ref, int (*round)[2], int m)
+{
+	int items[m > 0 ? m : 1];
+	for (int i = 0; i < m; i++)
+		items[i] = round[i][0];
+	if (ref != t->order_ref) {
+		hmpt_order_init(&t->order, t->seed + (uint64_t)ref, ref);
+		t->order_ref = ref;
+	}
+	if (hmpt_order_round(&t->order, items, m) != 0) {
+		hmpt_measure_shuffle(round, m, sizeof(round[0]), t->seed + (uint64_t)m);
+		return;
+	}
+	/* each configuration's reps in the order they were in */
+	int next[m > 0 ? m : 1], placed[m > 0 ? m : 1][2];
+	for (int i = 0; i < m; i++)
+		next[i] = 0;
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < m; j++)
+			if (round[j][0] == items[i] && !next[j]) {
+				next[j] = 1;
+				placed[i][0] = round[j][0];
+				placed[i][1] = round[j][1];
+				break;
+			}
+	memcpy(round, placed, sizeof(placed));
+}
+
 /* The runs still to do, in order, into seq: each configuration's missing
  * reps (below hmpt_tune_config_want) one per round, round-robin in a
  * shuffled order per round; the reference's (list[0]) spread evenly over
  * the rounds, `share` per round when nothing ran yet.  Their number. */
-static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
+static int schedule(hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 {
 	int rounds = 1, k = 0;
 	const hmpt_tconfig_t *ref = &t->configs[list[0]];
@@ -588,9 +619,7 @@ static int schedule(const hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 					round[m++][1] = rep;
 				}
 		}
-		/* the same order on every resumption */
-		hmpt_measure_shuffle(round, m, sizeof(round[0]),
-		                     0x9e3779b97f4a7c15ull * (uint64_t)(r + 1));
+		order_round(t, list[0], round, m);
 		k += m;
 	}
 	return k;

@@ -1,6 +1,7 @@
 /* runrec.c — see runrec.h. */
 #include "runrec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 void hmpt_runrec_journal_line(const char *line, hmpt_runrec_t *r)
@@ -11,6 +12,8 @@ void hmpt_runrec_journal_line(const char *line, hmpt_runrec_t *r)
 	if (!j)
 		return;
 	r->key = json_incref(json_object_get(j, "key"));
+	const char *seed = json_string_value(json_object_get(j, "seed"));
+	r->seed = seed ? strtoull(seed, NULL, 16) : 0;
 	if (json_object_get(j, "profile")) {
 		r->kind = HMPT_RUNREC_PROFILE;
 		r->wall = json_number_value(json_object_get(j, "wall"));

@@ -27,9 +27,10 @@ typedef enum {
 
 typedef struct {
 	hmpt_runrec_kind_t kind;
-	json_t *key; /* the line's "key" (the journal's first line has it), or NULL;
-	                a reference the caller drops */
-	double wall; /* HMPT_RUNREC_PROFILE */
+	json_t *key;   /* the line's "key" (the journal's first line has it), or NULL;
+	                  a reference the caller drops */
+	uint64_t seed; /* the head's "seed", 0: none */
+	double wall;   /* HMPT_RUNREC_PROFILE */
 	char config[17];
 	hmpt_trun_t run; /* HMPT_RUNREC_RUN */
 } hmpt_runrec_t;

@@ -147,16 +147,18 @@ static void analyze_tried(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds, int mi
 	t->configs[k->of].confirmed = k->settled ? (k->confirmed ? 1 : -1) : 0;
 }
 
-/* Round r's runs: all-slow's and those of the tried entries not settled,
- * shuffled the same way on every resumption.  Their number. */
-static int round_items(const hmpt_tune_t *t, int r, int *items)
+/* The next round's runs: all-slow's and those of the tried entries not
+ * settled, in the tuning's balanced order (order.h), the same on every
+ * resumption.  Their number. */
+static int round_items(hmpt_tune_t *t, int *items)
 {
 	int n = 0;
 	items[n++] = t->confirm_ref;
 	for (int k = 0; k < t->ntried; k++)
 		if (!t->tried[k].settled)
 			items[n++] = t->tried[k].config;
-	hmpt_measure_shuffle(items, n, sizeof(items[0]), 0x2545f4914f6cdd1dull * (uint64_t)(r + 7));
+	if (hmpt_order_round(&t->order, items, n) != 0)
+		hmpt_measure_shuffle(items, n, sizeof(items[0]), t->seed + (uint64_t)n);
 	return n;
 }
 
@@ -356,7 +358,7 @@ static int measure_rounds(hmpt_tune_t *t, hmpt_measure_t *x, int r, int min_pair
 	if (*k > HMPT_MEASURE_AT_ONCE)
 		*k = HMPT_MEASURE_AT_ONCE;
 	for (int j = 0; j < *k; j++)
-		n[j] = round_items(t, r + j, items[j]);
+		n[j] = round_items(t, items[j]);
 	/* the rounds left of the longest-measured entry, for the progress line */
 	int left = 0;
 	for (int e = 0; e < t->ntried; e++)
@@ -414,6 +416,9 @@ int hmpt_stage_confirm(hmpt_tune_t *t, hmpt_measure_t *x)
 		        100 * t->opt->precision);
 	if (t->confirm_rounds_max < min_pairs)
 		t->confirm_rounds_max = min_pairs;
+	/* its own orders (order.h) */
+	hmpt_order_init(&t->order, t->seed ^ 0xc0f1c0f1c0f1c0f1ull, t->confirm_ref);
+	t->order_ref = t->confirm_ref;
 	x->warm = false;
 	x->done = 0;
 	x->spent = 0;

@@ -488,10 +488,11 @@ static void tune_free(hmpt_tune_t *t)
 	free(t->sites);
 	json_decref(t->profile);
 	hmpt_sym_free(t->sym);
+	hmpt_order_free(&t->order);
 }
 
 /* DIR/journal.jsonl, opened (or resumed) for x: 0, or 1. */
-static int open_journal(const hmpt_tune_t *t, const hmpt_tune_cli_t *o, hmpt_measure_t *x,
+static int open_journal(hmpt_tune_t *t, const hmpt_tune_cli_t *o, hmpt_measure_t *x,
                         hmpt_journal_t *j)
 {
 	char groups_text[4096] = "";
@@ -505,6 +506,7 @@ static int open_journal(const hmpt_tune_t *t, const hmpt_tune_cli_t *o, hmpt_mea
 	if (rc)
 		return 1;
 	x->journal = j;
+	t->seed = j->seed;
 	return 0;
 }
 
@@ -597,7 +599,8 @@ void hmpt_tune_start(hmpt_tune_t *t, const hmpt_tune_opts_t *opt)
 	                   .search_best = -1,
 	                   .search_best90 = -1,
 	                   .search_fit = -1,
-	                   .confirm_ref = -1};
+	                   .confirm_ref = -1,
+	                   .order_ref = -1};
 }
 
 int hmpt_cmd_tune(int argc, char **argv)

@@ -15,6 +15,7 @@
 
 #include "loaddep.h"
 #include "noise.h"
+#include "order.h"
 #include "slurmjob.h"
 #include "stats.h"
 #include "strategy.h"
@@ -235,6 +236,9 @@ typedef struct {
 	hmpt_search_outcome_t search_outcome;
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
+	uint64_t seed;      /* of the orders of its runs: the journal's (order.h) */
+	hmpt_order_t order; /* the orders of the phase measured now */
+	int order_ref;      /* its all-slow configuration, -1: none yet */
 } hmpt_tune_t;
 
 /* The configurations reported and chosen from: those of the combination
