@@ -71,7 +71,14 @@ int hmpt_journal_open(hmpt_journal_t *j, const char *dir, json_t *key, bool rest
 			if (r.kind == HMPT_RUNREC_BAD)
 				continue;
 			if (lineno == 1) {
-				j->seed = r.seed;
+				if (r.seed && j->seed && r.seed != j->seed)
+					fprintf(
+					    stderr,
+					    "hmpt-tune: resuming %s with its journal's order seed "
+					    "%#llx, not --seed %#llx\n",
+					    path, (unsigned long long)r.seed,
+					    (unsigned long long)j->seed);
+				j->seed = r.seed ? r.seed : j->seed;
 				if (!json_equal(r.key, key)) {
 					json_t *same = json_deep_copy(r.key);
 					json_object_set(same, "program",
@@ -162,6 +169,8 @@ void hmpt_journal_add_run(hmpt_journal_t *j, const hmpt_tconfig_t *c, const hmpt
 		json_object_set_new(rec, "steal_s", json_real(run->steal));
 		json_object_set_new(rec, "ncpus", json_integer(run->ncpus));
 	}
+	if (run->has_prev)
+		json_object_set_new(rec, "after_slow", json_boolean(run->prev_slow));
 	if (run->has_mem_load)
 		json_object_set_new(rec, "mem_load", json_real(run->mem_load));
 	/* a resumed tuning replays the same runs: a superseded one stays

@@ -29,7 +29,8 @@ typedef struct {
 	FILE *f;
 	hmpt_journal_rec_t *recs; /* the runs an earlier tuner recorded */
 	size_t n, cap;
-	uint64_t seed;       /* the tuning's own (order.h): its head's, or drawn anew */
+	uint64_t seed;       /* the tuning's own (order.h): its head's, else as set
+	                        before opening (--seed), else drawn anew */
 	bool profiled;       /* the profile run is done */
 	double profile_wall; /* and took this long */
 } hmpt_journal_t;

@@ -360,7 +360,7 @@ hmpt_trun_t hmpt_measure_run(hmpt_measure_t *x, char *const *cmd, const char *pl
 	hmpt_run_result_t res;
 	hmpt_noise_cpu_t before, after;
 	double mem_before, mem_after;
-	bool mem = mem_probe(&mem_before) == 0;
+	bool mem = !x->no_mem_probe && mem_probe(&mem_before) == 0;
 	bool load = load_sample(&before) == 0;
 	hmpt_run(&spec, &res);
 	load = load && load_sample(&after) == 0 && after.ncpus == before.ncpus;
@@ -464,6 +464,10 @@ int hmpt_measure_config_run(hmpt_tune_t *t, hmpt_measure_t *x, int ci, int rep)
 		                                   t->opt->metric != NULL);
 		if (interrupted)
 			return -1;
+		run.has_prev = x->ran;
+		run.prev_slow = x->last_slow;
+		x->ran = true;
+		x->last_slow = c->nfast == 0;
 		const char *why = disturbed(x, &run);
 		hist_add(x, &run);
 		/* bounded: a machine that stays disturbed must not stall the
@@ -635,8 +639,11 @@ int hmpt_measure_warm_up(hmpt_tune_t *t, hmpt_measure_t *x, int ci)
 	snprintf(log, sizeof(log), "%s/runs/warm-up.log", t->opt->dir);
 	if (rc == 0 && x->progress)
 		fprintf(stderr, "\rhmpt-tune: a warm-up run, not counted\033[K");
-	if (rc == 0)
+	if (rc == 0) {
 		hmpt_measure_run(x, t->opt->cmd, plan_path, log, t->timeout_s, false);
+		x->ran = true;
+		x->last_slow = t->configs[ci].nfast == 0;
+	}
 	x->warm = true;
 	return rc;
 }

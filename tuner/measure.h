@@ -43,7 +43,10 @@ typedef struct {
 	double *hist; /* the load and steal shares of the runs so far, in run
 	                 order (pairs), for the disturbance rule (noise.h) */
 	int nhist;
-	bool hist_read; /* the journal's runs are in hist */
+	bool hist_read;    /* the journal's runs are in hist */
+	bool ran;          /* a run ran here (last_slow says what it was) */
+	bool no_mem_probe; /* --no-memory-probe: mem_load is not measured */
+	bool last_slow;    /* the last run here, warm-up or not, placed nothing fast */
 } hmpt_measure_t;
 
 /* Compile --metric's POSIX extended regular expression: 0, or -1 with why. */

@@ -392,6 +392,28 @@ static json_t *nodes_json(const hmpt_tune_t *t)
 	                 "differ", ne.p < t->opt->alpha);
 }
 
+/* The carry-over as a change of a run's time when the run before it was
+ * all-slow (+: slower), with its 95 % interval, into *eff, *lo, *hi. */
+static void carry_effect(const hmpt_tune_t *t, double *eff, double *lo, double *hi)
+{
+	const hmpt_shift_t *c = &t->carry;
+	double q = c->known ? hmpt_stats_t_quantile(0.975, c->df) * c->se : 0,
+	       s = t->opt->maximize ? -1 : 1;
+	*eff = exp(s * c->shift) - 1;
+	*lo = exp(fmin(s * (c->shift - q), s * (c->shift + q))) - 1;
+	*hi = exp(fmax(s * (c->shift - q), s * (c->shift + q))) - 1;
+}
+
+static json_t *carry_json(const hmpt_tune_t *t)
+{
+	double eff, lo, hi;
+	if (!t->carry.known)
+		return json_null();
+	carry_effect(t, &eff, &lo, &hi);
+	return json_pack("{s:i,s:f,s:f,s:f,s:b}", "pairs", t->carry.n, "effect", eff, "lo", lo,
+	                 "hi", hi, "removed", t->carry_removed);
+}
+
 /* The confirmation phase: what it tried, and what each plan got; null when
  * it did not run. */
 static json_t *confirmation_json(const hmpt_tune_t *t)
@@ -408,11 +430,12 @@ static json_t *confirmation_json(const hmpt_tune_t *t)
 		if (p < 2 || t->opt->capacity)
 			json_object_set_new(plans, names[p], cf ? tried_json(t, cf) : json_null());
 	}
-	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o,s:o}", "rounds", t->confirm_rounds_run,
-	                 "max_rounds", t->confirm_rounds_max, "precision", t->opt->precision,
-	                 "confidence", 1 - t->confirm_alpha, "alpha_per_configuration",
-	                 t->confirm_alpha, "claimed_false_faster", t->opt->alpha, "plans", plans,
-	                 "tried", tried, "nodes", nodes_json(t));
+	return json_pack("{s:i,s:i,s:f,s:f,s:f,s:f,s:o,s:o,s:o,s:o}", "rounds",
+	                 t->confirm_rounds_run, "max_rounds", t->confirm_rounds_max, "precision",
+	                 t->opt->precision, "confidence", 1 - t->confirm_alpha,
+	                 "alpha_per_configuration", t->confirm_alpha, "claimed_false_faster",
+	                 t->opt->alpha, "plans", plans, "tried", tried, "nodes", nodes_json(t),
+	                 "carryover", carry_json(t));
 }
 
 static int write_json(const hmpt_tune_t *t, const char *path)
@@ -451,6 +474,9 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
 	json_object_set_new(doc, "noise", noise_json(t));
+	char seed[17];
+	snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)t->seed);
+	json_object_set_new(doc, "seed", json_string(seed)); /* the orders' (order.h) */
 	json_t *search =
 	    json_pack("{s:s,s:s?}", "method", t->opt->exhaustive ? "exhaustive" : "model",
 	              "stopped", t->search_stop);
@@ -1397,6 +1423,19 @@ static void confirm_lines(FILE *f, const hmpt_tune_t *t, bool html)
 		        cf->confirmed ? "confirmed" : "NOT confirmed:", fig, cf->pairs,
 		        cf->confirmed ? "" : ": ", cf->why, behind);
 		load_dep_line(f, cf, html);
+	}
+	if (t->carry.known) {
+		double eff, lo, hi;
+		carry_effect(t, &eff, &lo, &hi);
+		fprintf(f,
+		        html
+		            ? "<li>the run before: a run right after an all-slow run took %+.1f %% "
+		              "(%+.1f to %+.1f %%, %d pairs): %s</li>\n"
+		            : "  the run before: a run right after an all-slow run took %+.1f %% "
+		              "(%+.1f to %+.1f %%, %d pairs): %s\n",
+		        100 * eff, 100 * lo, 100 * hi, t->carry.n,
+		        t->carry_removed ? "taken out of the figures above"
+		                         : "not significant at 1 %, left in");
 	}
 	fprintf(f, html ? "</ul>\n" : "\n");
 	node_lines(f, t, html);

@@ -39,6 +39,9 @@ void hmpt_runrec_journal_line(const char *line, hmpt_runrec_t *r)
 		r->run.others = json_number_value(others);
 		r->run.steal = json_number_value(json_object_get(j, "steal_s"));
 		r->run.ncpus = (int)json_integer_value(json_object_get(j, "ncpus"));
+		json_t *after = json_object_get(j, "after_slow");
+		r->run.has_prev = json_is_boolean(after);
+		r->run.prev_slow = json_is_true(after);
 		json_t *mem = json_object_get(j, "mem_load");
 		r->run.has_mem_load = json_is_number(mem);
 		r->run.mem_load = json_number_value(mem);

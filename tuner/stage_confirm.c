@@ -58,7 +58,7 @@ static bool clean_run(const hmpt_trun_t *r)
  * memory load of a's and b's run of each, and *loaded whether every one
  * of them had it. */
 static int paired_loads(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
-                        int rounds, double *d, double *la, double *lb, bool *loaded)
+                        int rounds, double *d, double *la, double *lb, bool *loaded, double *z)
 {
 	int n = 0;
 	if (loaded)
@@ -76,8 +76,19 @@ static int paired_loads(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmp
 				lb[n] = br->mem_load;
 				*loaded = *loaded && ar->has_mem_load && br->has_mem_load;
 			}
-			d[n++] = t->opt->maximize ? log(ar->value / br->value)
-			                          : log(br->value / ar->value);
+			/* z: how much more b ran right after all-slow than a (the
+			 * carry-over's regressor, signed as d); NAN unknown */
+			double zi =
+			    ar->has_prev && br->has_prev
+			        ? (t->opt->maximize ? 1 : -1) * (ar->prev_slow - br->prev_slow)
+			        : NAN;
+			d[n] = t->opt->maximize ? log(ar->value / br->value)
+			                        : log(br->value / ar->value);
+			if (z)
+				z[n] = zi;
+			else if (t->carry_removed && !isnan(zi))
+				d[n] -= t->carry.shift * zi;
+			n++;
 			break;
 		}
 	}
@@ -87,7 +98,43 @@ static int paired_loads(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmp
 static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tconfig_t *b,
                   int rounds, double *d)
 {
-	return paired_loads(t, a, b, rounds, d, NULL, NULL, NULL);
+	return paired_loads(t, a, b, rounds, d, NULL, NULL, NULL, NULL);
+}
+
+/* The carry-over of the rounds so far: the pairs of every tried entry,
+ * regressed on whether each run's run before was all-slow (a warm-up too),
+ * a level per entry (stats.h's shift).  Significant at 5 % (two-sided), it
+ * is taken out of every pair from then on (paired()).  Why a pooled fit:
+ * the effect is the machine's (page cache, free huge pages, the clock),
+ * the same whatever ran after all-slow; a random, balanced order (order.h)
+ * makes the regressor vary and keeps it apart from the entries' levels. */
+static void estimate_carry(hmpt_tune_t *t, int rounds)
+{
+	int cap = (t->ntried > 0 ? t->ntried : 1) * (rounds > 0 ? rounds : 1), n = 0, m;
+	double *d = malloc(3 * (size_t)cap * sizeof(double)), *z = d + cap, *dk = z + cap;
+	int *group = malloc((size_t)cap * sizeof(int));
+	t->carry_removed = false;
+	t->carry = (hmpt_shift_t){0};
+	if (!d || !group)
+		goto out;
+	for (int k = 0; k < t->ntried; k++) {
+		double zk[rounds > 0 ? rounds : 1];
+		m = paired_loads(t, &t->configs[t->tried[k].config], &t->configs[t->confirm_ref],
+		                 rounds, dk, NULL, NULL, NULL, zk);
+		for (int i = 0; i < m; i++)
+			if (!isnan(zk[i])) {
+				d[n] = dk[i];
+				z[n] = zk[i];
+				group[n++] = k;
+			}
+	}
+	hmpt_stats_shift(d, z, group, n, &t->carry);
+	t->carry_removed =
+	    t->carry.known &&
+	    fabs(t->carry.shift) > hmpt_stats_t_quantile(0.995, t->carry.df) * t->carry.se;
+out:
+	free(d);
+	free(group);
 }
 
 /* Whether entry k's speedup depends on the other load on memory, and what
@@ -99,7 +146,7 @@ static void judge_load(hmpt_tune_t *t, hmpt_tconfirm_t *k, int rounds)
 	const hmpt_tconfig_t *ref = &t->configs[t->confirm_ref], *c = &t->configs[k->config];
 	double d[rounds > 0 ? rounds : 1], la[rounds > 0 ? rounds : 1], lb[rounds > 0 ? rounds : 1];
 	bool loaded;
-	int n = paired_loads(t, c, ref, rounds, d, la, lb, &loaded);
+	int n = paired_loads(t, c, ref, rounds, d, la, lb, &loaded, NULL);
 
 	k->sp_all = k->sp;
 	k->quiet_below = false;
@@ -375,6 +422,8 @@ static int measure_rounds(hmpt_tune_t *t, hmpt_measure_t *x, int r, int min_pair
 	else
 		rc =
 		    hmpt_measure_rounds(t, x, (const int(*)[HMPT_CONFIRM_MAX + 1]) items, n, r, *k);
+	if (rc == 0)
+		estimate_carry(t, r + *k);
 	for (int e = 0; e < t->ntried && rc == 0; e++)
 		if (!t->tried[e].settled)
 			analyze_tried(t, &t->tried[e], r + *k, min_pairs);

@@ -355,3 +355,32 @@ int hmpt_stats_groups_differ(const double *x, const int *g, int n, int k, double
 	*p = incomplete_beta(d2 / 2, d1 / 2, d2 / (d2 + d1 * f));
 	return 0;
 }
+void hmpt_stats_shift(const double *d, const double *z, const int *group, int n, hmpt_shift_t *out)
+{
+	double sd[16] = {0}, sz[16] = {0}, szz = 0, szd = 0, rss = 0;
+	int cnt[16] = {0}, groups = 0;
+	*out = (hmpt_shift_t){.n = n};
+	for (int i = 0; i < n; i++) {
+		groups += !cnt[group[i]]++;
+		sd[group[i]] += d[i];
+		sz[group[i]] += z[i];
+	}
+	for (int g = 0; g < 16; g++)
+		if (cnt[g])
+			sd[g] /= cnt[g], sz[g] /= cnt[g];
+	for (int i = 0; i < n; i++) {
+		double dz = z[i] - sz[group[i]];
+		szz += dz * dz;
+		szd += dz * (d[i] - sd[group[i]]);
+	}
+	out->df = n - groups - 1;
+	if (!(szz > 0) || out->df < 2)
+		return;
+	out->shift = szd / szz;
+	for (int i = 0; i < n; i++) {
+		double r = d[i] - sd[group[i]] - out->shift * (z[i] - sz[group[i]]);
+		rss += r * r;
+	}
+	out->se = sqrt(rss / out->df / szz);
+	out->known = true;
+}

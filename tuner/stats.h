@@ -70,6 +70,15 @@ void hmpt_stats_speedup(const hmpt_summary_t *ref, const hmpt_summary_t *cfg,
  * faster and slower as hmpt_stats_speedup() does. */
 void hmpt_stats_paired(const double *d, int n, double alpha, double min_gain, hmpt_speedup_t *out,
                        bool *exact);
+/* A shift some pairs carry: d[i] = delta of group[i] + shift z[i] + noise
+ * (group[i] in 0..15), fitted by least squares within the groups. */
+typedef struct {
+	bool known;       /* z varies within groups, and df >= 2 */
+	int n;            /* pairs used */
+	double shift, se; /* its estimate and standard error */
+	double df;
+} hmpt_shift_t;
+void hmpt_stats_shift(const double *d, const double *z, const int *group, int n, hmpt_shift_t *out);
 /* Pairs that the exact interval needs at level 1 - alpha. */
 int hmpt_stats_paired_min(double alpha);
 /* Whether k groups differ in location: x[i] in group g[i] (0..k-1, each

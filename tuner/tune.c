@@ -20,6 +20,7 @@
  */
 #include "tune.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -119,6 +120,10 @@ const char hmpt_tune_usage[] =
     "                        off (default: auto)\n"
     "      --lib PATH        the libhmpt.so to preload\n"
     "      --restart         discard DIR's journal and start over\n"
+    "      --seed N          of the runs' random order (default: drawn per\n"
+    "                        tuning and kept in its journal; for tests)\n"
+    "      --no-memory-probe do not time a pass over memory around each run\n"
+    "                        (then no speedup is judged against memory load)\n"
     "  -q, --quiet           no progress, no summary table\n"
     "  -h, --help            this text\n"
     "\n"
@@ -279,6 +284,13 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		break;
 	}
 	case 'R': o->restart = true; break;
+	case 'Q': x->no_mem_probe = true; break;
+	case 'E':
+		errno = 0;
+		opt->seed = strtoull(arg, &end, 0);
+		if (end == arg || *end || errno || !opt->seed || *arg == '-')
+			hmpt_cli_usage_error(cmd, "--seed: expected a whole number above 0", arg);
+		break;
 	case 'h': fputs(hmpt_tune_usage, stdout); return true;
 	default: hmpt_cli_usage_error(cmd, "unknown option", NULL);
 	}
@@ -311,6 +323,8 @@ const struct option hmpt_tune_longs[] = {{"output", required_argument, 0, 'o'},
                                          {"sample", required_argument, 0, 's'},
                                          {"lib", required_argument, 0, 'L'},
                                          {"restart", no_argument, 0, 'R'},
+                                         {"seed", required_argument, 0, 'E'},
+                                         {"no-memory-probe", no_argument, 0, 'Q'},
                                          {"quiet", no_argument, 0, 'q'},
                                          {"help", no_argument, 0, 'h'},
                                          {"launcher", required_argument, 0, 'l'},
@@ -565,7 +579,7 @@ static int tune_command(hmpt_tune_t *t, hmpt_tune_opts_t *opt, hmpt_measure_t *x
 		return EXIT_USAGE;
 	if (prepare_dir(opt) != 0)
 		return 1;
-	hmpt_journal_t journal = {0};
+	hmpt_journal_t journal = {.seed = opt->seed};
 	rc = open_journal(t, o, x, &journal);
 	if (rc == 0)
 		rc = run_stages(t, x);

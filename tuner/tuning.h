@@ -45,6 +45,9 @@ typedef struct {
 	double others;          /* busy time of the CPUs it may use, less cpu, >= 0 */
 	double steal;           /* steal time of those CPUs */
 	int ncpus;              /* the CPUs it may use (the tuner's affinity) */
+	bool has_prev;          /* prev_slow known (runs here, and journals since) */
+	bool prev_slow;         /* the run before it here (a warm-up too) was all-slow's:
+	                           a carry-over (stage_confirm.c) follows it */
 	bool has_mem_load;      /* mem_load known */
 	double mem_load;        /* what others did to memory meanwhile: measure.c's
 	                           probe, CPU ns per KiB read from memory just before
@@ -191,6 +194,7 @@ typedef struct {
 	json_t *fast_pool, *slow_pool;
 	const char *fast_name, *slow_name; /* as given to --pools */
 	const char *sample;                /* --sample: HMPT_SAMPLE of the profile run */
+	uint64_t seed;                     /* --seed: of the runs' orders; 0: drawn */
 	char *user[16];                    /* --group: sites of each group, comma-separated */
 	int nuser;
 } hmpt_tune_opts_t;
@@ -234,6 +238,11 @@ typedef struct {
 	const char *search_stop;
 	/* how it ended: misfit, configurations, how far short (strategy.h) */
 	hmpt_search_outcome_t search_outcome;
+	/* the confirmation's carry-over: the log factor on a run's figure
+	   (times: its time) when the run before it was all-slow, over the
+	   pairs of all its entries (stage_confirm.c) */
+	hmpt_shift_t carry;
+	bool carry_removed; /* significant at 5 %: taken out of every pair */
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
 	uint64_t seed;      /* of the orders of its runs: the journal's (order.h) */

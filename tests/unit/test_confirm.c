@@ -244,12 +244,19 @@ int __wrap_hmpt_measure_round(hmpt_tune_t *t, hmpt_measure_t *x, const int *item
 				mask = combo_of[t->tried[k].of];
 		bool slow = items[i] == t->confirm_ref;
 		CHECK(slow || mask >= 0);
-		double load,
-		    v = draw(slow ? 1 : sim.truth_nominal[mask < 0 ? 0 : mask], slow, first, &load);
+		double load;
+		bool prev_slow = sim.prev_slow;
+		double v =
+		    draw(slow ? 1 : sim.truth_nominal[mask < 0 ? 0 : mask], slow, first, &load);
 		first = false;
 		c->runs = realloc(c->runs, (size_t)(c->nruns + 1) * sizeof(*c->runs));
-		c->runs[c->nruns++] = (hmpt_trun_t){
-		    .value = v, .wall = v, .rep = r, .has_mem_load = true, .mem_load = load};
+		c->runs[c->nruns++] = (hmpt_trun_t){.value = v,
+		                                    .wall = v,
+		                                    .rep = r,
+		                                    .has_prev = true,
+		                                    .prev_slow = prev_slow,
+		                                    .has_mem_load = true,
+		                                    .mem_load = load};
 		x->done++;
 	}
 	return 0;
