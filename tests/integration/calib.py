@@ -74,6 +74,8 @@ def run_tuning(tune, lib, model, work, noise_model, landscape, seed, tune_args):
     margs = model_args(landscape, seed, noise_model, out + ".state")
     cmd = [tune, "-o", out, "-q", "--lib", lib, "--pools", "thp,4k", "-m", "Time in seconds",
            "--groups", str(LANDSCAPES[landscape][0]), *tune_args, "--", model, *margs]
+    if "--no-memory-probe" in tune_args:  # a tuner that draws its runs' order: the tuning's own
+        cmd[cmd.index("--"):cmd.index("--")] = ["--seed", str(seed)]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)}: exit {p.returncode}: {p.stderr[-2000:]}")
@@ -269,7 +271,9 @@ def load_independent(tune):
     load: retaking runs that other load disturbed (where the tuner does)
     would add model runs, and so change the seeded noise, as the load goes"""
     p = subprocess.run([tune, "help", "tune"], capture_output=True, text=True)
-    return ["--retakes", "0"] if "--retakes" in p.stdout + p.stderr else []
+    text = p.stdout + p.stderr
+    return (["--retakes", "0"] if "--retakes" in text else []) + \
+        (["--no-memory-probe"] if "--no-memory-probe" in text else [])
 
 
 def main():

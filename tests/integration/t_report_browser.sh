@@ -27,7 +27,7 @@ ${CC:-cc} -g -O0 -fno-omit-frame-pointer -o "$work/fanout" "$top/tests/progs/fan
 # ranked site, and the rest), 6 runs of which 4 under a plan of 9,999 or
 # 10,000 sites
 $TUNE -o "$work/many" --lib "$LIB" --pools 4k,system -m 'Time in seconds' --min-size 64K \
-	--groups 2 --candidates 1 --reps 2 --confirm 0 --retakes 0 -- "$work/fanout" 10000 \
+	--groups 2 --candidates 1 --reps 2 --confirm 0 --retakes 0 --seed 7 --no-memory-probe -- "$work/fanout" 10000 \
 	>"$work/many.out" 2>"$work/many.err" &
 many_pid=$!
 # (stopped by SIGTERM, which the tuner takes as an interruption, when the
@@ -55,12 +55,12 @@ done
 # the demo as `make demo` tunes it (pools thp,4k, ranking and model search),
 # with fewer and smaller runs
 $TUNE -o "$work/demo" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
-	--confirm 0 --retakes 0 -- "$DEMO" -s 16 -i 1 >"$work/demo.out" 2>"$work/demo.err" ||
+	--confirm 0 --retakes 0 --seed 7 --no-memory-probe -- "$DEMO" -s 16 -i 1 >"$work/demo.out" 2>"$work/demo.err" ||
 	fail "hmpt-tune on the demo exited $?: $(cat "$work/demo.err")"
 # the model as t_tune_model tunes it, in fewer groups and runs
 # and given a pool characterisation (a small hmpt-bench run kept in tests/data)
 $TUNE -o "$work/model" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
-	--bench "$top/tests/data/bench" --confirm 0 --retakes 0 -- "$MODEL" --base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 \
+	--bench "$top/tests/data/bench" --confirm 0 --retakes 0 --seed 7 --no-memory-probe -- "$MODEL" --base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 \
 	h3:4M:0.2:1 s1:-:0:1 --pair h0,s0,0.8 --noise 0.01 --seed 7 --state "$work/mstate" \
 	>"$work/model.out" 2>"$work/model.err" ||
 	fail "hmpt-tune on the model exited $?: $(cat "$work/model.err")"

@@ -12,7 +12,7 @@ exact=(--base 1 h0:16M:2.0:2 h1:8M:1.2:2 s0:-:0.8:2 h2:8M:0.3:2 h3:4M:0.2:1 s1:-
 model=("${exact[@]}" --noise 0.01 --seed 7 --state "$work/state")
 out=$work/tune
 $TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M \
-	--search exhaustive --retakes 0 -- \
+	--search exhaustive --retakes 0 --seed 7 --no-memory-probe -- \
 	"$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
 	fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary"
@@ -51,7 +51,7 @@ PY
 
 # The model search (the default) on the same workload: the same plans from
 # fewer configurations, the others predicted
-$TUNE -o "$work/m" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M --retakes 0 -- \
+$TUNE -o "$work/m" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --capacity 30M --retakes 0 --seed 7 --no-memory-probe -- \
 	"$MODEL" "${exact[@]}" --noise 0.01 --seed 7 --state "$work/mstate" >"$work/ms" 2>"$work/me" ||
 	fail "hmpt-tune (model search) exited $?: $(cat "$work/me")"
 model_py - "$work/m/results.json" <<'PY' || fail "the model search's plans are not exhaustive search's"
@@ -126,7 +126,7 @@ run_profile "$work/p" "$MODEL" "${exact[@]}" >/dev/null || fail "profile failed"
 h0=$(model_site "$work/p" h0) h1=$(model_site "$work/p" h1) h2=$(model_site "$work/p" h2)
 [ -n "$h0" ] && [ -n "$h1" ] && [ -n "$h2" ] || fail "sites not found: $(cat "$work/p/sites.tsv")"
 $TUNE -o "$work/g" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --group "$h0,$h1" --group "$h2" --search exhaustive \
-	--retakes 0 -- "$MODEL" "${model[@]}" >"$work/gs" 2>"$work/ge" || fail "hmpt-tune --group exited $?: $(cat "$work/ge")"
+	--retakes 0 --seed 7 --no-memory-probe -- "$MODEL" "${model[@]}" >"$work/gs" 2>"$work/ge" || fail "hmpt-tune --group exited $?: $(cat "$work/ge")"
 model_py - "$work/g/results.json" "${model[@]}" <<'PY' || fail "the --group tuning is not what the model says"
 import itertools, math, sys
 from model_truth import Model, Tuning, label

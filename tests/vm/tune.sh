@@ -11,7 +11,7 @@
 exact=(--fast nodes=2,3 --base 1 h0:4M:2:2 h1:2M:1:2 h2:2M:0.1:1)
 out=$work/t
 taskset -c 0 $TUNE -o "$out" --lib "$LIB" --pools hbm,ddr -m 'Time in seconds' --groups 3 --reps 2 \
-	-s off --retakes 0 -- "$MODEL" "${exact[@]}" --noise 0.01 --seed 9 --state "$work/state" \
+	-s off --retakes 0 --seed 7 --no-memory-probe -- "$MODEL" "${exact[@]}" --noise 0.01 --seed 9 --state "$work/state" \
 	>"$work/summary" 2>"$work/err" || fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary"
 # h0 1.32x alone, h1 1.14x; all fast 1.58x (the static arrays and h2 gain
