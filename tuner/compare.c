@@ -37,6 +37,7 @@ const char hmpt_compare_usage[] =
     "      --confidence PCT  of the interval (default: 95)\n"
     "      --lib PATH        the libhmpt.so to preload\n"
     "  -q, --quiet           print only the result line\n"
+    "      --no-memory-probe do not time a pass over memory around each run\n"
     "      --launcher CMD    start COMMAND with CMD ('mpirun -np 4', 'srun')\n"
     "      --slurm           each run a Slurm batch job, with --partition, --nodes,\n"
     "                        --time and --parallel as for tuning\n"

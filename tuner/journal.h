@@ -3,8 +3,8 @@
  *
  * Format (one JSON object a line, appended, never rewritten): first
  * {"journal":"hmpt-tune","version":1,"key":KEY,"seed":"HEX"} (the seed of
- * the order of its runs, so that a resumed tuning plans the same; journals
- * without one get a new one), then {"profile":"done",...}
+ * the order of its runs, so that a resumed tuning plans the same; a journal
+ * written before has none and gets a new one at each resumption), then {"profile":"done",...}
  * once the profile run ended, and one {"config":...} per measured run as it
  * ends (runrec.h parses the lines back).  A journal whose key differs is
  * refused: it belongs to another tuning.

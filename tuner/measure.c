@@ -675,6 +675,10 @@ static void round_done(sitem_t *it, void *ctx)
 		const sitem_t *st = &rj->step[i];
 		hmpt_trun_t run = {0};
 		sjob_to_run(j, &run);
+		/* the step before it ran right before it on the node (step 0: the
+		 * warm-up, all-slow): the carry-over's regressor */
+		run.has_prev = true;
+		run.prev_slow = b->t->configs[rj->step[i - 1].ci].nfast == 0;
 		run_figure(b->x, &run, j->log, b->t->opt->metric != NULL);
 		record_run(b->t, b->x, st->ci, st->rep, &run, j->log);
 		hmpt_measure_progress(b->x, b->t->configs[st->ci].label, st->rep);

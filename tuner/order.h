@@ -17,9 +17,12 @@
  * random ones with all-slow's runs chained ("h R s R t": the inner runs
  * keep their leads).
  *
- * Contract: deterministic for a given seed and sequence of rounds, so a
- * resumed tuning, given the seed from its journal, plans the same orders
- * for the same rounds.  No I/O.
+ * Contract: deterministic for a given seed and sequence of rounds.  The
+ * confirmation plans every round again on resumption, so a resumed tuning,
+ * given the seed from its journal, runs its rounds in the same orders; the
+ * search plans only the runs still missing, so a batch resumed midway runs
+ * them in other orders of the same seed (and its leads hold from there).
+ * No I/O.
  */
 #ifndef HMPT_TUNER_ORDER_H
 #define HMPT_TUNER_ORDER_H

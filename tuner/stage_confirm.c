@@ -103,11 +103,13 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 
 /* The carry-over of the rounds so far: the pairs of every tried entry,
  * regressed on whether each run's run before was all-slow (a warm-up too),
- * a level per entry (stats.h's shift).  Significant at 5 % (two-sided), it
- * is taken out of every pair from then on (paired()).  Why a pooled fit:
- * the effect is the machine's (page cache, free huge pages, the clock),
- * the same whatever ran after all-slow; a random, balanced order (order.h)
- * makes the regressor vary and keeps it apart from the entries' levels. */
+ * a level per entry (stats.h's shift).  Significant at 1 % (two-sided), it
+ * is taken out of every pair from then on (paired()): at 5 % the
+ * adjustments made by chance cost the position structure 0.3 points
+ * (test_confirm).  Why a pooled fit: the effect is the machine's (page
+ * cache, free huge pages, the clock), the same whatever ran after
+ * all-slow; a random, balanced order (order.h) makes the regressor vary
+ * and keeps it apart from the entries' levels. */
 static void estimate_carry(hmpt_tune_t *t, int rounds)
 {
 	int cap = (t->ntried > 0 ? t->ntried : 1) * (rounds > 0 ? rounds : 1), n = 0, m;

@@ -20,6 +20,7 @@
  */
 #include "tune.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -183,6 +184,7 @@ bool hmpt_tune_take_shared(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure
 			hmpt_cli_usage_error(cmd, "--timeout: expected seconds, a number above 0",
 			                     arg);
 		break;
+	case 'Q': x->no_mem_probe = true; break;
 	case 'M':
 		opt->min_gain = strtod(arg, &end) / 100;
 		if (end == arg || *end || !(opt->min_gain >= 0) || opt->min_gain >= 1)
@@ -284,11 +286,10 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		break;
 	}
 	case 'R': o->restart = true; break;
-	case 'Q': x->no_mem_probe = true; break;
 	case 'E':
 		errno = 0;
 		opt->seed = strtoull(arg, &end, 0);
-		if (end == arg || *end || errno || !opt->seed || *arg == '-')
+		if (end == arg || *end || errno || !opt->seed || !isdigit((unsigned char)*arg))
 			hmpt_cli_usage_error(cmd, "--seed: expected a whole number above 0", arg);
 		break;
 	case 'h': fputs(hmpt_tune_usage, stdout); return true;

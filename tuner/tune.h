@@ -31,7 +31,7 @@ extern const char hmpt_tune_shortopts[];
 extern const struct option hmpt_tune_longs[];
 /* The options that compare takes as well (their short letters or getopt
  * values in hmpt_tune_longs). */
-#define HMPT_TUNE_SHARED_OPTIONS "mHrtMALqlSPNTj"
+#define HMPT_TUNE_SHARED_OPTIONS "mHrtMALqlSPNTjQ"
 
 /* A tuning's defaults: hmpt-tune --help's. */
 hmpt_tune_opts_t hmpt_tune_opts_default(void);

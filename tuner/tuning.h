@@ -242,7 +242,7 @@ typedef struct {
 	   (times: its time) when the run before it was all-slow, over the
 	   pairs of all its entries (stage_confirm.c) */
 	hmpt_shift_t carry;
-	bool carry_removed; /* significant at 5 %: taken out of every pair */
+	bool carry_removed; /* significant at 1 %: taken out of every pair */
 	hmpt_tnoise_t noise;
 	hmpt_sym_t *sym;
 	uint64_t seed;      /* of the orders of its runs: the journal's (order.h) */
