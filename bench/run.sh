@@ -27,6 +27,8 @@ echo "== hmpt-tune on the demo, pools thp,4k (bench/tune_demo.sh)"
 bench/tune_demo.sh || [ $? = 77 ]
 echo "== the demo's tuning under competing load, then compare (bench/demo_load.sh)"
 bench/demo_load.sh || [ $? = 77 ]
+echo "== the demo's tuning beside a memory-bandwidth co-tenant, then alternating runs (bench/demo_cotenant.sh)"
+bench/demo_cotenant.sh || [ $? = 77 ]
 echo "== the tuner's statistics against the truth, modelled (bench/calibrate.sh \${CALIBRATE_ARGS:---tunings 200}: 1.5-2 h on 2 cores)"
 read -r -a calibrate_args <<<"${CALIBRATE_ARGS:---tunings 200}"
 bench/calibrate.sh "${calibrate_args[@]}" || [ $? = 77 ]
