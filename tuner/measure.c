@@ -587,8 +587,8 @@ static void order_round(hmpt_tune_t *t, int ref, int (*round)[2], int m)
 }
 
 /* The runs still to do, in order, into seq: each configuration's missing
- * reps (below hmpt_tune_config_want) one per round, round-robin in a
- * shuffled order per round; the reference's (list[0]) spread evenly over
+ * reps (below hmpt_tune_config_want) one per round, round-robin in the
+ * tuning's balanced random order (order_round); the reference's (list[0]) spread evenly over
  * the rounds, `share` per round when nothing ran yet.  Their number. */
 static int schedule(hmpt_tune_t *t, const int *list, int n, int (*seq)[2])
 {

@@ -113,12 +113,13 @@ static int paired(const hmpt_tune_t *t, const hmpt_tconfig_t *a, const hmpt_tcon
 static void estimate_carry(hmpt_tune_t *t, int rounds)
 {
 	int cap = (t->ntried > 0 ? t->ntried : 1) * (rounds > 0 ? rounds : 1), n = 0, m;
-	double *d = malloc(3 * (size_t)cap * sizeof(double)), *z = d + cap, *dk = z + cap;
+	double *d = malloc(3 * (size_t)cap * sizeof(double));
 	int *group = malloc((size_t)cap * sizeof(int));
 	t->carry_removed = false;
 	t->carry = (hmpt_shift_t){0};
 	if (!d || !group)
 		goto out;
+	double *z = d + cap, *dk = z + cap;
 	for (int k = 0; k < t->ntried; k++) {
 		double zk[rounds > 0 ? rounds : 1];
 		m = paired_loads(t, &t->configs[t->tried[k].config], &t->configs[t->confirm_ref],
