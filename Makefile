@@ -36,6 +36,15 @@ SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
                 -Wl,-z,nodelete -Wl,-z,defs
 SHIM_LIBS    := -lunwind -ldl -lpthread
+# Zydis decodes the instruction of a timer sample (shim/decode.c); without
+# it the shim builds and HMPT_SAMPLE=timer says it has no decoder
+HAVE_ZYDIS   := $(shell printf '\043include <Zydis/Zydis.h>\nint main(void){return 0;}\n' | \
+                  $(CC) -x c - -o /dev/null -lZydis 2>/dev/null && echo 1)
+ifeq ($(HAVE_ZYDIS),1)
+SHIM_LIBS    += -lZydis
+else
+CPPFLAGS     += -DHMPT_NO_ZYDIS
+endif
 
 # common/: what the shim, hmpt-tune and hmpt-bench share (options, messages,
 # JSON, plans, topology, pools and their backends' table, the sampler's

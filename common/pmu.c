@@ -9,7 +9,7 @@
 
 #define EVDIR "/sys/bus/event_source/devices/"
 
-static const char *const sampler_names[] = {"auto", "pebs", "ibs", "faults", "off"};
+static const char *const sampler_names[] = {"auto", "pebs", "ibs", "faults", "timer", "off"};
 
 const char *hmpt_sampler_name(hmpt_sampler_t k)
 {
@@ -448,6 +448,7 @@ static void setup_faults(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	 * handler before anything is mapped, and its page size is always 0.
 	 * A first touch of anonymous memory is never a major fault. */
 	event_init(e, "minor-faults", "kernel", PERF_TYPE_SOFTWARE);
+	e->touches = true;
 	e->attr.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
 	e->attr.sample_period = 1; /* every first touch */
 	/* a page the kernel first touches for the program (read() into it:
@@ -464,6 +465,32 @@ static void setup_faults(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	s->period = 1;
 	s->nevents = 1;
 	s->kind = HMPT_SAMPLER_FAULTS;
+}
+
+/* The timer: a CPU-time clock per thread, sampling the instruction that
+ * has not retired yet and the user registers it will use, from which the
+ * shim decodes a data address (shim/decode.h); and the page-fault event
+ * of setup_faults beside it, for the bytes first touched.  cpu-clock, not
+ * task-clock: both count this thread's CPU time when opened per thread
+ * (kernel/events/core.c), and cpu-clock's hrtimer is the one
+ * perf_event_paranoid 2 allows with exclude_kernel on every kernel since
+ * 2.6.31.  Both events share one sample layout (perfev.h: one ring). */
+static void setup_timer(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
+{
+	setup_faults(rq, s);
+	hmpt_pmu_event_t *f = &s->ev[0], *e = &s->ev[1];
+	event_init(e, "cpu-clock", "kernel", PERF_TYPE_SOFTWARE);
+	e->attr.config = PERF_COUNT_SW_CPU_CLOCK;
+	e->attr.sample_period = rq->period ? rq->period : HMPT_PMU_TIMER_PERIOD;
+	e->attr.exclude_kernel = 1; /* the registers are the user's */
+	e->attr.exclude_hv = 1;
+	e->attr.exclude_idle = 1;
+	uint64_t st = f->attr.sample_type | PERF_SAMPLE_REGS_USER;
+	f->attr.sample_type = e->attr.sample_type = st;
+	f->attr.sample_regs_user = e->attr.sample_regs_user = HMPT_PMU_TIMER_REGS;
+	s->period = e->attr.sample_period;
+	s->nevents = 2;
+	s->kind = HMPT_SAMPLER_TIMER;
 }
 
 int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
@@ -516,12 +543,16 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 		return 0;
 	if (!s->why[0])
 		say(s->why, sizeof(s->why),
-		    rq->want == HMPT_SAMPLER_FAULTS ? "page faults asked for"
-		                                    : "no hardware sampling",
+		    rq->want == HMPT_SAMPLER_FAULTS  ? "page faults asked for"
+		    : rq->want == HMPT_SAMPLER_TIMER ? "the timer asked for"
+		                                     : "no hardware sampling",
 		    NULL, NULL);
 	memset(s->ev, 0, sizeof(s->ev));
 	s->nevents = 0;
 	s->note[0] = 0;
-	setup_faults(rq, s);
+	if (rq->want == HMPT_SAMPLER_TIMER || (rq->want == HMPT_SAMPLER_AUTO && rq->timer))
+		setup_timer(rq, s);
+	else
+		setup_faults(rq, s);
 	return 0;
 }

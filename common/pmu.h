@@ -40,6 +40,9 @@ typedef enum {
 	HMPT_SAMPLER_PEBS,   /* Intel PEBS load latency (+ stores) */
 	HMPT_SAMPLER_IBS,    /* AMD IBS op */
 	HMPT_SAMPLER_FAULTS, /* software page faults: first touch only */
+	HMPT_SAMPLER_TIMER,  /* a CPU-time timer: the instruction waiting and its
+	                      * registers, decoded to a data address; plus page
+	                      * faults for the bytes first touched */
 	HMPT_SAMPLER_OFF,
 } hmpt_sampler_t;
 
@@ -52,6 +55,7 @@ typedef struct {
 	int leader;    /* index of this event's group leader, or -1 */
 	bool sampling; /* false: a counting group leader (mem-loads-aux) */
 	bool store;    /* samples stores */
+	bool touches;  /* samples first touches (page faults), not accesses */
 } hmpt_pmu_event_t;
 
 typedef struct {
@@ -73,6 +77,8 @@ typedef struct {
 	uint64_t ldlat;      /* 0: the default (30 cycles); else 3..65535, clamped with a note */
 	bool stores;         /* sample stores too (PEBS) */
 	bool privileged;     /* root, CAP_PERFMON or CAP_SYS_ADMIN */
+	bool timer;          /* the caller can decode timer samples: AUTO picks the
+	                      * timer where there is no hardware sampling */
 	int paranoid;        /* /proc/sys/kernel/perf_event_paranoid */
 } hmpt_pmu_request_t;
 
@@ -80,6 +86,12 @@ typedef struct {
 #define HMPT_PMU_STORE_FACTOR 25u /* stores: every (period x this)th store */
 #define HMPT_PMU_IBS_PERIOD   0x80000u
 #define HMPT_PMU_LDLAT        30u
+#define HMPT_PMU_TIMER_PERIOD 1000000u /* ns of CPU time: 1 kHz per thread */
+/* The user registers a timer sample carries (arch/x86/include/uapi/asm/
+ * perf_regs.h): AX BX CX DX SI DI BP SP IP (bits 0-8) and R8-R15 (16-23);
+ * the flags, segment selectors (not their bases) and vector registers are
+ * not asked for. */
+#define HMPT_PMU_TIMER_REGS 0xff01ffull
 
 int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *out);
 
@@ -89,7 +101,7 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *out);
 int hmpt_pmu_parse_event(const char *pmu_dir, const char *desc, struct perf_event_attr *attr,
                          char *err, size_t errlen);
 
-/* "auto" "pebs" "ibs" "faults" "off" */
+/* "auto" "pebs" "ibs" "faults" "timer" "off" */
 const char *hmpt_sampler_name(hmpt_sampler_t k);
 /* parse HMPT_SAMPLE's value (also "1" = auto, "0" = off); -EINVAL */
 int hmpt_sampler_parse(const char *s, hmpt_sampler_t *out);

@@ -31,6 +31,7 @@ libpfm4|build|c perfmon/pfmlib_perf_event.h|libpfm4-dev|libpfm-devel*|libpfm-dev
 jansson|build|c jansson.h -ljansson|libjansson-dev|jansson-devel|libjansson-devel|JSON in hmpt-tune and hmpt-bench (jansson.h, -ljansson)
 libdw|build|c elfutils/libdwfl.h -ldw|libdw-dev|elfutils-devel|libdw-devel|symbolizing sites in hmpt-tune (elfutils/libdwfl.h, -ldw)
 libelf|build|c libelf.h -lelf|libelf-dev|elfutils-libelf-devel|libelf-devel|reading ELF files in hmpt-tune (libelf.h, -lelf)
+zydis|check|c Zydis/Zydis.h -lZydis|libzydis-dev|zydis-devel*|zydis-devel|decoding the instruction of a timer sample (HMPT_SAMPLE=timer; without it the shim builds without the timer source)
 sanitizers|check|c stdio.h -fsanitize=address,undefined|gcc|libasan libubsan|libasan8 libubsan1|the ASan/UBSan builds of the unit tests, hmpt-tune and the shim
 cxx|check|cmd g++|g++|gcc-c++|gcc-c++|the C++ test program
 fortran|check|cmd gfortran|gfortran|gcc-gfortran|gcc-fortran|the Fortran test programs

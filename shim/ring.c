@@ -8,8 +8,9 @@
 #define ST_KNOWN                                                                                   \
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |            \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |             \
-	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |                     \
-	 PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_DATA_PAGE_SIZE)
+	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT |                         \
+	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR |                \
+	 PERF_SAMPLE_DATA_PAGE_SIZE)
 
 bool hmpt_ring_sample_type_ok(uint64_t st)
 {
@@ -65,6 +66,14 @@ int hmpt_ring_parse_sample(const uint8_t *body, size_t len, uint64_t st, hmpt_ri
 		s->cpu = (uint32_t)take(&c); /* u32 cpu, u32 res */
 	if (st & PERF_SAMPLE_PERIOD)
 		s->period = take(&c);
+	if (st & PERF_SAMPLE_REGS_USER) {
+		/* u64 abi, then one u64 per register asked for, in bit order;
+		 * none when the abi is NONE (a kernel thread) */
+		s->regs_abi = (uint32_t)take(&c);
+		for (int r = 0; s->regs_abi && r < HMPT_RING_REGS; r++)
+			if (HMPT_PMU_TIMER_REGS >> r & 1)
+				s->regs[r] = take(&c);
+	}
 	if (st & PERF_SAMPLE_WEIGHT)
 		s->weight = take(&c);
 	if (st & PERF_SAMPLE_WEIGHT_STRUCT) {
@@ -93,7 +102,7 @@ static void ring_copy(void *dst, const uint8_t *data, uint64_t size, uint64_t po
 }
 
 /* the largest record hmpt reads whole: a sample of every known field */
-#define REC_MAX 256
+#define REC_MAX 512
 
 uint64_t hmpt_ring_read(const uint8_t *data, uint64_t size, uint64_t tail, uint64_t head,
                         uint64_t st, hmpt_ring_fn fn, void *ctx, hmpt_ring_counts_t *c)

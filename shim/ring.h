@@ -18,6 +18,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pmu.h"
+
+/* The registers a sample can carry, by perf register number (x86-64:
+ * arch/x86/include/uapi/asm/perf_regs.h); only those in
+ * HMPT_PMU_TIMER_REGS are read. */
+#define HMPT_RING_REGS 24
+
 /* One sample as far as hmpt reads it; fields the sample_type lacks are 0. */
 typedef struct {
 	uint64_t id; /* PERF_SAMPLE_IDENTIFIER or _ID: which event */
@@ -31,6 +38,8 @@ typedef struct {
 	uint64_t phys_addr;
 	uint64_t page_size; /* PERF_SAMPLE_DATA_PAGE_SIZE */
 	uint32_t pid, tid, cpu;
+	uint32_t regs_abi;             /* PERF_SAMPLE_REGS_ABI_*: 0 when no user registers */
+	uint64_t regs[HMPT_RING_REGS]; /* REGS_USER, by register number */
 } hmpt_ring_sample_t;
 
 typedef struct {
@@ -47,7 +56,8 @@ typedef void (*hmpt_ring_fn)(const hmpt_ring_sample_t *s, void *ctx);
 
 /* The sample types this reader understands: the fields in the order the
  * kernel writes them, up to DATA_PAGE_SIZE, without READ, CALLCHAIN, RAW,
- * BRANCH_STACK, REGS_*, STACK_USER, TRANSACTION or CGROUP. */
+ * BRANCH_STACK, STACK_USER, TRANSACTION, REGS_INTR or CGROUP; REGS_USER
+ * only with the registers of HMPT_PMU_TIMER_REGS asked for. */
 bool hmpt_ring_sample_type_ok(uint64_t sample_type);
 
 /* Parse the body of a PERF_RECORD_SAMPLE (after its header) of `len`

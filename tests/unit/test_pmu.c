@@ -252,6 +252,30 @@ static void test_no_pmu(void)
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.ev[0].attr.exclude_kernel);
 	rq.paranoid = 1;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && !s.ev[0].attr.exclude_kernel);
+
+	/* a caller that decodes timer samples: AUTO picks the timer where there
+	 * is no hardware sampling, with the page faults beside it for the
+	 * bytes, both with the user registers in one layout */
+	rq.timer = true;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.kind == HMPT_SAMPLER_TIMER);
+	CHECK(strstr(s.why, "no hardware PMU") != NULL && s.nevents == 2);
+	CHECK(s.ev[0].touches && s.ev[0].attr.config == PERF_COUNT_SW_PAGE_FAULTS_MIN);
+	CHECK(!s.ev[1].touches && s.ev[1].attr.config == PERF_COUNT_SW_CPU_CLOCK &&
+	      s.ev[1].attr.exclude_kernel && s.ev[1].leader < 0);
+	CHECK(s.ev[1].attr.sample_period == HMPT_PMU_TIMER_PERIOD &&
+	      s.period == HMPT_PMU_TIMER_PERIOD);
+	CHECK(s.ev[0].attr.sample_type == s.ev[1].attr.sample_type &&
+	      (s.ev[1].attr.sample_type & PERF_SAMPLE_REGS_USER) &&
+	      s.ev[1].attr.sample_regs_user == HMPT_PMU_TIMER_REGS);
+	rq.period = 250000;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.ev[1].attr.sample_period == 250000);
+	/* asked for by name, without a decoder too (the shim says why) */
+	rq.timer = false;
+	rq.want = HMPT_SAMPLER_TIMER;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.kind == HMPT_SAMPLER_TIMER);
+	rq.want = HMPT_SAMPLER_FAULTS;
+	rq.timer = true;
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.kind == HMPT_SAMPLER_FAULTS);
 }
 
 static void test_parse_event(void)
@@ -288,6 +312,8 @@ static void test_names(void)
 	CHECK(hmpt_sampler_parse("0", &k) == 0 && k == HMPT_SAMPLER_OFF);
 	CHECK(hmpt_sampler_parse("PEBS", &k) == -EINVAL);
 	CHECK(!strcmp(hmpt_sampler_name(HMPT_SAMPLER_IBS), "ibs"));
+	CHECK(hmpt_sampler_parse("timer", &k) == 0 && k == HMPT_SAMPLER_TIMER);
+	CHECK(!strcmp(hmpt_sampler_name(HMPT_SAMPLER_OFF), "off"));
 }
 
 int main(void)

@@ -174,9 +174,9 @@ static void test_truncated(void)
 	CHECK_OP(c.malformed, ==, 3);
 	/* a record bigger than the reader's buffer is skipped whole */
 	memset(&c, 0, sizeof(c));
-	uint64_t big[40] = {0};
+	uint64_t big[80] = {0}; /* 648 bytes: the reader holds 512 (REGS_USER's 144 fit) */
 	wpos = 0;
-	put_record(PERF_RECORD_SAMPLE, big, 40);
+	put_record(PERF_RECORD_SAMPLE, big, 80);
 	put_sample(6, 6, 6, 0x6000, 6, 0, 0);
 	g.n = 0;
 	t = hmpt_ring_read(data, SIZE, 0, wpos, ST_PEBS, collect, &g, &c);
@@ -184,6 +184,39 @@ static void test_truncated(void)
 	CHECK_OP(c.malformed, ==, 1);
 	CHECK_OP(g.n, ==, 1);
 	CHECK_OP(g.s[0].addr, ==, 0x6000);
+}
+
+/* REGS_USER: the abi, then the registers of HMPT_PMU_TIMER_REGS in bit
+ * order, between PERIOD and WEIGHT; none with the abi NONE */
+static void test_regs_user(void)
+{
+	const uint64_t st =
+	    PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT;
+	uint64_t body[3 + 17 + 1], none[4];
+	hmpt_ring_sample_t s;
+	int k = 0;
+
+	body[k++] = 0x401000;
+	body[k++] = (uint64_t)7 << 32 | 3;
+	body[k++] = PERF_SAMPLE_REGS_ABI_64;
+	for (int r = 0; r < HMPT_RING_REGS; r++)
+		if (HMPT_PMU_TIMER_REGS >> r & 1)
+			body[k++] = 0x1000 + (uint64_t)r;
+	body[k++] = 99;
+	CHECK_OP(k, ==, 21);
+	CHECK(hmpt_ring_sample_type_ok(st));
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)body, sizeof(body), st, &s), ==, 0);
+	CHECK(s.ip == 0x401000 && s.tid == 7 && s.regs_abi == PERF_SAMPLE_REGS_ABI_64);
+	CHECK(s.regs[0] == 0x1000 && s.regs[8] == 0x1008 && s.regs[16] == 0x1010 &&
+	      s.regs[23] == 0x1017 && s.regs[9] == 0);
+	CHECK_OP(s.weight, ==, 99);
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)body, sizeof(body) - 8, st, &s), ==, -EINVAL);
+	none[0] = 0x401000;
+	none[1] = 3;
+	none[2] = PERF_SAMPLE_REGS_ABI_NONE;
+	none[3] = 98;
+	CHECK_OP(hmpt_ring_parse_sample((uint8_t *)none, sizeof(none), st, &s), ==, 0);
+	CHECK(s.regs_abi == 0 && s.regs[0] == 0 && s.weight == 98);
 }
 
 static void test_sample_types(void)
@@ -403,6 +436,7 @@ int main(void)
 	test_other_records();
 	test_truncated();
 	test_sample_types();
+	test_regs_user();
 	test_drain();
 	test_datasrc();
 	if (failures)
