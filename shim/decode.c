@@ -2,6 +2,7 @@
 #include "decode.h"
 
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -282,6 +283,18 @@ static size_t read_code(uint64_t addr, uint8_t *dst, size_t n)
 	ssize_t got = process_vm_readv(getpid(), &here, 1, &there, 1, 0);
 
 	return got > 0 ? (size_t)got : 0;
+}
+
+bool hmpt_decode_read_data(uint64_t addr, unsigned n, uint64_t *v)
+{
+	unsigned char in = 0;
+	long page = sysconf(_SC_PAGESIZE);
+	uintptr_t p = (uintptr_t)addr & ~(uintptr_t)(page > 0 ? page - 1 : 4095);
+
+	*v = 0;
+	if (n > 8 || mincore((void *)p, 1, &in) != 0 || !(in & 1))
+		return false;
+	return read_code(addr, (uint8_t *)v, n) == n;
 }
 
 bool hmpt_decode_read_code(uint64_t ip, uint8_t *win, size_t *before, size_t *after)

@@ -44,8 +44,8 @@
  * instructions (movs, stos, lods, cmps, scas) are decoded: RSI and RDI hold
  * the current element's address.
  *
- * Contract: no malloc, no locks, no system calls except
- * hmpt_decode_read_code's process_vm_readv; Zydis's decoder allocates
+ * Contract: no malloc, no locks, no system calls except the reads of
+ * hmpt_decode_read_code and hmpt_decode_read_data; Zydis's decoder allocates
  * nothing.  Built without Zydis (HMPT_NO_ZYDIS), hmpt_decode_available()
  * is false and everything reports HMPT_DECODE_NO_DECODER.
  */
@@ -173,6 +173,12 @@ void hmpt_decode_access(const hmpt_decode_chain_t *c, const hmpt_ring_sample_t *
  * *after say how much could be read (a page
  * unmapped on either side shortens it); false when nothing at ip. */
 bool hmpt_decode_read_code(uint64_t ip, uint8_t *win, size_t *before, size_t *after);
+
+/* Read n (1, 2, 4 or 8) bytes of this process at addr, only from a page
+ * still resident (a read of a page freed meanwhile would fault one in)
+ * and through the kernel (a range unmapped meanwhile is an error, not a
+ * crash): an hmpt_decode_read_fn. */
+bool hmpt_decode_read_data(uint64_t addr, unsigned n, uint64_t *v);
 
 /* "ok" "no memory operand" "bad bytes" "segment" "vsib" "code unreadable"
  * "no registers" "no decoder" "overwritten" */

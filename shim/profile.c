@@ -1,6 +1,7 @@
 /* profile.c — see profile.h. */
 #include "profile.h"
 #include "sample.h"
+#include "sources.h"
 
 #include <inttypes.h>
 #include <errno.h>
@@ -457,10 +458,21 @@ static void kv_hex(hmpt_fmt_t *f, const char *k, uint64_t v, const char *sep)
  * (hardware), or bytes first touched (page faults) */
 static uint64_t sample_whole_g;
 
-static bool sampled_faults(void)
+/* what the source in use reports (sources.h) */
+static hmpt_sample_caps_t sampled_caps(void)
 {
 	const hmpt_pmu_setup_t *su = hmpt_sample_setup_used();
-	return su && su->kind == HMPT_SAMPLER_FAULTS;
+	return su ? hmpt_sample_source(su->kind)->caps : (hmpt_sample_caps_t){0};
+}
+
+static void write_caps(hmpt_fmt_t *f, const hmpt_sample_caps_t *c)
+{
+	hmpt_fmt_printf(f,
+	                "\"caps\": {\"access_density\": %s, \"first_touch\": %s, \"latency\": %s, "
+	                "\"weight\": %s, \"stores\": %s, \"regions\": %s},\n    ",
+	                c->access_density ? "true" : "false", c->first_touch ? "true" : "false",
+	                c->latency ? "true" : "false", c->weight ? "true" : "false",
+	                c->stores ? "true" : "false", c->regions ? "true" : "false");
 }
 
 /* Page faults: a site's bytes first touched (faults, and resident pages no
@@ -487,13 +499,17 @@ static void write_sampling(hmpt_fmt_t *f)
 		hmpt_fmt_str(f, "null,\n");
 		return;
 	}
-	bool faults = su->kind == HMPT_SAMPLER_FAULTS;
+	const hmpt_sample_source_t *src = hmpt_sample_source(su->kind);
+	hmpt_sample_caps_t caps = src->caps;
+	/* the shares are of bytes where the source sees no accesses */
+	bool faults = !caps.access_density && caps.first_touch;
 	hmpt_fmt_str(f, "{\n    ");
 	kv_str(f, "mode", hmpt_sampler_name(su->kind), ", ");
+	kv_str(f, "source", hmpt_sampler_name(su->kind), ", ");
 	key(f, "access_density");
-	hmpt_fmt_str(f, su->kind == HMPT_SAMPLER_PEBS || su->kind == HMPT_SAMPLER_IBS ? "true"
-	                                                                              : "false");
+	hmpt_fmt_str(f, caps.access_density ? "true" : "false");
 	hmpt_fmt_str(f, ",\n    ");
+	write_caps(f, &caps);
 	kv_str(f, "why", hmpt_sample_why(), ",\n    ");
 	kv_str(f, "unit", faults ? "bytes first touched" : "sampled accesses", ", ");
 	kv_str(f, "model", su->model, ", ");
@@ -526,26 +542,26 @@ static void write_sampling(hmpt_fmt_t *f)
 			hmpt_fmt_str(f, "null");
 		hmpt_fmt_str(f, ", ");
 		key(f, "samples");
-		hmpt_fmt_str(f, !e->sampling                      ? "false"
-		                : su->kind == HMPT_SAMPLER_FAULTS ? "\"first touches\""
-		                : e->store                        ? "\"stores\""
-		                                                  : "\"loads\"");
+		hmpt_fmt_str(f, !e->sampling ? "false"
+		                : e->touches ? "\"first touches\""
+		                : e->store   ? "\"stores\""
+		                             : "\"loads\"");
 		hmpt_fmt_char(f, '}');
 	}
 	hmpt_fmt_str(f, "],\n    ");
 	if (t) {
 		uint64_t with_addr =
 		    t->attributed + t->attributed_gone + t->untracked + t->gone_unknown;
-		if (faults) {
-			sample_whole_g = t->untracked_bytes;
+		uint64_t touched = 0;
+		if (caps.first_touch) {
+			touched = t->untracked_bytes;
 			for (uint32_t i = 0; i < hmpt_sites_count(); i++) {
 				const hmpt_sample_site_t *ss = hmpt_sample_site(i);
 				if (ss)
-					sample_whole_g += site_touch_bytes(i, ss);
+					touched += site_touch_bytes(i, ss);
 			}
-		} else {
-			sample_whole_g = with_addr;
 		}
+		sample_whole_g = faults ? touched : with_addr;
 		kv_u64(f, "threads", t->threads, ", ");
 		kv_u64(f, "threads_failed", t->threads_failed, ", ");
 		kv_u64(f, "threads_unsampled", t->threads_unsampled, ",\n    ");
@@ -558,7 +574,11 @@ static void write_sampling(hmpt_fmt_t *f)
 		kv_u64(f, "untracked_bytes", t->untracked_bytes, ", ");
 		kv_u64(f, "refaults", t->refaults, ", ");
 		kv_u64(f, "share_of", sample_whole_g, ",\n    ");
-		if (faults) {
+		if (caps.first_touch)
+			kv_u64(f, "touched_of", touched, ",\n    ");
+		if (src->write_totals)
+			src->write_totals(f);
+		if (caps.first_touch) {
 			key(f, "kernel_touches");
 			hmpt_fmt_str(f, hmpt_sample_kernel_touches() ? "true, " : "false, ");
 			kv_str(f, "never_counted",
@@ -655,7 +675,8 @@ static void mark_ip_modules(void)
 static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *s)
 {
 	const hmpt_sample_site_t *ss = hmpt_sample_site(site);
-	bool faults = sampled_faults();
+	hmpt_sample_caps_t c = sampled_caps();
+	bool faults = !c.access_density; /* the share is of bytes first touched */
 
 	if (!hmpt_sample_totals())
 		return;
@@ -666,7 +687,7 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	}
 	kv_u64(f, "n", ss->samples, ", ");
 	key(f, "share");
-	uint64_t touched = faults ? site_touch_bytes(site, ss) : 0;
+	uint64_t touched = c.first_touch ? site_touch_bytes(site, ss) : 0;
 	uint64_t part = faults ? touched : ss->samples;
 	hmpt_fmt_fixed(f, sample_whole_g ? (double)part / (double)sample_whole_g : 0.0, 6);
 	hmpt_fmt_str(f, ", ");
@@ -677,7 +698,7 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 	else
 		hmpt_fmt_fixed(f, (double)ss->samples / ((double)size / 1048576.0), 3);
 	hmpt_fmt_str(f, ", ");
-	if (faults) {
+	if (c.first_touch) {
 		uint64_t allocs, observed;
 		hmpt_sample_observed(site, &allocs, &observed);
 		kv_u64(f, "first_touch_bytes", touched, ", ");
@@ -688,7 +709,8 @@ static void write_site_samples(hmpt_fmt_t *f, uint32_t site, const hmpt_site_t *
 		key(f, "bytes_estimated");
 		hmpt_fmt_str(f, allocs > observed ? "true, " : "false, ");
 		kv_u64(f, "pages_waiting", ss->node_wait, ",\n        ");
-	} else {
+	}
+	if (c.access_density) {
 		kv_u64(f, "stores", ss->stores, ", ");
 		kv_u64(f, "latency_n", ss->lat_n, ", ");
 		key(f, "latency_mean");

@@ -13,23 +13,22 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "decode.h"
 #include "log.h"
 #include "perfev.h"
 #include "sites.h"
+#include "sources.h"
 #include "statics.h"
 #include "touched.h"
 #include "sys.h"
 
-#define MAX_THREADS       1024
-#define RING_PAGES_HW     16 /* 64 KiB of records per thread: PEBS/IBS at their periods */
-#define RING_PAGES_FAULTS 64 /* 256 KiB: a thread first-touching a large array faults fast */
-#define GONE_MAX          4096
-#define BATCH             256
+#define MAX_THREADS 1024
+#define GONE_MAX    4096
+#define BATCH       256
 
 enum { SLOT_FREE, SLOT_OPENING, SLOT_ACTIVE, SLOT_CLOSING };
 
@@ -67,6 +66,7 @@ static gone_t *gone_g;
 static uint64_t gone_n_g;
 static hmpt_sample_totals_t totals_g;
 static hmpt_pmu_setup_t setup_g = {.kind = HMPT_SAMPLER_OFF}; /* never started */
+static const hmpt_sample_source_t *src_g;                     /* setup_g.kind's row (sources.h) */
 static hmpt_sample_config_t cfg_g;
 static hmpt_perfev_opts_t opts_g;    /* how every thread opens its events */
 static uint64_t room_g = UINT64_MAX; /* threads' rings the kernel's budget holds */
@@ -93,6 +93,21 @@ static int pagemap_fd_g = -1;
  * fault of its own counted them, and they are not unseen */
 static uint64_t fork_ns_g;
 static hmpt_pthread_create_fn create_g;
+
+/* what the source in use reports (none before it starts) */
+static hmpt_sample_caps_t caps(void)
+{
+	return src_g ? src_g->caps : (hmpt_sample_caps_t){0};
+}
+
+/* the index of the event that samples first touches, or -1 */
+static int touch_event(void)
+{
+	for (int i = 0; i < setup_g.nevents; i++)
+		if (setup_g.ev[i].touches)
+			return i;
+	return -1;
+}
 
 void hmpt_sample_lock(void)
 {
@@ -144,7 +159,7 @@ const hmpt_sample_site_t *hmpt_sample_site(uint32_t site)
 	if (!sites_g || site >= HMPT_SITES_MAX)
 		return NULL;
 	const hmpt_sample_site_t *s = &sites_g[site];
-	return s->samples || s->unseen_bytes || s->node_wait ? s : NULL;
+	return s->samples || s->bytes || s->unseen_bytes || s->node_wait ? s : NULL;
 }
 
 bool hmpt_sample_observe(uint32_t site)
@@ -162,7 +177,7 @@ bool hmpt_sample_observe(uint32_t site)
 void hmpt_sample_observed(uint32_t site, uint64_t *allocs, uint64_t *observed)
 {
 	*allocs = *observed = 0;
-	if (observe_g && site < HMPT_SITES_MAX && setup_g.kind == HMPT_SAMPLER_FAULTS) {
+	if (observe_g && site < HMPT_SITES_MAX && caps().first_touch) {
 		*allocs = __atomic_load_n(&observe_g[site].allocs, __ATOMIC_RELAXED);
 		*observed = __atomic_load_n(&observe_g[site].observed, __ATOMIC_RELAXED);
 	}
@@ -170,7 +185,8 @@ void hmpt_sample_observed(uint32_t site, uint64_t *allocs, uint64_t *observed)
 
 bool hmpt_sample_kernel_touches(void)
 {
-	return setup_g.kind == HMPT_SAMPLER_FAULTS && !setup_g.ev[0].attr.exclude_kernel;
+	int t = touch_event();
+	return caps().first_touch && t >= 0 && !setup_g.ev[t].attr.exclude_kernel;
 }
 
 uint64_t hmpt_sample_mthp(void)
@@ -399,12 +415,7 @@ static void note_tid(hmpt_sample_site_t *acc, uint32_t tid)
  * not a crash. */
 static bool read_word(uintptr_t addr, uint64_t *w)
 {
-	struct iovec here = {w, sizeof(*w)}, there = {(void *)(addr & ~(uintptr_t)7), sizeof(*w)};
-	unsigned char in = 0;
-
-	if (mincore((void *)(addr & ~(uintptr_t)(page_g - 1)), 1, &in) != 0 || !(in & 1))
-		return false;
-	return process_vm_readv(getpid(), &here, 1, &there, 1, 0) == (ssize_t)sizeof(*w);
+	return hmpt_decode_read_data(addr & ~(uintptr_t)7, sizeof(*w), w);
 }
 
 /* The sample's place in its site's access pattern (pattern.h), whether the
@@ -429,26 +440,50 @@ static void note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, b
 	}
 }
 
-static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
+/* the index in setup_g of the event a sample came from, or -1 */
+static int event_of(const slot_t *sl, uint64_t id)
+{
+	for (int i = 0; i < sl->ev.nfd; i++)
+		if (sl->ev.id[i] == id)
+			return i;
+	return -1;
+}
+
+/* A sample: an access (PEBS, IBS, the timer once located) or a first touch
+ * (a page fault).  First touches beside an access source (the timer's)
+ * count bytes only: the accesses make the site's samples, pattern and
+ * threads. */
+static void on_sample(const hmpt_ring_sample_t *in, void *ctx)
 {
 	const slot_t *sl = ctx;
-	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
-	bool gone, unobserved;
+	int ev = event_of(sl, in->id);
+	bool faults = ev >= 0 ? setup_g.ev[ev].touches : caps().first_touch;
+	bool beside = faults && caps().access_density;
+	bool store = false, gone, unobserved;
 	uintptr_t lo = 0, hi = 0;
 	uint64_t born = 0;
+	hmpt_ring_sample_t located;
+	const hmpt_ring_sample_t *s = in;
 
+	if (!faults && !in->addr && src_g && src_g->locate) {
+		located = *in;
+		src_g->locate(&located, &store);
+		s = &located;
+	}
 	if (!s->addr) {
-		totals_g.no_address++;
+		if (!beside)
+			totals_g.no_address++;
 		return;
 	}
 	int64_t site =
 	    resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi, &born, &unobserved);
 	if (site < 0 || site >= HMPT_SITES_MAX) {
 		if (site == -1) {
-			totals_g.untracked++;
+			if (!beside)
+				totals_g.untracked++;
 			if (faults)
 				totals_g.untracked_bytes += fault_bytes(s, 0, 0, 0, false, false);
-		} else {
+		} else if (!beside) {
 			totals_g.gone_unknown++;
 		}
 		return;
@@ -463,7 +498,8 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		/* still a step of its walk: a page counted early from the page
 		 * table (mTHP) faults later; a refault of the same page is no
 		 * step (pattern.h) */
-		note_pattern(acc, s, faults, born, lo, hi, gone);
+		if (!beside)
+			note_pattern(acc, s, faults, born, lo, hi, gone);
 		/* no page first touched: the copy after a zero-page read (whose
 		 * node is known now), a NUMA-balancing hint, two threads racing
 		 * on one page */
@@ -477,15 +513,16 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 		}
 		return;
 	}
+	acc->bytes += bytes;
+	if (beside)
+		return;
 	if (gone)
 		totals_g.attributed_gone++;
 	else
 		totals_g.attributed++;
 	acc->samples++;
-	bool store = hmpt_datasrc_is_store(s->data_src);
-	for (int i = 0; i < sl->ev.nfd; i++)
-		if (sl->ev.id[i] == s->id && setup_g.ev[i].store)
-			store = true;
+	if (hmpt_datasrc_is_store(s->data_src) || (ev >= 0 && setup_g.ev[ev].store))
+		store = true;
 	if (store)
 		acc->stores++;
 	/* a weight of 0 is no latency: IBS gives one only for a load that
@@ -498,7 +535,6 @@ static void on_sample(const hmpt_ring_sample_t *s, void *ctx)
 	hmpt_level_t lvl = hmpt_datasrc_level(s->data_src);
 	if (lvl < HMPT_LEVEL_COUNT)
 		acc->level[lvl]++;
-	acc->bytes += bytes;
 	note_tid(acc, s->tid);
 	note_pattern(acc, s, faults, born, lo, hi, gone);
 	pend((uint32_t)site, s->addr, born);
@@ -754,15 +790,14 @@ static int choose(hmpt_sampler_t want)
 	                         .ldlat = cfg_g.ldlat,
 	                         .stores = true,
 	                         .privileged = privileged(),
-	                         .paranoid = paranoid_level()};
+	                         .paranoid = paranoid_level(),
+	                         .timer = hmpt_decode_available()};
 	int rc = hmpt_pmu_setup(&rq, &setup_g);
 
+	src_g = hmpt_sample_source(setup_g.kind);
 	/* each attempt starts with nothing refused */
 	if (rc == 0 && setup_g.nevents)
-		hmpt_perfev_opts_init(&opts_g, &setup_g,
-		                      setup_g.kind == HMPT_SAMPLER_FAULTS ? RING_PAGES_FAULTS
-		                                                          : RING_PAGES_HW,
-		                      page_g);
+		hmpt_perfev_opts_init(&opts_g, &setup_g, src_g->ring_pages, page_g);
 	return rc;
 }
 
@@ -770,10 +805,16 @@ static void log_started(void)
 {
 	char buf[1024];
 	hmpt_fmt_t f;
-	bool faults = setup_g.kind == HMPT_SAMPLER_FAULTS;
+	bool faults = !caps().access_density;
 
 	hmpt_log_begin(&f, buf, sizeof(buf));
-	if (faults) {
+	if (src_g && src_g->describe) {
+		hmpt_fmt_str(&f, "sampling: ");
+		src_g->describe(&f);
+		hmpt_fmt_printf(&f, ", period %" PRIu64 " ns of CPU time", setup_g.period);
+		if (why_g[0])
+			hmpt_fmt_printf(&f, " (%s)", why_g);
+	} else if (faults) {
 		hmpt_fmt_printf(
 		    &f,
 		    "sampling: software page faults (first touch only: access density is "
@@ -802,10 +843,9 @@ static void log_started(void)
 		hmpt_fmt_printf(&f, "; %s", opts_g.fallbacks);
 	/* falling back from a kind asked for by name is news the user should
 	 * see; under "auto" the profile and hmpt-tune say it */
-	hmpt_log_end(&f,
-	             faults && cfg_g.want != HMPT_SAMPLER_AUTO && cfg_g.want != HMPT_SAMPLER_FAULTS
-	                 ? HMPT_LOG_WARN
-	                 : HMPT_LOG_INFO);
+	hmpt_log_end(&f, cfg_g.want != HMPT_SAMPLER_AUTO && cfg_g.want != setup_g.kind
+	                     ? HMPT_LOG_WARN
+	                     : HMPT_LOG_INFO);
 }
 
 static bool map_tables(void)
@@ -858,7 +898,7 @@ static int go_live(slot_t *sl)
 		return rc;
 	}
 	hmpt_arena_stamp_births();
-	if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+	if (caps().first_touch) {
 		open_pagemap();
 		hmpt_arena_observe_by(hmpt_sample_observe);
 	}
@@ -871,9 +911,10 @@ static int go_live(slot_t *sl)
 static int open_first(slot_t *sl, char *err, size_t cap)
 {
 	int rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
+	int t = touch_event();
 
-	if (rc != 0 && setup_g.kind == HMPT_SAMPLER_FAULTS && !setup_g.ev[0].attr.exclude_kernel) {
-		setup_g.ev[0].attr.exclude_kernel = 1;
+	if (rc != 0 && t >= 0 && !setup_g.ev[t].attr.exclude_kernel) {
+		setup_g.ev[t].attr.exclude_kernel = 1;
 		rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
 		if (rc == 0)
 			hmpt_fmt_clause(opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
@@ -923,13 +964,14 @@ static int start(void)
 	char err[160];
 	slot_t *sl = claim_slot();
 
-	if (open_first(sl, err, sizeof(err)) != 0) {
-		if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+	bool started = !src_g->start || src_g->start(err, sizeof(err));
+	if (!started || open_first(sl, err, sizeof(err)) != 0) {
+		if (!caps().access_density) { /* first touches: nothing below them */
 			set_why(err, NULL);
 			goto fail;
 		}
-		/* hardware described but refused (a hypervisor, a policy): first
-		 * touch is still worth having */
+		/* hardware described but refused (a hypervisor, a policy), or
+		 * a timer that cannot run: first touch is still worth having */
 		char hw[160];
 		memcpy(hw, err, sizeof(hw));
 		if (choose(HMPT_SAMPLER_FAULTS) != 0 || open_first(sl, err, sizeof(err)) != 0) {
@@ -937,7 +979,7 @@ static int start(void)
 			goto fail;
 		}
 		set_why(hw, NULL);
-	} else if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+	} else if (setup_g.why[0]) { /* why not hardware sampling */
 		set_why(setup_g.why, NULL);
 	}
 	check_budget();
@@ -1016,7 +1058,7 @@ static uint64_t unseen_bytes(uintptr_t start, uint64_t len, uint64_t born)
 void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
                                 bool unobserved, bool freeing)
 {
-	if (!hmpt_sample_active() || setup_g.kind != HMPT_SAMPLER_FAULTS || unobserved)
+	if (!hmpt_sample_active() || !caps().first_touch || unobserved)
 		return;
 	pthread_mutex_lock(&lock_g);
 	drain_all(false);
@@ -1057,7 +1099,7 @@ void hmpt_sample_stop(void)
 			hmpt_perfev_disable(&sl->ev);
 	}
 	flush(true);
-	if (setup_g.kind == HMPT_SAMPLER_FAULTS) {
+	if (caps().first_touch) {
 		pthread_mutex_lock(&lock_g);
 		unseen_live();
 		pthread_mutex_unlock(&lock_g);
@@ -1101,6 +1143,8 @@ void hmpt_sample_fork_child(void)
 		return;
 	char err[160];
 	slot_t *sl = claim_slot();
+	if (src_g->start && !src_g->start(err, sizeof(err)))
+		return;
 	if (hmpt_perfev_open(&setup_g, &opts_g, &sl->ev, err, sizeof(err)) != 0) {
 		__atomic_store_n(&sl->state, SLOT_FREE, __ATOMIC_RELEASE);
 		return;
