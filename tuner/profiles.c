@@ -559,12 +559,37 @@ void hmpt_prof_site_pattern(const json_t *site, hmpt_pattern_class_t *c)
 	hmpt_pattern_classify(&p, c);
 }
 
+hmpt_prof_caps_t hmpt_prof_sampling_caps(const json_t *sm)
+{
+	hmpt_prof_caps_t c = {0};
+	const char *mode = hmpt_prof_str(sm, "mode");
+	const json_t *cj = json_object_get(sm, "caps");
+
+	if (!json_is_object(sm) || !mode || !strcmp(mode, "off"))
+		return c;
+	c.sampled = true;
+	if (json_is_object(cj)) {
+		c.access_density = json_is_true(json_object_get(cj, "access_density"));
+		c.first_touch = json_is_true(json_object_get(cj, "first_touch"));
+		c.latency = json_is_true(json_object_get(cj, "latency"));
+		c.weight = json_is_true(json_object_get(cj, "weight"));
+		c.stores = json_is_true(json_object_get(cj, "stores"));
+		c.regions = json_is_true(json_object_get(cj, "regions"));
+	} else if (!strcmp(mode, "faults")) { /* profiles before the caps */
+		c.first_touch = true;
+	} else {
+		c.access_density = c.latency = c.weight = c.stores = true;
+	}
+	return c;
+}
+
 /* shares and densities again, from the merged counts */
 static void reshare(json_t *out)
 {
 	json_t *sm = json_object_get(out, "sampling");
 	uint64_t whole = hmpt_prof_u64(sm, "share_of");
-	bool faults = hmpt_prof_str(sm, "mode") && !strcmp(hmpt_prof_str(sm, "mode"), "faults");
+	/* shares of bytes first touched where no accesses were sampled */
+	bool faults = !hmpt_prof_sampling_caps(sm).access_density;
 	size_t i;
 	json_t *s;
 

@@ -62,6 +62,14 @@ uint64_t hmpt_prof_u64(const json_t *obj, const char *key);
  * add up across processes, so the sum is classed again); unknown without. */
 void hmpt_prof_site_pattern(const json_t *site, hmpt_pattern_class_t *c);
 const char *hmpt_prof_str(const json_t *obj, const char *key);
+
+/* What a profile's sampling source reported (shim/sources.h): its "caps",
+ * or, in a profile older than them, what its "mode" implied. */
+typedef struct {
+	bool sampled; /* a source ran (mode not "off") */
+	bool access_density, first_touch, latency, weight, stores, regions;
+} hmpt_prof_caps_t;
+hmpt_prof_caps_t hmpt_prof_sampling_caps(const json_t *sampling);
 /* the module named `name` (its "modules" entry), or NULL */
 const json_t *hmpt_prof_module(const json_t *prof, const char *name);
 /* path of the module named `name`, or NULL */

@@ -295,8 +295,9 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 
 /* What the profile's sampling could not see or had to give up, one line
  * each, only where there is something to say. */
-static void sampling_limits(FILE *out, const json_t *sm, bool faults)
+static void sampling_limits(FILE *out, const json_t *sm, const hmpt_prof_caps_t *caps)
 {
+	bool faults = caps->first_touch;
 	const char *fb = hmpt_prof_str(sm, "fallbacks");
 	uint64_t failed =
 	    hmpt_prof_u64(sm, "threads_failed") + hmpt_prof_u64(sm, "threads_unsampled");
@@ -315,7 +316,7 @@ static void sampling_limits(FILE *out, const json_t *sm, bool faults)
 		        "hmpt: sampling: %llu thread%s ran unsampled (the kernel's budget for perf "
 		        "rings, or more than 1024 threads)\n",
 		        (unsigned long long)failed, failed == 1 ? "" : "s");
-	if (lost && faults) /* the hardware line says it already */
+	if (lost && !caps->access_density) /* the access line says it already */
 		fprintf(out, "hmpt: sampling: %llu samples lost (the reader fell behind)\n",
 		        (unsigned long long)lost);
 	if (faults && hmpt_prof_u64(sm, "unobserved_faults"))
@@ -339,27 +340,52 @@ void hmpt_report_sampling(FILE *out, const json_t *sm)
 		fprintf(out, "hmpt: sampling: off (%s)\n", why && *why ? why : "not asked for");
 		return;
 	}
-	if (!strcmp(mode, "faults")) {
+	hmpt_prof_caps_t caps = hmpt_prof_sampling_caps(sm);
+	if (!caps.access_density) {
 		fprintf(out,
 		        "hmpt: sampling: page faults: first touch only, access density is not "
 		        "available (%s)\n",
 		        why && *why ? why : "asked for");
-		sampling_limits(out, sm, true);
+		sampling_limits(out, sm, &caps);
 		return;
 	}
 	uint64_t n = hmpt_prof_u64(sm, "samples");
 	uint64_t in = hmpt_prof_u64(sm, "attributed") + hmpt_prof_u64(sm, "attributed_after_free");
-	fprintf(out,
-	        "hmpt: sampling: %s on %s, period %llu: %llu samples, %.1f%% in tracked blocks; "
-	        "lost %llu, throttled %llu\n",
-	        mode, hmpt_prof_str(sm, "model") ?: "?",
-	        (unsigned long long)hmpt_prof_u64(sm, "period"), (unsigned long long)n,
-	        hmpt_prof_u64(sm, "share_of")
-	            ? 100.0 * (double)in / (double)hmpt_prof_u64(sm, "share_of")
-	            : 0.0,
-	        (unsigned long long)(hmpt_prof_u64(sm, "lost") + hmpt_prof_u64(sm, "lost_samples")),
-	        (unsigned long long)hmpt_prof_u64(sm, "throttled"));
-	sampling_limits(out, sm, false);
+	const json_t *dec = json_object_get(sm, "decode");
+	if (json_is_object(dec)) /* the timer: its samples, not the page faults beside */
+		fprintf(out,
+		        "hmpt: sampling: %s, every %.3g ms of CPU time: %llu samples, %.1f%% in "
+		        "tracked blocks, and page faults for the bytes first touched; lost %llu\n",
+		        mode, 1e-6 * (double)hmpt_prof_u64(sm, "period"),
+		        (unsigned long long)hmpt_prof_u64(dec, "samples"),
+		        hmpt_prof_u64(sm, "share_of")
+		            ? 100.0 * (double)in / (double)hmpt_prof_u64(sm, "share_of")
+		            : 0.0,
+		        (unsigned long long)(hmpt_prof_u64(sm, "lost") +
+		                             hmpt_prof_u64(sm, "lost_samples")));
+	else
+		fprintf(out,
+		        "hmpt: sampling: %s on %s, period %llu: %llu samples, %.1f%% in tracked "
+		        "blocks; "
+		        "lost %llu, throttled %llu\n",
+		        mode, hmpt_prof_str(sm, "model") ?: "?",
+		        (unsigned long long)hmpt_prof_u64(sm, "period"), (unsigned long long)n,
+		        hmpt_prof_u64(sm, "share_of")
+		            ? 100.0 * (double)in / (double)hmpt_prof_u64(sm, "share_of")
+		            : 0.0,
+		        (unsigned long long)(hmpt_prof_u64(sm, "lost") +
+		                             hmpt_prof_u64(sm, "lost_samples")),
+		        (unsigned long long)hmpt_prof_u64(sm, "throttled"));
+	if (json_is_object(dec)) {
+		uint64_t mem = hmpt_prof_u64(dec, "memory"), ok = hmpt_prof_u64(dec, "decoded");
+		fprintf(out,
+		        "hmpt: sampling: timer samples decoded to data addresses: %llu of %llu on "
+		        "an instruction that touches memory (%.1f%%); the rest name no memory "
+		        "operand\n",
+		        (unsigned long long)ok, (unsigned long long)mem,
+		        mem ? 100.0 * (double)ok / (double)mem : 0.0);
+	}
+	sampling_limits(out, sm, &caps);
 }
 
 /* the sampled columns' text for a site */
@@ -444,9 +470,9 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 		fputc('\n', out);
 	}
 	const json_t *sm = json_object_get(prof, "sampling");
-	bool sampled = json_is_object(sm) && hmpt_prof_str(sm, "mode") &&
-	               strcmp(hmpt_prof_str(sm, "mode"), "off");
-	bool faults = sampled && !strcmp(hmpt_prof_str(sm, "mode"), "faults");
+	hmpt_prof_caps_t caps = hmpt_prof_sampling_caps(sm);
+	bool sampled = caps.sampled;
+	bool faults = sampled && !caps.access_density;
 	hmpt_report_sampling(out, sm);
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;

@@ -108,10 +108,10 @@ static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
 	hmpt_prof_sort_sites(t->profile);
 	const json_t *sites = json_object_get(t->profile, "sites"), *s;
 	const json_t *sampling = json_object_get(t->profile, "sampling");
-	const char *mode = sampling ? hmpt_prof_str(sampling, "mode") : NULL;
-	if (mode && (!strcmp(mode, "pebs") || !strcmp(mode, "ibs")))
+	hmpt_prof_caps_t caps = hmpt_prof_sampling_caps(sampling);
+	if (caps.access_density)
 		t->access_kind = "accesses";
-	else if (mode && !strcmp(mode, "faults"))
+	else if (caps.first_touch)
 		t->access_kind = "first touches";
 	size_t i;
 	t->nsites = (int)json_array_size(sites);
