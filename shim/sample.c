@@ -20,6 +20,7 @@
 #include "decode.h"
 #include "log.h"
 #include "perfev.h"
+#include "sample_core.h"
 #include "sites.h"
 #include "sources.h"
 #include "statics.h"
@@ -53,11 +54,6 @@ typedef struct {
 	uint64_t born; /* of the block the page was counted for */
 } pending_t;
 
-/* page-fault mode: a site's blocks decided on, and those observed */
-typedef struct {
-	uint64_t allocs, observed;
-} observe_t;
-
 static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 static pthread_mutex_t gone_lock_g = PTHREAD_MUTEX_INITIALIZER;
 static slot_t *slots_g;
@@ -82,13 +78,6 @@ static char why_g[256];
 static pending_t pending_g[PENDING_MAX];
 static unsigned npending_g;
 static hmpt_sample_tramp_t tramps_g[MAX_THREADS];
-static observe_t *observe_g;
-/* mTHP: the largest enabled size below the PMD size, and the page table */
-#define MTHP_MAX_PAGES 256 /* 1 MiB of 4 KiB pages */
-static uint64_t mthp_g;
-/* what kernel samples add in page-fault mode, as the log says it */
-#define KERNEL_TOUCHES "first touches the kernel makes for the program (read() into a buffer)"
-static int pagemap_fd_g = -1;
 /* a fork child's blocks born before the fork hold its parent's pages: no
  * fault of its own counted them, and they are not unseen */
 static uint64_t fork_ns_g;
@@ -98,6 +87,31 @@ static hmpt_pthread_create_fn create_g;
 static hmpt_sample_caps_t caps(void)
 {
 	return src_g ? src_g->caps : (hmpt_sample_caps_t){0};
+}
+
+hmpt_sample_caps_t hmpt_sample_active_caps(void)
+{
+	return caps();
+}
+
+hmpt_sample_site_t *hmpt_sample_acc(uint32_t site)
+{
+	return &sites_g[site];
+}
+
+hmpt_sample_totals_t *hmpt_sample_counts(void)
+{
+	return &totals_g;
+}
+
+size_t hmpt_sample_page(void)
+{
+	return page_g;
+}
+
+uint64_t hmpt_sample_fork_ns(void)
+{
+	return fork_ns_g;
 }
 
 /* the index of the event that samples first touches, or -1 */
@@ -162,36 +176,10 @@ const hmpt_sample_site_t *hmpt_sample_site(uint32_t site)
 	return s->samples || s->bytes || s->unseen_bytes || s->node_wait ? s : NULL;
 }
 
-bool hmpt_sample_observe(uint32_t site)
-{
-	if (!observe_g || site >= HMPT_SITES_MAX)
-		return true;
-	uint64_t k = __atomic_fetch_add(&observe_g[site].allocs, 1, __ATOMIC_RELAXED);
-	bool o = k < HMPT_SAMPLE_OBSERVE_FIRST ||
-	         (k - HMPT_SAMPLE_OBSERVE_FIRST) % HMPT_SAMPLE_OBSERVE_EVERY == 0;
-	if (o)
-		__atomic_fetch_add(&observe_g[site].observed, 1, __ATOMIC_RELAXED);
-	return o;
-}
-
-void hmpt_sample_observed(uint32_t site, uint64_t *allocs, uint64_t *observed)
-{
-	*allocs = *observed = 0;
-	if (observe_g && site < HMPT_SITES_MAX && caps().first_touch) {
-		*allocs = __atomic_load_n(&observe_g[site].allocs, __ATOMIC_RELAXED);
-		*observed = __atomic_load_n(&observe_g[site].observed, __ATOMIC_RELAXED);
-	}
-}
-
 bool hmpt_sample_kernel_touches(void)
 {
 	int t = touch_event();
 	return caps().first_touch && t >= 0 && !setup_g.ev[t].attr.exclude_kernel;
-}
-
-uint64_t hmpt_sample_mthp(void)
-{
-	return pagemap_fd_g >= 0 ? mthp_g : 0;
 }
 
 uint64_t hmpt_sample_type_used(void)
@@ -284,59 +272,6 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 	return site;
 }
 
-/* x86 reports a base page for a fault that mapped a multi-size THP folio
- * (pte_leaf_size is PAGE_SIZE): the pages present in the naturally aligned
- * block of the largest enabled mTHP size around the fault, within the
- * block's range [lo, hi), are counted now.  touched.h counts each base page
- * once, so a neighbour counted early (its own fault still in a ring, or a
- * base page the kernel mapped alone) is not counted again; the page table
- * is read only while one of them is not counted yet. */
-static uint64_t mthp_bytes(uintptr_t addr, uintptr_t lo, uintptr_t hi, uint64_t born)
-{
-	uint64_t ent[MTHP_MAX_PAGES];
-	uintptr_t a = addr & ~(uintptr_t)(mthp_g - 1), b = a + mthp_g;
-
-	a = a > lo ? a : lo;
-	b = b < hi ? b : hi;
-	if (b <= a || !hmpt_touched_missing(a, b, born))
-		return 0;
-	size_t n = (b - a) / page_g;
-	n = n < MTHP_MAX_PAGES ? n : MTHP_MAX_PAGES;
-	ssize_t got = pread(pagemap_fd_g, ent, n * sizeof(ent[0]), (off_t)(a / page_g * 8));
-	uint64_t bytes = 0;
-	for (ssize_t i = 0; i < got / 8; i++)
-		if (ent[i] >> 63) /* present: the zero page too (a read) */
-			bytes += hmpt_touched_add(a + (uintptr_t)i * page_g,
-			                          a + (uintptr_t)(i + 1) * page_g, born);
-	totals_g.mthp_bytes += bytes;
-	return bytes;
-}
-
-/* Bytes a page fault at `addr` brought in: the page the kernel mapped (its
- * size is read once the fault is handled: pmu.c samples minor faults), cut
- * to the block's range [lo, hi) where a huge page reaches past the block,
- * less what the block's earlier faults counted (touched.h) when `once`;
- * with `near`, an mTHP folio's other pages (mthp_bytes). */
-static uint64_t fault_bytes(const hmpt_ring_sample_t *s, uintptr_t lo, uintptr_t hi, uint64_t born,
-                            bool once, bool near)
-{
-	uint64_t ps = s->page_size ? s->page_size : page_g;
-	uintptr_t from = s->addr & ~(uintptr_t)(ps - 1), to = from + ps;
-
-	if (lo < hi) {
-		from = from > lo ? from : lo;
-		to = to < hi ? to : hi;
-	}
-	if (to <= from)
-		return 0;
-	if (!once)
-		return to - from;
-	uint64_t n = hmpt_touched_add(from, to, born);
-	if (near && ps < mthp_g && pagemap_fd_g >= 0 && lo < hi)
-		n += mthp_bytes(s->addr, lo, hi, born);
-	return n;
-}
-
 /* A page that maps the kernel's shared zero page (-EFAULT: a read of
  * calloc'd or fresh memory) has no node yet: the write that gives it its
  * real page faults again (a refault), and its node is looked up then.  It
@@ -390,7 +325,7 @@ static void flush_pending(bool last)
 	}
 }
 
-static void pend(uint32_t site, uintptr_t addr, uint64_t born)
+void hmpt_sample_pend(uint32_t site, uintptr_t addr, uint64_t born)
 {
 	pending_g[npending_g++] = (pending_t){site, addr & ~(uintptr_t)(page_g - 1), born};
 	if (npending_g == PENDING_MAX)
@@ -421,8 +356,8 @@ static bool read_word(uintptr_t addr, uint64_t *w)
 /* The sample's place in its site's access pattern (pattern.h), whether the
  * word it names points into its own block, and the instruction that
  * issued it. */
-static void note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
-                         uint64_t born, uintptr_t lo, uintptr_t hi, bool gone)
+void hmpt_sample_note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
+                              uint64_t born, uintptr_t lo, uintptr_t hi, bool gone)
 {
 	uint64_t w, unit = s->page_size ? s->page_size : page_g, mthp = hmpt_sample_mthp();
 
@@ -477,45 +412,18 @@ static void on_sample(const hmpt_ring_sample_t *in, void *ctx)
 	}
 	int64_t site =
 	    resolve(s->addr, opts_g.clock ? s->time : 0, &gone, &lo, &hi, &born, &unobserved);
+	/* a first touch: the bytes are the source's to count */
+	if (faults && src_g && src_g->touch &&
+	    !src_g->touch(s, site, lo, hi, born, gone, unobserved, beside))
+		return;
 	if (site < 0 || site >= HMPT_SITES_MAX) {
-		if (site == -1) {
-			if (!beside)
-				totals_g.untracked++;
-			if (faults)
-				totals_g.untracked_bytes += fault_bytes(s, 0, 0, 0, false, false);
-		} else if (!beside) {
+		if (site == -1)
+			totals_g.untracked++;
+		else
 			totals_g.gone_unknown++;
-		}
 		return;
 	}
-	if (faults && unobserved) { /* its pages may be another block's (arena.h) */
-		totals_g.unobserved++;
-		return;
-	}
-	uint64_t bytes = faults ? fault_bytes(s, lo, hi, born, true, !gone) : 0;
 	hmpt_sample_site_t *acc = &sites_g[site];
-	if (faults && !bytes) {
-		/* still a step of its walk: a page counted early from the page
-		 * table (mTHP) faults later; a refault of the same page is no
-		 * step (pattern.h) */
-		if (!beside)
-			note_pattern(acc, s, faults, born, lo, hi, gone);
-		/* no page first touched: the copy after a zero-page read (whose
-		 * node is known now), a NUMA-balancing hint, two threads racing
-		 * on one page */
-		totals_g.refaults++;
-		if (hmpt_touched_unwait(s->addr & ~(uintptr_t)(page_g - 1), born)) {
-			/* the block may have changed sites (realloc in place)
-			 * since its wait was counted */
-			if (acc->node_wait)
-				acc->node_wait--;
-			pend((uint32_t)site, s->addr, born);
-		}
-		return;
-	}
-	acc->bytes += bytes;
-	if (beside)
-		return;
 	if (gone)
 		totals_g.attributed_gone++;
 	else
@@ -536,8 +444,8 @@ static void on_sample(const hmpt_ring_sample_t *in, void *ctx)
 	if (lvl < HMPT_LEVEL_COUNT)
 		acc->level[lvl]++;
 	note_tid(acc, s->tid);
-	note_pattern(acc, s, faults, born, lo, hi, gone);
-	pend((uint32_t)site, s->addr, born);
+	hmpt_sample_note_pattern(acc, s, faults, born, lo, hi, gone);
+	hmpt_sample_pend((uint32_t)site, s->addr, born);
 }
 
 void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
@@ -720,7 +628,7 @@ static bool privileged(void)
 }
 
 /* a sysctl's integer value, or `dflt` when it cannot be read */
-static int64_t read_sysctl(const char *path, int64_t dflt)
+int64_t hmpt_sample_read_sysctl(const char *path, int64_t dflt)
 {
 	char buf[24];
 
@@ -740,7 +648,7 @@ static int64_t read_sysctl(const char *path, int64_t dflt)
 static int paranoid_level(void)
 {
 	/* 2: the kernel's default */
-	return (int)read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
+	return (int)hmpt_sample_read_sysctl("/proc/sys/kernel/perf_event_paranoid", 2);
 }
 
 /* The ring budget, checked before sampling starts: said when the job may
@@ -757,7 +665,8 @@ static void check_budget(void)
 	    .processes = cfg_g.processes ? cfg_g.processes : 1,
 	    .page = opts_g.page};
 
-	int64_t kb = read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516); /* the default */
+	int64_t kb =
+	    hmpt_sample_read_sysctl("/proc/sys/kernel/perf_event_mlock_kb", 516); /* the default */
 	b.mlock_kb = kb > 0 ? (uint64_t)kb : 0;
 	if (getrlimit(RLIMIT_MEMLOCK, &rl) == 0)
 		b.rlimit = rl.rlim_cur == RLIM_INFINITY ? UINT64_MAX : (uint64_t)rl.rlim_cur;
@@ -805,31 +714,12 @@ static void log_started(void)
 {
 	char buf[1024];
 	hmpt_fmt_t f;
-	bool faults = !caps().access_density;
-
 	hmpt_log_begin(&f, buf, sizeof(buf));
 	if (src_g && src_g->describe) {
 		hmpt_fmt_str(&f, "sampling: ");
-		src_g->describe(&f);
-		hmpt_fmt_printf(&f, ", period %" PRIu64 " ns of CPU time", setup_g.period);
-		if (why_g[0])
-			hmpt_fmt_printf(&f, " (%s)", why_g);
-	} else if (faults) {
-		hmpt_fmt_printf(
-		    &f,
-		    "sampling: software page faults (first touch only: access density is "
-		    "not available: %s); " KERNEL_TOUCHES " are %s",
-		    why_g,
-		    hmpt_sample_kernel_touches()
-		        ? "counted"
-		        : "not counted (kernel samples need perf_event_paranoid <= 1 or "
-		          "CAP_PERFMON)");
-		hmpt_fmt_str(&f, "; pages filled through get_user_pages (process_vm_writev, "
-		                 "O_DIRECT, RDMA) never raise a fault event: counted at their "
-		                 "block's free as unseen");
-		if (mthp_g)
-			hmpt_fmt_printf(&f, "; mTHP up to %s counted from the page table",
-			                HMPT_SIZE(mthp_g));
+		src_g->describe(&f, why_g);
+		if (src_g->locate)
+			hmpt_fmt_printf(&f, "; period %" PRIu64 " ns of CPU time", setup_g.period);
 	} else {
 		hmpt_fmt_printf(&f, "sampling: %s on %s", hmpt_sampler_name(setup_g.kind),
 		                setup_g.model);
@@ -856,10 +746,7 @@ static bool map_tables(void)
 		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
 	if (!gone_g)
 		gone_g = hmpt_sys_map(GONE_MAX * sizeof(gone_t));
-	if (!observe_g)
-		observe_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(observe_t));
-	/* page-fault mode's (a reservation, backed only where it is used) */
-	return slots_g && sites_g && gone_g && observe_g && hmpt_touched_init(page_g);
+	return slots_g && sites_g && gone_g && (!src_g->map || src_g->map());
 }
 
 static int start_reader(void)
@@ -884,8 +771,6 @@ static int start_reader(void)
 	return 0;
 }
 
-static void open_pagemap(void);
-
 /* Sampling runs: the reader starts, then the slot `sl` (this thread's
  * events, open) goes live; on failure the slot is closed. */
 static int go_live(slot_t *sl)
@@ -898,10 +783,8 @@ static int go_live(slot_t *sl)
 		return rc;
 	}
 	hmpt_arena_stamp_births();
-	if (caps().first_touch) {
-		open_pagemap();
-		hmpt_arena_observe_by(hmpt_sample_observe);
-	}
+	if (src_g->go_live)
+		src_g->go_live();
 	activate(sl);
 	return 0;
 }
@@ -917,46 +800,12 @@ static int open_first(slot_t *sl, char *err, size_t cap)
 		setup_g.ev[t].attr.exclude_kernel = 1;
 		rc = hmpt_perfev_open_first(&setup_g, &opts_g, &sl->ev, err, cap);
 		if (rc == 0)
-			hmpt_fmt_clause(opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
-			                "the kernel refused kernel samples: " KERNEL_TOUCHES
-			                " are not counted");
+			hmpt_fmt_clause(
+			    opts_g.fallbacks, sizeof(opts_g.fallbacks), "%s",
+			    "the kernel refused kernel samples: " HMPT_SOURCE_KERNEL_TOUCHES
+			    " are not counted");
 	}
 	return rc;
-}
-
-/* The largest multi-size THP size enabled below the PMD size (0: none).
- * Sizes are tried by name (no directory listing: it would allocate). */
-static uint64_t mthp_enabled(void)
-{
-	const char *dir = "/sys/kernel/mm/transparent_hugepage";
-	char path[128], buf[64], top[64];
-	uint64_t best = 0;
-
-	hmpt_fmt_text(path, sizeof(path), "%s/enabled", dir);
-	bool top_on = hmpt_sys_read_file(path, top, sizeof(top)) > 0 && !strstr(top, "[never]");
-	hmpt_fmt_text(path, sizeof(path), "%s/hpage_pmd_size", dir);
-	int64_t pmd = read_sysctl(path, 2 << 20);
-	for (uint64_t kb = 8; kb * 1024 < (uint64_t)pmd; kb <<= 1) {
-		hmpt_fmt_text(path, sizeof(path), "%s/hugepages-%" PRIu64 "kB/enabled", dir, kb);
-		if (hmpt_sys_read_file(path, buf, sizeof(buf)) <= 0)
-			continue;
-		if (strstr(buf, "[always]") || strstr(buf, "[madvise]") ||
-		    (strstr(buf, "[inherit]") && top_on))
-			best = kb * 1024;
-	}
-	return best > page_g ? best : 0;
-}
-
-/* page-fault mode reads present bits around mTHP faults (no privilege
- * needed for those); a fork child opens its own */
-static void open_pagemap(void)
-{
-	if (pagemap_fd_g >= 0)
-		close(pagemap_fd_g);
-	pagemap_fd_g = -1;
-	mthp_g = mthp_enabled();
-	if (mthp_g && mthp_g / page_g <= MTHP_MAX_PAGES)
-		pagemap_fd_g = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
 }
 
 static int start(void)
@@ -1037,55 +886,48 @@ void hmpt_sample_flush(void)
 	flush(false);
 }
 
-/* Bytes of [start, start+len) resident that no fault counted for the
- * block born at `born` (mincore, a granule's pages at a time) */
-static uint64_t unseen_bytes(uintptr_t start, uint64_t len, uint64_t born)
+void hmpt_sample_add_region(uintptr_t lo, uintptr_t hi, uint64_t count)
 {
-	unsigned char vec[512];
-	uint64_t n = 0;
+	uintptr_t at = lo, start;
+	hmpt_block_t b;
+	uint64_t given = 0;
 
-	for (uintptr_t p = start; p < start + len;) {
-		size_t k = (start + len - p + page_g - 1) / page_g;
-		k = k < sizeof(vec) ? k : sizeof(vec);
-		if (mincore((void *)p, k * page_g, vec) != 0)
+	if (hi <= lo || !count)
+		return;
+	if (!sites_g)
+		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
+	if (!sites_g)
+		return;
+	pthread_mutex_lock(&lock_g);
+	/* the block that holds lo, then those that start after it */
+	if (hmpt_arena_find((void *)lo, &start, &b) != 0 && hmpt_arena_next(lo, &start, &b) != 0)
+		start = hi;
+	while (start < hi) {
+		uintptr_t a = start > lo ? start : lo, end = start + b.mapped;
+		uintptr_t z = end < hi ? end : hi;
+		if (z > a && b.site < HMPT_SITES_MAX) {
+			uint64_t n = (uint64_t)((unsigned __int128)count * (z - a) / (hi - lo));
+			sites_g[b.site].samples += n;
+			given += n;
+		}
+		at = start + ((uintptr_t)b.ngran << HMPT_GRANULE_SHIFT);
+		if (hmpt_arena_next(at, &start, &b) != 0)
 			break;
-		n += hmpt_touched_unseen(p, vec, k, born);
-		p += k * page_g;
 	}
-	return n;
+	totals_g.attributed += given;
+	totals_g.untracked += count - given;
+	pthread_mutex_unlock(&lock_g);
 }
 
 void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
                                 bool unobserved, bool freeing)
 {
-	if (!hmpt_sample_active() || !caps().first_touch || unobserved)
+	if (!hmpt_sample_active() || !src_g->release || unobserved)
 		return;
 	pthread_mutex_lock(&lock_g);
 	drain_all(false);
-	if (freeing && site < HMPT_SITES_MAX) {
-		hmpt_sample_site_t *acc = &sites_g[site];
-		uint64_t w = hmpt_touched_unwait_range(start, start + len, born);
-		w = w < acc->node_wait ? w : acc->node_wait;
-		acc->node_wait -= w;
-		acc->node[HMPT_SAMPLE_NODES + 1] += w;
-		if (born >= fork_ns_g)
-			acc->unseen_bytes += unseen_bytes(start, len, born);
-	}
+	src_g->release(start, len, site, born, freeing);
 	pthread_mutex_unlock(&lock_g);
-}
-
-/* At the end, with lock_g held after the last drain: the unseen bytes of
- * every observed block still live (arrays an HPC program never frees). */
-static void unseen_live(void)
-{
-	uintptr_t at = 0, start;
-	hmpt_block_t b;
-
-	while (hmpt_arena_next(at, &start, &b) == 0) {
-		at = start + ((uintptr_t)b.ngran << HMPT_GRANULE_SHIFT);
-		if (!b.unobserved && b.born >= fork_ns_g && b.site < HMPT_SITES_MAX)
-			sites_g[b.site].unseen_bytes += unseen_bytes(start, b.mapped, b.born);
-	}
 }
 
 void hmpt_sample_stop(void)
@@ -1099,9 +941,9 @@ void hmpt_sample_stop(void)
 			hmpt_perfev_disable(&sl->ev);
 	}
 	flush(true);
-	if (caps().first_touch) {
+	if (src_g->stop) {
 		pthread_mutex_lock(&lock_g);
-		unseen_live();
+		src_g->stop();
 		pthread_mutex_unlock(&lock_g);
 	}
 	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
@@ -1128,8 +970,8 @@ void hmpt_sample_fork_child(void)
 	pthread_setspecific(key_g, NULL);
 	/* the child's profile counts from the fork, as its sites do */
 	madvise(sites_g, HMPT_SITES_MAX * sizeof(hmpt_sample_site_t), MADV_DONTNEED);
-	madvise(observe_g, HMPT_SITES_MAX * sizeof(observe_t), MADV_DONTNEED);
-	hmpt_touched_reset();
+	if (src_g->fork_child)
+		src_g->fork_child();
 	fork_ns_g = hmpt_sys_now_ns();
 	memset(&totals_g, 0, sizeof(totals_g));
 	gone_n_g = 0;

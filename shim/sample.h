@@ -121,6 +121,11 @@ bool hmpt_sample_kernel_touches(void);
 /* The largest mTHP size enabled (bytes; 0: none), whose faults are counted
  * from the page table (the sample says a base page). */
 uint64_t hmpt_sample_mthp(void);
+/* A region-based source (DAMON, NUMA-hinting faults; sources.h): `count`
+ * accesses somewhere in [lo, hi), split over the tracked blocks live there
+ * by the bytes of each within the range; what falls outside them counts as
+ * untracked.  Takes the sample lock. */
+void hmpt_sample_add_region(uintptr_t lo, uintptr_t hi, uint64_t count);
 /* Stop sampling and read what is left (at exit, before the profile). */
 void hmpt_sample_stop(void);
 /* fork child: the parent's events and reader are not ours; start afresh

@@ -88,11 +88,13 @@ void hmpt_source_timer_locate(hmpt_ring_sample_t *s, bool *store)
 	*store = a.store;
 }
 
-void hmpt_source_timer_describe(hmpt_fmt_t *f)
+void hmpt_source_timer_describe(hmpt_fmt_t *f, const char *why)
 {
 	hmpt_fmt_str(f, "a CPU-time timer (cpu-clock) with the user registers, each sample's "
 	                "instruction decoded to its data address, and page faults for the bytes "
 	                "first touched");
+	if (why && *why)
+		hmpt_fmt_printf(f, " (%s)", why);
 }
 
 void hmpt_source_timer_write_totals(hmpt_fmt_t *f)
