@@ -550,7 +550,9 @@ int hmpt_pmu_setup(const hmpt_pmu_request_t *rq, hmpt_pmu_setup_t *s)
 	memset(s->ev, 0, sizeof(s->ev));
 	s->nevents = 0;
 	s->note[0] = 0;
-	if (rq->want == HMPT_SAMPLER_TIMER || (rq->want == HMPT_SAMPLER_AUTO && rq->timer))
+	/* a hardware kind asked for by name and missing: the timer still
+	 * gives access density */
+	if (rq->want == HMPT_SAMPLER_TIMER || (rq->want != HMPT_SAMPLER_FAULTS && rq->timer))
 		setup_timer(rq, s);
 	else
 		setup_faults(rq, s);

@@ -77,8 +77,8 @@ typedef struct {
 	uint64_t ldlat;      /* 0: the default (30 cycles); else 3..65535, clamped with a note */
 	bool stores;         /* sample stores too (PEBS) */
 	bool privileged;     /* root, CAP_PERFMON or CAP_SYS_ADMIN */
-	bool timer;          /* the caller can decode timer samples: AUTO picks the
-	                      * timer where there is no hardware sampling */
+	bool timer;          /* the caller can decode timer samples: AUTO, PEBS or IBS
+	                      * get the timer where there is no hardware sampling */
 	int paranoid;        /* /proc/sys/kernel/perf_event_paranoid */
 } hmpt_pmu_request_t;
 

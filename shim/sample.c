@@ -819,15 +819,21 @@ static int start(void)
 			set_why(err, NULL);
 			goto fail;
 		}
-		/* hardware described but refused (a hypervisor, a policy), or
-		 * a timer that cannot run: first touch is still worth having */
+		/* hardware described but refused (a hypervisor, a policy): the
+		 * timer where it decodes, else (or where it cannot run either)
+		 * first touch is still worth having */
 		char hw[160];
 		memcpy(hw, err, sizeof(hw));
-		if (choose(HMPT_SAMPLER_FAULTS) != 0 || open_first(sl, err, sizeof(err)) != 0) {
+		if (!src_g->locate && hmpt_decode_available() && choose(HMPT_SAMPLER_TIMER) == 0 &&
+		    src_g->start(err, sizeof(err)) && open_first(sl, err, sizeof(err)) == 0) {
+			set_why(hw, NULL);
+		} else if (choose(HMPT_SAMPLER_FAULTS) != 0 ||
+		           open_first(sl, err, sizeof(err)) != 0) {
 			set_why(hw, err);
 			goto fail;
+		} else {
+			set_why(hw, NULL);
 		}
-		set_why(hw, NULL);
 	} else if (setup_g.why[0]) { /* why not hardware sampling */
 		set_why(setup_g.why, NULL);
 	}

@@ -269,6 +269,9 @@ static void test_no_pmu(void)
 	      s.ev[1].attr.sample_regs_user == HMPT_PMU_TIMER_REGS);
 	rq.period = 250000;
 	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.ev[1].attr.sample_period == 250000);
+	rq.want = HMPT_SAMPLER_IBS; /* missing: the timer, saying why */
+	CHECK(hmpt_pmu_setup(&rq, &s) == 0 && s.kind == HMPT_SAMPLER_TIMER &&
+	      strstr(s.why, "no IBS") != NULL);
 	/* asked for by name, without a decoder too (the shim says why) */
 	rq.timer = false;
 	rq.want = HMPT_SAMPLER_TIMER;
