@@ -176,7 +176,7 @@ static void sample_start(void)
 	if (hmpt_sampler_parse(v, &cfg.want) != 0) {
 		hmpt_log_printf(
 		    HMPT_LOG_WARN,
-		    "HMPT_SAMPLE=%s: expected auto, pebs, ibs, faults or off (or 1 / 0); "
+		    "HMPT_SAMPLE=%s: expected auto, pebs, ibs, faults, timer or off (or 1 / 0); "
 		    "sampling is off",
 		    v);
 		return;

@@ -281,7 +281,7 @@ static bool take_option(int c, char *arg, hmpt_tune_opts_t *opt, hmpt_measure_t 
 		hmpt_sampler_t kind;
 		if (hmpt_sampler_parse(arg, &kind))
 			hmpt_cli_usage_error(
-			    cmd, "--sample: expected auto, pebs, ibs, faults or off", arg);
+			    cmd, "--sample: expected auto, pebs, ibs, faults, timer or off", arg);
 		opt->sample = arg;
 		break;
 	}
