@@ -293,6 +293,38 @@ int hmpt_report_tsv(FILE *out, const json_t *prof, hmpt_sym_t *sym)
 	return ferror(out) ? -EIO : 0;
 }
 
+/* How each source's samples read in a figure's note; another source is
+ * named by its own name. */
+static const struct {
+	const char *source, *text;
+} source_texts_g[] = {
+    {"timer", "timer samples: where the CPU time went"},
+    {"pebs", "PEBS load samples"},
+    {"ibs", "IBS op samples"},
+    {"faults", "page faults"},
+};
+
+void hmpt_report_source(const json_t *sm, hmpt_report_source_t *src)
+{
+	const char *name = hmpt_prof_str(sm, "source") ?: hmpt_prof_str(sm, "mode");
+	hmpt_prof_caps_t caps = hmpt_prof_sampling_caps(sm);
+
+	*src = (hmpt_report_source_t){0};
+	src->density = caps.access_density;
+	src->first_touch = caps.first_touch;
+	/* samples that count accesses say what each cost (latency, weight) or
+	 * how many it stands for (regions); a timer's are the cost itself */
+	src->time = src->density && !caps.latency && !caps.weight && !caps.regions;
+	src->kind = src->density ? "accesses" : src->first_touch ? "first touches" : NULL;
+	if (!src->kind || !name)
+		return;
+	snprintf(src->source, sizeof(src->source), "%s %s", name,
+	         src->density ? "samples" : "first touches");
+	for (size_t i = 0; i < sizeof(source_texts_g) / sizeof(source_texts_g[0]); i++)
+		if (!strcmp(name, source_texts_g[i].source))
+			snprintf(src->source, sizeof(src->source), "%s", source_texts_g[i].text);
+}
+
 /* What the profile's sampling could not see or had to give up, one line
  * each, only where there is something to say. */
 static void sampling_limits(FILE *out, const json_t *sm, const hmpt_prof_caps_t *caps)
@@ -476,6 +508,13 @@ int hmpt_report_table(FILE *out, const json_t *prof, hmpt_sym_t *sym, const hmpt
 	hmpt_report_sampling(out, sm);
 	if (!nsites)
 		return ferror(out) ? -EIO : 0;
+	hmpt_report_source_t src;
+	hmpt_report_source(sm, &src);
+	if (sampled && src.kind) /* where the sampled columns come from */
+		fprintf(out, "hmpt: %s: each site's share of the %s (%s); %s\n",
+		        faults ? "touch%" : "access", src.kind, src.source,
+		        faults ? "touched: its bytes first touched"
+		               : "per MiB: its samples per MiB of its peak live bytes");
 	fprintf(out, "%3s  %-8s  %10s  %6s  ", "#", "site", "bytes", "share");
 	if (sampled)
 		fprintf(out, "%6s  %8s  ", faults ? "touch%" : "access",

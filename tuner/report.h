@@ -52,6 +52,21 @@ void hmpt_report_frame_text(hmpt_sym_t *sym, const json_t *prof, const char *fra
 bool hmpt_report_top_instruction(hmpt_sym_t *sym, const json_t *prof, const json_t *site, char *buf,
                                  size_t cap);
 
+/* What a profile's sampling source can tell (hmpt_prof_sampling_caps: its
+ * capability record) and where its figures come from, in words: what the
+ * tuner's shares, tables and ranking ask of a source. */
+typedef struct {
+	bool density;     /* shares are of sampled accesses (caps.access_density) */
+	bool first_touch; /* sites have first_touch_bytes (caps.first_touch) */
+	bool time;        /* each sample is a slice of CPU time, not an access: a
+	                     density source whose samples carry no latency, no weight
+	                     and no region counts (a timer's) */
+	const char *kind; /* "accesses", "first touches", or NULL: not sampled */
+	char source[64];  /* "timer samples: where the CPU time went", "PEBS load
+	                     samples", "page faults"; "" when not sampled */
+} hmpt_report_source_t;
+void hmpt_report_source(const json_t *sm, hmpt_report_source_t *src);
+
 /* The profile's sampling (its "sampling" object) in a line, then what it
  * fell back from and could not see, a line each (only where there is any). */
 void hmpt_report_sampling(FILE *out, const json_t *sm);

@@ -473,6 +473,8 @@ static int write_json(const hmpt_tune_t *t, const char *path)
 	    configs, "chosen", "best", choice_json(t, t->best, "plan-best.json"), "ninety",
 	    choice_json(t, t->best90, "plan-90.json"), "capacity",
 	    choice_json(t, t->fit, "plan-capacity.json"), "confirmation", confirmation_json(t));
+	json_object_set_new(doc, "access_source", /* where "access" shares come from */
+	                    t->access_kind ? json_string(t->access_source) : json_null());
 	json_object_set_new(doc, "noise", noise_json(t));
 	char seed[17];
 	snprintf(seed, sizeof(seed), "%016llx", (unsigned long long)t->seed);
@@ -686,8 +688,10 @@ static void hover_text(const hmpt_tune_t *t, int i, char *buf, size_t cap)
 		ADD("%.3fx (one run): %s", c->sp.speedup, verdict(t, i));
 	ADD("\n%.1f %% of the footprint (%s) in the fast pool", 100 * c->fast_fraction,
 	    hmpt_fmt_size_text(b, sizeof(b), c->fast_bytes));
+	char of[128];
 	if (c->access_fraction >= 0 && t->access_kind)
-		ADD("\n%.1f %% of the %s", 100 * c->access_fraction, t->access_kind);
+		ADD("\n%.1f %% of %s", 100 * c->access_fraction,
+		    hmpt_view_share_of(t, of, sizeof(of)));
 	for (int m = 0; m < 3; m++)
 		if (plan_bits(t, i) >> m & 1)
 			ADD("\n%s: %s", plan_marks[m].file, plan_marks[m].title);
@@ -927,6 +931,9 @@ static int write_summary_data(const hmpt_tune_t *t, const char *dir, const int *
 
 static void detail_script(FILE *f, const hmpt_tune_t *t, const char *term, const char *ext)
 {
+	char key[160] = "accesses (not sampled)";
+	if (t->access_kind) /* the key names where the share comes from */
+		snprintf(key, sizeof(key), "%s in fast %% (%s)", t->access_kind, t->access_source);
 	fprintf(
 	    f,
 	    "set terminal %s size 1100,520 font 'sans,10' noenhanced\n"
@@ -946,10 +953,7 @@ static void detail_script(FILE *f, const hmpt_tune_t *t, const char *term, const
 	    "\\\n"
 	    "     '' using 1:3:4:5 with yerrorbars lc rgb '#7570b3' pt 7 title 'measured'\n"
 	    "reset\n",
-	    term, ext,
-	    t->access_kind ? (strcmp(t->access_kind, "accesses") ? "first touches in fast %%"
-	                                                         : "accesses in fast %%")
-	                   : "accesses (not sampled)");
+	    term, ext, key);
 }
 
 /* Speedup against footprint at a glance: colour is the verdict, filled
@@ -1251,10 +1255,15 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 			        t->groups[g].nsites - GROUP_SITES_NAMED);
 		fprintf(f, "</td></tr>\n");
 	}
+	char of[128];
 	fprintf(f,
 	        "</table><p>Groups coloured by the speedup of each alone in the fast pool: "
-	        "white none, green the most (%.3fx).</p></div></div>\n",
+	        "white none, green the most (%.3fx).",
 	        most);
+	if (t->access_kind)
+		fprintf(f, " %s: each group's share of %s.", t->access_kind,
+		        hmpt_view_share_of(t, of, sizeof(of)));
+	fprintf(f, "</p></div></div>\n");
 	if (plots == 0)
 		fprintf(f, "<h2>Each configuration</h2><img src=\"detail.svg\">\n");
 	fprintf(f,
@@ -1287,7 +1296,11 @@ static int write_html(const hmpt_tune_t *t, const char *path, const int *order, 
 		fprintf(f, "</td><td class=l style=\"color:%s\">%s</td></tr>\n",
 		        kinds[verdict_kind(t, i)].colour, verdict(t, i));
 	}
-	fprintf(f, "</table>\n<p>Every run: <a href=\"results.csv\">results.csv</a>, "
+	fprintf(f, "</table>\n<p>");
+	if (t->access_kind)
+		fprintf(f, "Each configuration's share of %s in the fast pool. ",
+		        hmpt_view_share_of(t, of, sizeof(of)));
+	fprintf(f, "Every run: <a href=\"results.csv\">results.csv</a>, "
 	           "<a href=\"results.json\">results.json</a>.</p></body></html>\n");
 	return hmpt_outfile_close(&out);
 }
@@ -1459,9 +1472,7 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 	hmpt_report_sampling(out, json_object_get(t->profile, "sampling"));
 	fputc('\n', out);
 	fprintf(out, "%-6s %5s %10s %8s %8s  %s\n", "group", "sites", "bytes",
-	        t->access_kind ? (strcmp(t->access_kind, "accesses") ? "touches" : "access")
-	                       : "access",
-	        "alone", "first site");
+	        t->access_kind && !t->access_density ? "touches" : "access", "alone", "first site");
 	for (int g = 0; g < t->ngroups; g++) {
 		const char *first = "";
 		for (int i = 0; i < t->nsites && !*first; i++)
@@ -1478,6 +1489,11 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 		fprintf(out, "%-6s %5d %10s %8s %8s  %s\n", t->groups[g].name, t->groups[g].nsites,
 		        hmpt_fmt_size_text(b, sizeof(b), t->groups[g].bytes), acc, alone, first);
 	}
+	char of[128];
+	if (t->access_kind) /* where the shares come from: a line under each table */
+		fprintf(out, "(%s: each group's share of %s)\n",
+		        t->access_density ? "access" : "touches",
+		        hmpt_view_share_of(t, of, sizeof(of)));
 	/* measured rows come first in order[]; predicted ones after them */
 	int nm = 0;
 	while (nm < n && !hmpt_tune_config_predicted(&t->configs[order[nm]]))
@@ -1520,6 +1536,9 @@ void hmpt_tune_print_summary(const hmpt_tune_t *t, FILE *out)
 			}
 		fputc('\n', out);
 	}
+	if (t->access_kind)
+		fprintf(out, "(access: the share of %s in the fast pool)\n",
+		        hmpt_view_share_of(t, of, sizeof(of)));
 	if (nm > rows)
 		fprintf(out, "(%d configurations in all: %s/results.csv)\n", nm, t->opt->dir);
 	if (n > nm)

@@ -108,11 +108,12 @@ static int load_sites(hmpt_tune_t *t, hmpt_measure_t *x, const char *pdir)
 	hmpt_prof_sort_sites(t->profile);
 	const json_t *sites = json_object_get(t->profile, "sites"), *s;
 	const json_t *sampling = json_object_get(t->profile, "sampling");
-	hmpt_prof_caps_t caps = hmpt_prof_sampling_caps(sampling);
-	if (caps.access_density)
-		t->access_kind = "accesses";
-	else if (caps.first_touch)
-		t->access_kind = "first touches";
+	hmpt_report_source_t src;
+	hmpt_report_source(sampling, &src);
+	t->access_kind = src.kind;
+	t->access_density = src.density;
+	t->access_time = src.time;
+	snprintf(t->access_source, sizeof(t->access_source), "%s", src.source);
 	size_t i;
 	t->nsites = (int)json_array_size(sites);
 	t->sites = calloc((size_t)t->nsites + 1, sizeof(*t->sites));

@@ -70,7 +70,7 @@ static void order_candidates(const hmpt_tune_t *t, int *cand)
 {
 	for (int i = 0; i < t->nsites; i++)
 		cand[i] = i;
-	if (t->access_kind && !strcmp(t->access_kind, "accesses"))
+	if (t->access_density)
 		for (int i = 1; i < t->nsites; i++) /* insertion sort by access */
 			for (int j = i;
 			     j > 0 && t->sites[cand[j]].access > t->sites[cand[j - 1]].access;

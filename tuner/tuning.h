@@ -206,6 +206,11 @@ typedef struct {
 	/* what was found */
 	json_t *profile;
 	const char *access_kind; /* "accesses", "first touches", or NULL */
+	bool access_density;     /* shares of sampled accesses, not of first touches */
+	bool access_time;        /* the samples are slices of CPU time (a timer's): a
+	                            site's share bounds what placing it can gain */
+	char access_source[64];  /* where the shares come from, in words: "timer
+	                            samples: where the CPU time went" (report.h) */
 	hmpt_tsite_t *sites;
 	int nsites;
 	uint64_t total_bytes;

@@ -187,10 +187,21 @@ static void group_facts(const hmpt_tune_t *t, int g, gfact_t *f)
 		f->where = W_UNKNOWN;
 }
 
-/* patterns from page faults: the order of first touches */
+/* patterns from page faults: the order of first touches, where no access
+ * was sampled */
 static bool first_touch(const hmpt_tune_t *t)
 {
-	return t->access_kind && strcmp(t->access_kind, "accesses");
+	return t->access_kind && !t->access_density;
+}
+
+const char *hmpt_view_share_of(const hmpt_tune_t *t, char *buf, size_t cap)
+{
+	if (t->access_kind)
+		snprintf(buf, cap, "the %s (%s)", t->access_kind,
+		         *t->access_source ? t->access_source : "sampled");
+	else
+		snprintf(buf, cap, "the bytes (no access sampling)");
+	return buf;
 }
 
 /* a group the headline names: a share of the best plan's gain, or a
@@ -335,7 +346,8 @@ static double best_wall(const hmpt_tune_t *t)
 }
 
 /* the estimated traffic the best plan puts in the fast pool, GB/s; < 0
- * when the samples cannot say (page faults count footprints, not traffic) */
+ * when the samples cannot say: each must stand for `period` accesses, as
+ * sampled loads do (page faults count footprints, a timer's samples time) */
 static double fast_traffic(const hmpt_tune_t *t)
 {
 	const json_t *sm = json_object_get(t->profile, "sampling");
@@ -343,7 +355,7 @@ static double fast_traffic(const hmpt_tune_t *t)
 
 	double wall = best_wall(t);
 
-	if (!t->access_kind || strcmp(t->access_kind, "accesses") || period <= 0 || wall <= 0)
+	if (!t->access_density || t->access_time || period <= 0 || wall <= 0)
 		return -1;
 	for (int i = 0; i < t->nsites; i++)
 		if (site_fast_in(t, t->best, i))
@@ -469,7 +481,11 @@ static void sites(FILE *f, const hmpt_tune_t *t)
 	site_head(f, t, " id=sites");
 	for (int k = 0; k < shown; k++)
 		site_row(f, t, order[k]);
+	char of[128];
 	fprintf(f, "</table>\n");
+	if (t->access_kind)
+		fprintf(f, "<p class=legend>Each site's share of %s.</p>\n",
+		        hmpt_view_share_of(t, of, sizeof(of)));
 	if (listed > shown) {
 		fprintf(f, "<details id=sites-more><summary>%d more site%s</summary>\n",
 		        t->nsites - shown, t->nsites - shown == 1 ? "" : "s");
@@ -502,15 +518,17 @@ void hmpt_view_write(FILE *f, const hmpt_tune_t *t)
 	for (int w = 0; w <= W_UNKNOWN; w++)
 		fprintf(f, "<span style=\"background:%s\" title=\"%s\">%s</span>",
 		        wheres_g[w].colour, wheres_g[w].meaning, wheres_g[w].where);
+	char of[128];
 	fprintf(f,
-	        " Bars: each group's share of the %s; a dark border marks the groups named "
+	        " Bars: each group's share of %s; a dark border marks the groups named "
 	        "above.",
-	        t->access_kind ? t->access_kind : "bytes (no access sampling)");
+	        hmpt_view_share_of(t, of, sizeof(of)));
 	if (first_touch(t))
-		fprintf(f, " <b>Without a PMU, patterns and colours here come from the order of "
-		           "first touches</b> (page faults): how each array was first written, "
-		           "often an initialisation loop, not how the program uses it later; "
-		           "strides under a page and reuse need sampled loads (PEBS, IBS).");
+		fprintf(f, " <b>Without sampled accesses, patterns and colours here come from the "
+		           "order of first touches</b> (page faults): how each array was first "
+		           "written, often an initialisation loop, not how the program uses it "
+		           "later; strides under a page and reuse need sampled accesses (PEBS, "
+		           "IBS, or the timer without a PMU: --sample timer).");
 	fprintf(f, "</p>\n");
 	int keys = 0;
 	for (int k = 0; k < n; k++) {

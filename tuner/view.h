@@ -44,6 +44,11 @@ json_t *hmpt_view_bench_open(const char *dir, char *err, size_t cap);
 int hmpt_view_bench_pool(const json_t *doc, const char *dir, const char *name,
                          hmpt_view_pool_t *out, char *err, size_t cap);
 
+/* What a tuning's shares are of, and where they come from, into buf:
+ * "the accesses (timer samples: where the CPU time went)", "the first
+ * touches (page faults)", or "the bytes (no access sampling)". */
+const char *hmpt_view_share_of(const hmpt_tune_t *t, char *buf, size_t cap);
+
 /* Text for HTML: <, > and & escaped. */
 void hmpt_view_html_text(FILE *f, const char *s);
 /* The view: section#bottleneck, then table#sites. */

@@ -66,7 +66,10 @@ static void build(hmpt_tune_t *t, hmpt_tconfig_t *configs)
 	opts.slow_name = "4k";
 	t->opt = &opts;
 	t->alpha_used = 0.05 / 5;
-	t->access_kind = "accesses";
+	t->access_kind = "accesses"; /* timer samples, as the profile stage reads them */
+	t->access_density = t->access_time = true;
+	snprintf(t->access_source, sizeof(t->access_source),
+	         "timer samples: where the CPU time went");
 	/* how two of the sites are walked (their profile's pattern counts):
 	 * a's samples go one way, b's either way */
 	sites[0].json = json_pack("{s:{s:{s:s,s:i,s:i,s:i,s:[{s:i,s:i}]}}}", "samples", "pattern",
@@ -279,6 +282,18 @@ static void check_html(void)
 	                      "sequential: bandwidth-bound"),
 	         !=, NULL);
 	CHECK_OP(strstr(html, "<table id=sites>"), !=, NULL);
+	/* where every share comes from: the bars, the sites, the groups, the
+	 * configurations; the first-touch warning only without sampled accesses */
+	CHECK_OP(strstr(html, "Bars: each group's share of the accesses (timer samples: where the "
+	                      "CPU time went);"),
+	         !=, NULL);
+	CHECK_OP(strstr(html, "Each site's share of the accesses (timer samples: "), !=, NULL);
+	CHECK_OP(strstr(html, "accesses: each group's share of the accesses (timer samples: "), !=,
+	         NULL);
+	CHECK_OP(strstr(html, "Each configuration's share of the accesses (timer samples: where "
+	                      "the CPU time went) in the fast pool."),
+	         !=, NULL);
+	CHECK(!strstr(html, "first touches</b>"));
 	/* offline: nothing fetched from elsewhere */
 	CHECK(!strstr(html, "http://") && !strstr(html, "https://"));
 	free(html);
@@ -329,6 +344,13 @@ static void check_summary(const hmpt_tune_t *t)
 	CHECK(!strstr(text, "\nG1+rest "));
 	CHECK_OP(strstr(text, "1 of 2 predicted shown"), !=, NULL);
 	CHECK(strstr(text, "rest") && strstr(text, "failed: killed by signal 6 (SIGABRT)"));
+	/* each table's shares named: of what, and from which source */
+	CHECK_OP(strstr(text, "\n(access: each group's share of the accesses (timer samples: "
+	                      "where the CPU time went))\n"),
+	         !=, NULL);
+	CHECK_OP(strstr(text, "\n(access: the share of the accesses (timer samples: where the "
+	                      "CPU time went) in the fast pool)\n"),
+	         !=, NULL);
 	CHECK_OP(strstr(text, "\n1 run set aside as slow outliers (slower than their "
 	                      "configuration's median by more than 4 robust sd, 5.3 %).\n"),
 	         !=, NULL);
@@ -377,6 +399,54 @@ static void check_many_sites(hmpt_tune_t *t)
 	free(ms);
 }
 
+/* The same tuning from other sources: PEBS samples name theirs; page
+ * faults say first touches, and the view warns (in bold) that its patterns
+ * are the order of first touches; unsampled, bytes. */
+static void check_sources(const hmpt_tune_t *t)
+{
+	static const struct {
+		const char *kind, *source, *bars, *group, *bold;
+		bool density;
+	} src[] = {
+	    {"accesses", "PEBS load samples",
+	     "Bars: each group's share of the accesses (PEBS load samples);",
+	     "\n(access: each group's share of the accesses (PEBS load samples))\n", NULL, true},
+	    {"first touches", "page faults",
+	     "Bars: each group's share of the first touches (page faults);",
+	     "\n(touches: each group's share of the first touches (page faults))\n",
+	     "<b>Without sampled accesses, patterns and colours here come from the order of "
+	     "first touches</b>",
+	     false},
+	    {NULL, "", "Bars: each group's share of the bytes (no access sampling);", NULL, NULL,
+	     false},
+	};
+	for (size_t k = 0; k < sizeof(src) / sizeof(src[0]); k++) {
+		hmpt_tune_t u = *t;
+		char *html = NULL, *text = NULL;
+		size_t hl = 0, tl = 0;
+		u.access_kind = src[k].kind;
+		u.access_density = src[k].density;
+		u.access_time = false;
+		snprintf(u.access_source, sizeof(u.access_source), "%s", src[k].source);
+		FILE *f = open_memstream(&html, &hl);
+		hmpt_view_write(f, &u);
+		fclose(f);
+		f = open_memstream(&text, &tl);
+		hmpt_tune_print_summary(&u, f);
+		fclose(f);
+		CHECK_OP(strstr(html, src[k].bars), !=, NULL);
+		CHECK((strstr(html, "first touches</b>") != NULL) == (src[k].bold != NULL));
+		if (src[k].bold)
+			CHECK_OP(strstr(html, src[k].bold), !=, NULL);
+		if (src[k].group)
+			CHECK_OP(strstr(text, src[k].group), !=, NULL);
+		else
+			CHECK(!strstr(text, "share of the"));
+		free(html);
+		free(text);
+	}
+}
+
 static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -398,6 +468,7 @@ int main(void)
 	check_svg();
 	check_summary(&t);
 	check_many_sites(&t);
+	check_sources(&t);
 
 	for (int i = 0; i < NCONF; i++) {
 		free(configs[i].fast);
