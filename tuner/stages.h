@@ -25,6 +25,15 @@ hmpt_stage_fn hmpt_stage_profile;
  * alone (the ranking phase); the sites of no group form the group
  * "rest". */
 hmpt_stage_fn hmpt_stage_rank;
+/* stage_rank.c: the sites the ranking times alone, cand[0..return-1] (at
+ * most --candidates, the most accessed first where sampled, else the
+ * largest), and *skipped: those passed over because their samples show
+ * they cannot gain --min-gain alone (stage_rank.c says why: only where the
+ * samples weigh CPU time). */
+int hmpt_rank_candidates(const hmpt_tune_t *t, int *cand, int *skipped);
+/* The share of the run under which a site cannot gain min_gain:
+ * min_gain / (1 + min_gain). */
+double hmpt_rank_skip_below(double min_gain);
 /* stage_rank.c: hmpt_method_analyze(), then make sure the reference ran:
  * without it nothing can be compared. */
 int hmpt_stage_analyze(hmpt_tune_t *t);

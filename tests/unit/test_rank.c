@@ -1,7 +1,10 @@
 /* test_rank.c — what the tuner makes of a profile's sampling source: the
  * source read from its capability record (report.c), the profile stage's
- * access shares over a profile written here (stage_profile.c) and the site
- * table's note of where the shares come from. */
+ * access shares over a profile written here (stage_profile.c), the site
+ * table's note of where the shares come from, and the ranking's candidates
+ * (stage_rank.c): with timer samples, sites whose time and bytes cannot give
+ * --min-gain are not timed alone; with PEBS samples, page faults, too few
+ * samples or --min-gain 0, every site is. */
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +103,23 @@ static void unload(hmpt_tune_t *t)
 	json_decref(t->profile);
 }
 
+/* the candidates as their ids' first letters, and how many were skipped */
+static void ranked(const hmpt_tune_t *t, char *ids, int *skipped)
+{
+	int cand[NSITES + 1], n = hmpt_rank_candidates(t, cand, skipped);
+	for (int k = 0; k < n; k++)
+		ids[k] = t->sites[cand[k]].id[0];
+	ids[n] = 0;
+}
+
+/* runs of the ranking phase: each candidate and the reference's share,
+ * --reps each (stage_rank.c's count) */
+static int ranking_runs(const char *ids)
+{
+	int k = (int)strlen(ids);
+	return (k + hmpt_measure_ref_share(k)) * opts.reps;
+}
+
 static void check_source(const char *sampling, bool density, bool first_touch, bool time,
                          const char *kind, const char *text)
 {
@@ -144,7 +164,8 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 int main(void)
 {
-	char path[256];
+	char path[256], ids[NSITES + 1];
+	int skipped;
 	hmpt_tune_t t;
 	hmpt_sym_t *sym = hmpt_sym_new();
 	static char *const cmd[] = {"./x", NULL};
@@ -160,15 +181,33 @@ int main(void)
 	                          .candidates = 16,
 	                          .min_gain = 0.01};
 	check_sources();
+	CHECK(hmpt_rank_skip_below(0.01) > 0.0099 && hmpt_rank_skip_below(0.01) < 0.0100);
+	CHECK(hmpt_rank_skip_below(0) == 0);
 
-	/* timer samples: shares of the accesses, each sample a slice of CPU
-	 * time */
+	/* timer samples: shares of the accesses, ranked by them; the two small
+	 * sites whose time and bytes are under 0.99 % are not timed alone
+	 * (once, with no samples, is: its bytes' page faults are kernel time
+	 * the samples miss) */
 	write_profile("timer", TIMER_CAPS, 1);
 	CHECK_OP(load(&t, sym), ==, 0);
 	CHECK_STREQ(t.access_kind, "accesses");
 	CHECK(t.access_density && t.access_time);
 	CHECK_STREQ(t.access_source, "timer samples: where the CPU time went");
 	CHECK_OP(t.nsites, ==, NSITES);
+	ranked(&t, ids, &skipped);
+	CHECK_STREQ(ids, "abc12d");
+	CHECK_OP(skipped, ==, 2);
+	CHECK_OP(ranking_runs(ids), ==, 24); /* instead of 33 */
+	opts.candidates = 4;                 /* the cap counts the sites timed */
+	ranked(&t, ids, &skipped);
+	CHECK_STREQ(ids, "abc1");
+	CHECK_OP(skipped, ==, 0);
+	opts.candidates = 16;
+	opts.min_gain = 0; /* any gain counts: every site is timed */
+	ranked(&t, ids, &skipped);
+	CHECK_STREQ(ids, "abc1fe2d");
+	CHECK_OP(skipped, ==, 0);
+	opts.min_gain = 0.01;
 	/* the site table says where its shares come from */
 	char *text = NULL;
 	size_t len = 0;
@@ -182,20 +221,36 @@ int main(void)
 	free(text);
 	unload(&t);
 
-	/* PEBS samples: loads, not time */
+	/* a hundredth of the samples (99): a share seen in so few is
+	 * uncertain, and no site is skipped */
+	write_profile("timer", TIMER_CAPS, 100);
+	CHECK_OP(load(&t, sym), ==, 0);
+	ranked(&t, ids, &skipped);
+	CHECK_OP(strlen(ids), ==, NSITES);
+	CHECK_OP(skipped, ==, 0);
+	unload(&t);
+
+	/* PEBS samples: loads, not time: ranked by them, none skipped */
 	write_profile("pebs", PEBS_CAPS, 1);
 	CHECK_OP(load(&t, sym), ==, 0);
 	CHECK_STREQ(t.access_kind, "accesses");
 	CHECK(t.access_density && !t.access_time);
 	CHECK_STREQ(t.access_source, "PEBS load samples");
+	ranked(&t, ids, &skipped);
+	CHECK_STREQ(ids, "abc1fe2d");
+	CHECK_OP(ranking_runs(ids), ==, 33);
 	unload(&t);
 
-	/* page faults: first touches */
+	/* page faults: first touches, the largest first, none skipped */
 	write_profile("faults", FAULT_CAPS, 1);
 	CHECK_OP(load(&t, sym), ==, 0);
 	CHECK_STREQ(t.access_kind, "first touches");
 	CHECK(!t.access_density && !t.access_time);
 	CHECK_STREQ(t.access_source, "page faults");
+	ranked(&t, ids, &skipped);
+	CHECK_OP(strlen(ids), ==, NSITES); /* c and d, e and 1 are as large */
+	CHECK(ids[0] == 'a' && ids[1] == 'b' && ids[4] == '2' && ids[5] == 'f');
+	CHECK_OP(skipped, ==, 0);
 	unload(&t);
 
 	hmpt_sym_free(sym);
