@@ -76,7 +76,8 @@ static int cmd_profile(int argc, char **argv)
 		case 's':
 			if (hmpt_sampler_parse(optarg, &kind))
 				hmpt_cli_usage_error(
-				    "profile", "--sample: expected auto, pebs, ibs, faults, timer or off",
+				    "profile",
+				    "--sample: expected auto, pebs, ibs, faults, timer or off",
 				    optarg);
 			sample = optarg;
 			break;
