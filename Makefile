@@ -206,6 +206,7 @@ check: deps
 
 bench-build: all
 	$(MAKE) -C bench B=$(abspath $(B))/bench
+	$(MAKE) -C tests/progs B=$(abspath $(B))/progs $(abspath $(B))/progs/truthwalk
 
 bench: deps-run
 	$(MAKE) bench-build

@@ -17,6 +17,8 @@ echo "== real programs, nothing asked (bench/real_programs.sh)"
 bench/real_programs.sh
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
+echo "== the timer source's cost at 1 kHz a thread, against HMPT_SAMPLE=off (bench/timer_overhead.sh)"
+bench/timer_overhead.sh
 echo "== page-fault profiling of large blocks freed and reused, malloc-large-like (bench/large_reuse.c)"
 "$B/bench/large_reuse" "$B/libhmpt.so" 1000 3
 echo "== hmpt-bench triad against classic STREAM (bench/stream_vs_classic.sh)"
