@@ -48,13 +48,16 @@ const hmpt_option_t hmpt_options_g[HMPT_OPT_COUNT] = {
     [HMPT_OPT_SAMPLE] = {"HMPT_SAMPLE", HMPT_OPT_TYPE_STRING, 0, 0, 0, "off",
                          "Sample memory accesses and attribute them to tracked allocations: "
                          "auto (or 1) takes the best this machine has, or name one of pebs "
-                         "(Intel), ibs (AMD), faults (software page faults: first touch "
-                         "only); off (or 0) does not sample."},
+                         "(Intel), ibs (AMD), timer (a CPU-time timer whose samples are "
+                         "decoded to data addresses, with page faults for the bytes: what "
+                         "auto takes without a PMU), faults (software page faults: first "
+                         "touch only); off (or 0) does not sample."},
     [HMPT_OPT_SAMPLE_PERIOD] = {"HMPT_SAMPLE_PERIOD", HMPT_OPT_TYPE_UINT, 0, 0, UINT64_C(1) << 32,
                                 "(per kind)",
                                 "One sample every this many events: PEBS loads 4001 (stores "
                                 "25 times that), IBS ops 524288 (a multiple of 16, at least "
-                                "0x90); page faults are always all sampled."},
+                                "0x90), the timer every this many ns of a thread's CPU time "
+                                "(1000000: 1 kHz); page faults are always all sampled."},
     [HMPT_OPT_SAMPLE_LDLAT] = {"HMPT_SAMPLE_LDLAT", HMPT_OPT_TYPE_UINT, 30, 3, 65535, "30",
                                "PEBS: sample loads that take at least this many cycles."},
     [HMPT_OPT_RANKS] = {"HMPT_RANKS", HMPT_OPT_TYPE_STRING, 0, 0, 0, "one",
