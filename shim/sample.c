@@ -20,7 +20,6 @@
 #include "decode.h"
 #include "log.h"
 #include "perfev.h"
-#include "sample_core.h"
 #include "sites.h"
 #include "sources.h"
 #include "statics.h"

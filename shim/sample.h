@@ -27,6 +27,7 @@
 #include "pattern.h"
 #include "pmu.h"
 #include "ring.h"
+#include "sources.h"
 
 #define HMPT_SAMPLE_NODES       16 /* nodes counted one by one; higher ones as "other" */
 #define HMPT_SAMPLE_LAT_BUCKETS 8  /* <16, <32, <64, <128, <256, <512, <1024, more cycles */
@@ -162,5 +163,31 @@ typedef struct {
 } hmpt_sample_tramp_t;
 hmpt_sample_tramp_t *hmpt_sample_tramp_get(void);
 void hmpt_sample_tramp_put(hmpt_sample_tramp_t *t);
+
+/* ------------------------------------------------------------------------
+ * For the sampling sources' files only (sources.h): the core's tables and
+ * helpers.  A source writes them only from its hooks, which the core calls
+ * with the sample lock held (touch, release, stop) or before sampling runs
+ * (map, go_live, fork_child). */
+
+/* A site's counters, for writing (site < HMPT_SITES_MAX). */
+hmpt_sample_site_t *hmpt_sample_acc(uint32_t site);
+/* The totals, for writing. */
+hmpt_sample_totals_t *hmpt_sample_counts(void);
+/* The system page size. */
+size_t hmpt_sample_page(void);
+/* When this process forked (0: never): blocks born before hold the
+ * parent's pages. */
+uint64_t hmpt_sample_fork_ns(void);
+/* The caps of the source in use (none before it starts). */
+hmpt_sample_caps_t hmpt_sample_active_caps(void);
+/* Look the page of addr up for its node at the end of the drain. */
+void hmpt_sample_pend(uint32_t site, uintptr_t addr, uint64_t born);
+/* The sample's place in its site's pattern (`faults`: an order of first
+ * touches), and the instruction that issued it. */
+void hmpt_sample_note_pattern(hmpt_sample_site_t *acc, const hmpt_ring_sample_t *s, bool faults,
+                              uint64_t born, uintptr_t lo, uintptr_t hi, bool gone);
+/* A sysctl's integer value, or dflt when it cannot be read. */
+int64_t hmpt_sample_read_sysctl(const char *path, int64_t dflt);
 
 #endif

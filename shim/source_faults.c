@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "arena.h"
-#include "sample_core.h"
+#include "sample.h"
 #include "sites.h"
 #include "sources.h"
 #include "sys.h"

@@ -18,7 +18,7 @@ trap '"$cluster" stop; rm -rf "$work"' EXIT
 note "local Slurm up: $SLURM_CONF"
 
 exact=(--base 1 h0:8M:2:2 h1:4M:1.4:2 s0:-:0.4:2 h2:4M:0.1:1)
-args=(--lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 --retakes 0 --seed 7 --no-memory-probe)
+args=(--lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 --retakes 0 --seed 7 --no-memory-probe --sample faults)
 # each way keeps its own noise counts (--state): the runs' order differs
 seed=${HMPT_TEST_SEED:-5}
 node=()

@@ -15,7 +15,7 @@ need_thp
 model=(--base 1 h0:8M:0.5:1 h1:4M:0.3:1 --noise 0.05 --seed "${NOISY_SEED:-1}")
 tune() { # tune MIN-GAIN
 	$TUNE -o "$work/g$1" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 2 --confirm 0 \
-		--retakes 0 --seed 7 --no-memory-probe --min-gain "$1" -- "$MODEL" "${model[@]}" --state "$work/g$1.state" \
+		--retakes 0 --seed 7 --no-memory-probe --sample faults --min-gain "$1" -- "$MODEL" "${model[@]}" --state "$work/g$1.state" \
 		>"$work/g$1.out" 2>"$work/g$1.err" || fail "hmpt-tune --min-gain $1 exited $?: $(cat "$work/g$1.err")"
 	cat "$work/g$1.out"
 }

@@ -7,7 +7,7 @@
 need_thp
 out=$work/tune
 prog=("$MODEL" --base 1 h0:8M:2:2 h1:4M:1:2 h2:4M:0.4:2 --noise 0.01 --seed 3 --state "$work/state")
-cmd=("$TUNE" -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 --retakes 0 --seed 7 --no-memory-probe -- "${prog[@]}")
+cmd=("$TUNE" -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 --retakes 0 --seed 7 --no-memory-probe --sample faults -- "${prog[@]}")
 runs() { cat "$out/journal.jsonl" 2>/dev/null | grep -c '"config"'; }
 wait_runs() { # N: until the journal has N runs
 	for _ in $(seq 600); do
@@ -90,7 +90,7 @@ PY
 # measured, and the answer is the same
 done_runs=$(runs)
 "$TUNE" -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --reps 2 \
-	--retakes 0 --seed 7 --no-memory-probe --search exhaustive -- "${prog[@]}" >"$work/o4" 2>"$work/e4" ||
+	--retakes 0 --seed 7 --no-memory-probe --sample faults --search exhaustive -- "${prog[@]}" >"$work/o4" 2>"$work/e4" ||
 	fail "exhaustive search on the model search's journal failed: $(cat "$work/e4")"
 grep -q "resuming from .*: $done_runs runs done" "$work/e4" || fail "no resume message: $(cat "$work/e4")"
 model_py - "$out/results.json" <<'PY' || fail "exhaustive search after the model search differs"

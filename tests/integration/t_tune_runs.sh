@@ -19,7 +19,7 @@ need_thp
 model=(--base 0.8 h0:32M:0.8:1.1 h1:16M:0.6:1.1 h2:12M:0.3:1 h3:12M:0.1:1 --noise 0.015
 	--seed "${RUNS_SEED:-1}")
 tune() { # tune DIR SEARCH [OPTION...]
-	$TUNE -o "$work/$1" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --retakes 0 --seed 7 --no-memory-probe \
+	$TUNE -o "$work/$1" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 4 --retakes 0 --seed 7 --no-memory-probe --sample faults \
 		--min-size 10M --search "$2" "${@:3}" -- "$MODEL" "${model[@]}" --state "$work/$1.state" \
 		>"$work/$1.out" 2>"$work/$1.err" || fail "hmpt-tune ($2) exited $?: $(cat "$work/$1.err")"
 }

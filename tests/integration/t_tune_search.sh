@@ -12,7 +12,7 @@ exact=(--base 0.5 h0:24M:3.0:4 h1:16M:1.5:3 h2:8M:1.0:3 h3:8M:0.5:2 h4:4M:0.2:2 
 	s0:-:0.8:2 s1:-:0.05:2 --saturate 3 --pair h0,s0,0.4)
 model=("${exact[@]}" --noise 0.01 --seed 11 --state "$work/state")
 out=$work/tune
-$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --retakes 0 --seed 7 --no-memory-probe -- \
+$TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --retakes 0 --seed 7 --no-memory-probe --sample faults -- \
 	"$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
 	fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary" "$work/err"
@@ -64,7 +64,7 @@ grep -q -- "--budget 5: too small for the model search's first configurations" "
 $TUNE --search greedy -- "$MODEL" 2>"$work/se" && fail "--search greedy was taken"
 grep -q -- '--search: expected model or exhaustive' "$work/se" || fail "--search greedy: $(cat "$work/se")"
 # a budget the search meets: it stops there and says so
-$TUNE -o "$work/b2" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --budget 40 --retakes 0 --seed 7 --no-memory-probe -- \
+$TUNE -o "$work/b2" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --budget 40 --retakes 0 --seed 7 --no-memory-probe --sample faults -- \
 	"$MODEL" "${model[@]/$work\/state/$work/state2}" >"$work/b2o" 2>"$work/b2e" ||
 	fail "--budget 40 exited $?: $(cat "$work/b2e")"
 grep -q -- '--budget 40 runs reached' "$work/b2e" || fail "--budget 40: $(cat "$work/b2e")"
@@ -77,7 +77,7 @@ note "--budget 40: $runs runs"
 # and says why; nothing is chosen
 null=(--base 0.05 h0:8M:0.02:1 h1:4M:0.02:1 h2:4M:0.02:1 h3:2M:0.02:1 h4:2M:0.02:1
 	h5:2M:0.02:1 s0:-:0.02:1 s1:-:0.02:1 --noise 0.01 --seed 5 --state "$work/nstate")
-$TUNE -o "$work/n" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --retakes 0 --seed 7 --no-memory-probe -- \
+$TUNE -o "$work/n" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --retakes 0 --seed 7 --no-memory-probe --sample faults -- \
 	"$MODEL" "${null[@]}" >"$work/no" 2>"$work/ne" || fail "hmpt-tune (null) exited $?: $(cat "$work/ne")"
 grep -q 'stopped: no configuration of the first design (all-fast and each group alone), nor two of half the groups each, was faster than all-slow' "$work/ne" ||
 	fail "the null tuning does not say why its search stopped: $(grep 'model search:' "$work/ne")"

@@ -18,7 +18,7 @@ land=(--base 3.0 h0:64M:5.4:4 h1:48M:3.2:4 h2:32M:1.6:4 h3:32M:1.5:4 h4:16M:0.5:
 model=("${land[@]}" --noise 0.003 --seed 1 --state "$work/state")
 out=$work/tune
 $TUNE -o "$out" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 8 --split --confirm 0 \
-	--retakes 0 --seed 7 --no-memory-probe -- "$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
+	--retakes 0 --seed 7 --no-memory-probe --sample faults -- "$MODEL" "${model[@]}" >"$work/summary" 2>"$work/err" ||
 	fail "hmpt-tune exited $?: $(cat "$work/err")"
 cat "$work/summary"
 grep 'split:' "$work/err" || fail "no split steps on standard error: $(cat "$work/err")"
@@ -70,7 +70,7 @@ model=(--base 2.175 h0:32M:1:4 h1:40M:1:4 h2:32M:0.1:4 --noise 0.002 --seed 3 --
 # with a share of the other (whole 2 MiB granules, half a granule per block
 # kept in hand for the rounding): at least 45 MiB, 90 % of the capacity
 $TUNE -o "$work/cap" --lib "$LIB" --pools thp,4k -m 'Time in seconds' --groups 3 --split \
-	--search exhaustive --capacity 50M --retakes 0 --seed 7 --no-memory-probe -- "$MODEL" "${model[@]}" >"$work/capsummary" \
+	--search exhaustive --capacity 50M --retakes 0 --seed 7 --no-memory-probe --sample faults -- "$MODEL" "${model[@]}" >"$work/capsummary" \
 	2>"$work/caperr" ||
 	fail "hmpt-tune --capacity exited $?: $(cat "$work/caperr")"
 grep "split: plan-capacity" "$work/caperr" || fail "no capacity fill: $(cat "$work/caperr")"

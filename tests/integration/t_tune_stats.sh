@@ -22,7 +22,7 @@ tune, lib, model, work = sys.argv[1:5]
 def tuning(name, seed, tune_args, model_args):
     out = f"{work}/{name}.{seed}"
     cmd = [tune, "-o", out, "--lib", lib, "--pools", "thp,4k", "-m", "Time in seconds",
-           "--groups", "2", "--confirm", "0", "--retakes", "0", "--seed", str(seed), "--no-memory-probe", *tune_args, "--", model, "--seed", str(seed),
+           "--groups", "2", "--confirm", "0", "--retakes", "0", "--seed", str(seed), "--no-memory-probe", "--sample", "faults", *tune_args, "--", model, "--seed", str(seed),
            "--state", out + ".state", *model_args]
     p = subprocess.run(cmd, capture_output=True, text=True)
     assert p.returncode == 0, (cmd, p.stderr)
