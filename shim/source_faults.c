@@ -32,11 +32,6 @@ static observe_t *observe_g;
 static uint64_t mthp_g;
 static int pagemap_fd_g = -1;
 
-static int64_t read_sysctl(const char *path, int64_t dflt)
-{
-	return hmpt_sample_read_sysctl(path, dflt);
-}
-
 bool hmpt_source_faults_map(void)
 {
 	if (!observe_g)
@@ -137,7 +132,7 @@ static uint64_t mthp_enabled(void)
 	hmpt_fmt_text(path, sizeof(path), "%s/enabled", dir);
 	bool top_on = hmpt_sys_read_file(path, top, sizeof(top)) > 0 && !strstr(top, "[never]");
 	hmpt_fmt_text(path, sizeof(path), "%s/hpage_pmd_size", dir);
-	int64_t pmd = read_sysctl(path, 2 << 20);
+	int64_t pmd = hmpt_sample_read_sysctl(path, 2 << 20);
 	for (uint64_t kb = 8; kb * 1024 < (uint64_t)pmd; kb <<= 1) {
 		hmpt_fmt_text(path, sizeof(path), "%s/hugepages-%" PRIu64 "kB/enabled", dir, kb);
 		if (hmpt_sys_read_file(path, buf, sizeof(buf)) <= 0)
