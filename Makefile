@@ -162,13 +162,15 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
 # libFuzzer targets (clang); run for a bounded time by tests/integration/t_fuzz.sh.
 # UBSan halts on the first error, so a fuzzer reports it as a crash.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# the backends' registry and the backends it names (plans name backends)
+BACKEND_SRC := common/backend.c common/pool_memkind.c common/pool_file.c
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -Itools -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all
 $(B)/fuzz/fuzz_options: tests/fuzz/fuzz_options.c common/options.c common/fmt.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_plan: tests/fuzz/fuzz_plan.c common/plan.c common/json.c common/topo.c \
-		common/options.c common/fmt.c common/sys.c | $(B)/fuzz
+		common/options.c common/fmt.c common/sys.c $(BACKEND_SRC) | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_profile: tests/fuzz/fuzz_profile.c tuner/profiles.c common/pattern.c tools/outfile.c \
 		common/sys.c | $(B)/fuzz
@@ -182,7 +184,7 @@ $(B)/fuzz/fuzz_ring: tests/fuzz/fuzz_ring.c shim/ring.c | $(B)/fuzz
 $(B)/fuzz/fuzz_elf: tests/fuzz/fuzz_elf.c shim/statics.c common/sys.c | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^)
 $(B)/fuzz/fuzz_poolspec: tests/fuzz/fuzz_poolspec.c tools/poolspec.c common/plan.c common/json.c \
-		common/topo.c common/options.c common/fmt.c common/sys.c | $(B)/fuzz
+		common/topo.c common/options.c common/fmt.c common/sys.c $(BACKEND_SRC) | $(B)/fuzz
 	$(FUZZ_CC) -o $@ $(filter %.c,$^) -ljansson
 $(FUZZ_BIN): tests/fuzz/fuzz_check.h
 $(B)/fuzz:

@@ -45,7 +45,7 @@ typedef struct {
 	size_t len;   /* mapped */
 	uint16_t tag; /* placement (pool.h) */
 	uint64_t charged;
-	const struct hmpt_backend_ops *backend; /* where it came from (backend.h) */
+	struct hmpt_backend_pool *bp; /* where it came from (backend.h) */
 } hb_buf_t;
 
 /* `bytes` in pool p, not yet touched.  0, or -1 with `why` saying what the

@@ -173,7 +173,8 @@ static int map_find(const void *p)
 	return -1;
 }
 
-static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag, int kind)
+static void *map_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool zero, uint32_t site,
+                       uint16_t tag)
 {
 	bool huge = hmpt_pools_tag_hugetlb(pools_g, tag);
 	int i;
@@ -182,7 +183,7 @@ static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 
 	(void)align; /* HB_HUGE: the mapping's own alignment */
 	(void)zero;  /* fresh mappings are */
-	(void)kind;
+	(void)bp;
 	for (i = 0; i < MAPS && maps_g[i].addr; i++)
 		;
 	if (i == MAPS) {
@@ -222,20 +223,22 @@ static void *map_alloc(size_t size, size_t align, bool zero, uint32_t site, uint
 	return addr;
 }
 
-static int map_lookup(const void *p, hmpt_backend_block_t *out)
+static int map_lookup(hmpt_backend_pool_t *bp, const void *p, hmpt_backend_block_t *out)
 {
 	int i = map_find(p);
 
+	(void)bp;
 	if (i < 0)
 		return -ENOENT;
 	*out = maps_g[i].b;
 	return 0;
 }
 
-static int map_free(void *p, hmpt_backend_block_t *out)
+static int map_free(hmpt_backend_pool_t *bp, void *p, hmpt_backend_block_t *out)
 {
 	int i = map_find(p);
 
+	(void)bp;
 	if (i < 0)
 		return -ENOENT;
 	*out = maps_g[i].b;
@@ -244,13 +247,9 @@ static int map_free(void *p, hmpt_backend_block_t *out)
 	return 0;
 }
 
-static const hmpt_backend_ops_t map_ops = {
-    .name = "mmap", .alloc = map_alloc, .free = map_free, .lookup = map_lookup};
-/* hmpt-bench's backend of each hmpt_backend_t */
-static const hmpt_backend_ops_t *const backends_g[2] = {
-    [HMPT_BACKEND_NUMA] = &map_ops,
-    [HMPT_BACKEND_MEMKIND] = &hmpt_backend_memkind,
-};
+/* the node backend's ops in hmpt-bench (backend.h) */
+const hmpt_backend_ops_t hmpt_backend_nodes_ops = {
+    .alloc = map_alloc, .free = map_free, .lookup = map_lookup};
 
 int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_t whylen)
 {
@@ -263,22 +262,22 @@ int hb_mem_alloc(const hb_pool_t *p, size_t bytes, hb_buf_t *b, char *why, size_
 		say_short(p, bytes, why, whylen);
 		return -1;
 	}
-	const hmpt_backend_ops_t *ops = backends_g[c.backend];
+	const hmpt_backend_ops_t *ops = c.bp->be->ops;
 	b->len = (bytes + HB_HUGE - 1) / HB_HUGE * HB_HUGE;
 	map_why_g[0] = '\0';
-	b->addr = ops->alloc(b->len, HB_HUGE, false, 0, c.tag, c.kind);
+	b->addr = ops->alloc(c.bp, b->len, HB_HUGE, false, 0, c.tag);
 	if (!b->addr) {
 		if (map_why_g[0])
 			snprintf(why, whylen, "%s", map_why_g);
 		else
-			snprintf(why, whylen, "%s could not allocate %zu bytes: %s", ops->name,
+			snprintf(why, whylen, "%s could not allocate %zu bytes: %s", c.bp->be->name,
 			         bytes, strerror(errno));
 		hmpt_pools_release(pools_g, c.tag, c.bytes);
 		return -1;
 	}
 	b->tag = c.tag;
 	b->charged = c.bytes;
-	b->backend = ops;
+	b->bp = c.bp;
 	return 0;
 }
 
@@ -287,7 +286,7 @@ void hb_mem_free(hb_buf_t *b)
 	hmpt_backend_block_t rec;
 
 	if (b->addr)
-		b->backend->free(b->addr, &rec);
+		b->bp->be->ops->free(b->bp, b->addr, &rec);
 	if (b->tag)
 		hmpt_pools_release(pools_g, b->tag, b->charged);
 	memset(b, 0, sizeof(*b));

@@ -16,31 +16,6 @@
 #include "siteid.h"
 #include "sys.h"
 
-const char *const hmpt_plan_kinds_g[] = {"hbw",
-                                         "hbw_all",
-                                         "hbw_preferred",
-                                         "hbw_interleave",
-                                         "hbw_hugetlb",
-                                         "hbw_all_hugetlb",
-                                         "hbw_preferred_hugetlb",
-                                         "hugetlb",
-                                         "interleave",
-                                         "regular",
-                                         "default",
-                                         "dax_kmem",
-                                         "dax_kmem_all",
-                                         "dax_kmem_preferred",
-                                         "dax_kmem_interleave",
-                                         "highest_capacity",
-                                         "highest_capacity_preferred",
-                                         "highest_capacity_local",
-                                         "highest_capacity_local_preferred",
-                                         "lowest_latency_local",
-                                         "lowest_latency_local_preferred",
-                                         "highest_bandwidth_local",
-                                         "highest_bandwidth_local_preferred",
-                                         NULL};
-
 static const char *const policies_g[] = {"bind", "preferred", "interleave", NULL};
 static const char *const pages_g[] = {"default", "4k", "thp", "hugetlb", NULL};
 
@@ -349,16 +324,94 @@ static int want_share(ctx_t *c, const hmpt_json_t *v, const char *field, uint32_
 
 /* -------------------------------------------------------------- pools */
 
+/* Is `key` one of the backend's own fields? */
+static bool backend_takes(const hmpt_backend_t *be, const char *key)
+{
+	return index_of(be->fields, key) >= 0;
+}
+
+/* The pool's backend and the fields only some backends take: each must be
+ * one of its backend's (the registry's rows say which). */
+static int parse_backend(ctx_t *c, const hmpt_json_t *v, const char *base, hmpt_plan_pool_t *p)
+{
+	const char *names[16];
+	const hmpt_json_t *m;
+	path_t f;
+	int n = 0, rc, e;
+
+	for (; hmpt_backends_g[n] && n < 15; n++)
+		names[n] = hmpt_backends_g[n]->name;
+	names[n] = NULL;
+	p->backend = hmpt_backend_nodes();
+	if ((m = member(v, "backend"))) {
+		path_join(&f, base, "backend", -1);
+		if ((rc = want_enum(c, m, f.s, names, &e)))
+			return rc;
+		p->backend = hmpt_backends_g[e];
+	}
+	for (m = v->child; m; m = m->next) {
+		const hmpt_backend_t *owner = NULL;
+		for (int i = 0; hmpt_backends_g[i]; i++)
+			if (backend_takes(hmpt_backends_g[i], m->key))
+				owner = owner ? owner : hmpt_backends_g[i];
+		if (!owner || backend_takes(p->backend, m->key))
+			continue;
+		char what[160];
+		path_join(&f, base, m->key, -1);
+		if (p->backend->caps.node_fields)
+			hmpt_fmt_text(what, sizeof(what),
+			              "only %s pools have a %s (add \"backend\": \"%s\")",
+			              owner->name, m->key, owner->name);
+		else
+			hmpt_fmt_text(what, sizeof(what),
+			              "not allowed in a %s pool: its %s decides nodes and pages",
+			              p->backend->name, p->backend->required);
+		return fail(c, m, f.s, what, NULL);
+	}
+	if (p->backend->required && !member(v, p->backend->required)) {
+		char what[160];
+		path_join(&f, base, p->backend->required, -1);
+		return fail(c, v, f.s,
+		            hmpt_fmt_text(what, sizeof(what), "missing: %s", p->backend->hint),
+		            NULL);
+	}
+	if (p->backend->kinds && (m = member(v, "kind"))) {
+		const char *kinds[64];
+		int k = 0;
+		for (; p->backend->kinds[k].name && k < 63; k++)
+			kinds[k] = p->backend->kinds[k].name;
+		kinds[k] = NULL;
+		path_join(&f, base, "kind", -1);
+		if ((rc = want_enum(c, m, f.s, kinds, &p->kind)))
+			return rc;
+	}
+	if (backend_takes(p->backend, "file") && (m = member(v, "file"))) {
+		path_join(&f, base, "file", -1);
+		if (m->type != HMPT_JSON_STRING || m->len == 0 || m->str[0] != '/')
+			return fail(c, m, f.s,
+			            "expected an absolute path: a device-DAX device such as "
+			            "\"/dev/dax0.0\", a file, or a directory to make one in",
+			            m);
+		p->file = m->str;
+	}
+	return 0;
+}
+
 static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *given_fallback,
                       const hmpt_json_t **fallback_node)
 {
-	static const char *const keys[] = {"backend",  "nodes",    "local", "policy", "pages",
-	                                   "capacity", "fallback", "kind",  NULL};
-	static const char *const backends[] = {"numa", "memkind", NULL};
+	static const char *const common_keys[] = {"backend", "capacity", "fallback", NULL};
+	const char *keys[32];
 	path_t base, f;
 	const hmpt_json_t *m;
-	int rc, e;
+	int rc, e, n = 0;
 
+	for (int i = 0; common_keys[i]; i++)
+		keys[n++] = common_keys[i];
+	for (int i = 0; hmpt_backends_g[i]; i++)
+		for (int j = 0; hmpt_backends_g[i]->fields[j] && n < 31; j++)
+			keys[n++] = hmpt_backends_g[i]->fields[j];
+	keys[n] = NULL;
 	path_join(&base, "pools", v->key, -1);
 	if ((rc = want_type(c, v, base.s, HMPT_JSON_OBJECT)) ||
 	    (rc = check_keys(c, v, base.s, keys)))
@@ -366,35 +419,8 @@ static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *
 	p->line = v->line;
 	p->local = true;
 	p->kind = -1;
-	if ((m = member(v, "backend"))) {
-		path_join(&f, base.s, "backend", -1);
-		if ((rc = want_enum(c, m, f.s, backends, &e)))
-			return rc;
-		p->backend = (hmpt_backend_t)e;
-	}
-	if (p->backend == HMPT_BACKEND_MEMKIND) {
-		static const char *const numa_only[] = {"nodes", "local", "policy", "pages", NULL};
-		for (int i = 0; numa_only[i]; i++)
-			if ((m = member(v, numa_only[i]))) {
-				path_join(&f, base.s, numa_only[i], -1);
-				return fail(c, m, f.s,
-				            "not allowed in a memkind pool: its kind decides "
-				            "nodes and pages",
-				            NULL);
-			}
-		if (!(m = member(v, "kind"))) {
-			path_join(&f, base.s, "kind", -1);
-			return fail(c, v, f.s,
-			            "missing: a memkind pool needs a kind, such as \"hbw\"", NULL);
-		}
-		path_join(&f, base.s, "kind", -1);
-		if ((rc = want_enum(c, m, f.s, hmpt_plan_kinds_g, &p->kind)))
-			return rc;
-	} else if ((m = member(v, "kind"))) {
-		path_join(&f, base.s, "kind", -1);
-		return fail(c, m, f.s,
-		            "only memkind pools have a kind (add \"backend\": \"memkind\")", NULL);
-	}
+	if ((rc = parse_backend(c, v, base.s, p)))
+		return rc;
 	if ((m = member(v, "nodes"))) {
 		path_join(&f, base.s, "nodes", -1);
 		if (m->type == HMPT_JSON_STRING && strcmp(m->str, "hbm") == 0)

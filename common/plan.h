@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend.h"
 #include "json.h"
 #include "topo.h"
 
@@ -39,7 +40,6 @@
 #define HMPT_POOL_SYSTEM      (-1)
 #define HMPT_POOL_SYSTEM_NAME "system"
 
-typedef enum { HMPT_BACKEND_NUMA, HMPT_BACKEND_MEMKIND } hmpt_backend_t;
 typedef enum {
 	HMPT_NODES_NONE, /* no node policy */
 	HMPT_NODES_ALL,
@@ -50,9 +50,9 @@ typedef enum {
 typedef enum { HMPT_POLICY_BIND, HMPT_POLICY_PREFERRED, HMPT_POLICY_INTERLEAVE } hmpt_policy_t;
 typedef enum { HMPT_PAGES_DEFAULT, HMPT_PAGES_4K, HMPT_PAGES_THP, HMPT_PAGES_HUGETLB } hmpt_pages_t;
 
-typedef struct {
+typedef struct hmpt_plan_pool {
 	char name[HMPT_POOL_NAME_MAX];
-	hmpt_backend_t backend;
+	const hmpt_backend_t *backend; /* its registry row (backend.h) */
 	hmpt_nodes_t nodes;
 	hmpt_nodemask_t list; /* HMPT_NODES_LIST */
 	bool local;           /* HBM/DDR: the nodes local to the allocating thread */
@@ -61,7 +61,8 @@ typedef struct {
 	uint64_t capacity;     /* bytes; 0 = not given */
 	uint32_t capacity_pct; /* 1-100 of the nodes' memory; 0 = not given */
 	int fallback;          /* pool index or HMPT_POOL_SYSTEM */
-	int kind;              /* memkind: index into hmpt_plan_kinds_g */
+	int kind;              /* "kind": index into the backend's kinds, or -1 */
+	const char *file;      /* "file": the path, or NULL */
 	uint32_t line;         /* where the pool is defined */
 } hmpt_plan_pool_t;
 
@@ -124,9 +125,6 @@ typedef struct {
 	void *mem;
 	size_t mem_len;
 } hmpt_plan_t;
-
-/* memkind kinds by plan name ("hbw" -> MEMKIND_HBW), NULL-terminated */
-extern const char *const hmpt_plan_kinds_g[];
 
 int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t *plan, char *err,
                     size_t errlen);

@@ -40,6 +40,7 @@ void hmpt_pools_destroy(hmpt_pools_t *ps)
 {
 	if (!ps)
 		return;
+	hmpt_pools_close(ps);
 	pthread_mutex_destroy(&ps->lock);
 	hmpt_sys_unmap(ps, sizeof(*ps));
 }
@@ -137,8 +138,7 @@ static uint64_t node_reserve(const hmpt_node_t *n)
 	return r < ((uint64_t)16 << 20) ? (uint64_t)16 << 20 : r;
 }
 
-static uint16_t add_place(hmpt_pools_t *ps, int pool, const hmpt_nodemask_t *nodes, bool hugetlb,
-                          const hmpt_plan_pool_t *pp)
+static uint16_t add_place(hmpt_pools_t *ps, int pool, const hmpt_nodemask_t *nodes, bool hugetlb)
 {
 	for (int i = 0; i < ps->nplaces; i++)
 		if (ps->places[i].pool == pool && hmpt_nodemask_equal(&ps->places[i].nodes, nodes))
@@ -150,8 +150,7 @@ static uint16_t add_place(hmpt_pools_t *ps, int pool, const hmpt_nodemask_t *nod
 	p->nodes = *nodes;
 	p->nnodes = hmpt_nodemask_weight(nodes);
 	p->hugetlb = hugetlb;
-	p->backend = pp->backend;
-	p->kind = pp->backend == HMPT_BACKEND_MEMKIND ? pp->kind : -1;
+	p->bp = &ps->inst[pool];
 	return (uint16_t)ps->nplaces;
 }
 
@@ -254,7 +253,10 @@ static void set_budget(hmpt_pools_t *ps, rctx_t *r, int i, const hmpt_plan_pool_
 
 	for (int n = hmpt_nodemask_first(of); n >= 0; n = hmpt_nodemask_next(of, n))
 		total += t->node[n].mem_total;
-	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA) {
+	if (ps->inst[i].capacity) {
+		implicit = ps->inst[i].capacity;
+		from = "its file";
+	} else if (p->pages == HMPT_PAGES_HUGETLB) {
 		implicit = 0;
 		from = "free huge pages";
 		if (hmpt_nodemask_empty(nodes))
@@ -289,7 +291,7 @@ static void set_budget(hmpt_pools_t *ps, rctx_t *r, int i, const hmpt_plan_pool_
 		                  "of %s); its budget is that",
 		                  HMPT_SIZE(cap), HMPT_SIZE(implicit), from));
 	}
-	if (p->pages == HMPT_PAGES_HUGETLB && p->backend == HMPT_BACKEND_NUMA && implicit == 0)
+	if (p->pages == HMPT_PAGES_HUGETLB && implicit == 0)
 		pool_warn(
 		    ps, r, p, "pages",
 		    "no free 2 MiB huge pages on its nodes (reserve some: "
@@ -301,9 +303,18 @@ static void set_budget(hmpt_pools_t *ps, rctx_t *r, int i, const hmpt_plan_pool_
 		          "gets 4 KiB pages");
 }
 
-static bool is_hbw_kind(int kind)
+bool hmpt_pools_hbw_budget(const hmpt_plan_pool_t *p)
 {
-	return kind >= 0 && strncmp(hmpt_plan_kinds_g[kind], "hbw", 3) == 0;
+	return p->backend->caps.hbw_budget && p->kind >= 0 && p->backend->kinds[p->kind].hbw;
+}
+
+void hmpt_pools_close(hmpt_pools_t *ps)
+{
+	for (int i = 0; ps->plan && i < ps->plan->npools; i++) {
+		hmpt_backend_pool_t *bp = &ps->inst[i];
+		if (bp->state && bp->be->ops && bp->be->ops->close)
+			bp->be->ops->close(bp);
+	}
 }
 
 int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_topo_t *topo,
@@ -320,6 +331,8 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 	ps->topo = topo;
 	ps->nplaces = 0;
 	memset(ps->pools, 0, sizeof(ps->pools));
+	memset(ps->inst, 0, sizeof(ps->inst));
+	ps->system = (hmpt_backend_pool_t){.be = hmpt_backend_nodes(), .index = HMPT_POOL_SYSTEM};
 	ps->acc = &ps->own_acc;
 	ps->acc_lock = NULL;
 	ps->acc_unlock = NULL;
@@ -336,42 +349,34 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 	for (int i = 0; i < plan->npools; i++) {
 		const hmpt_plan_pool_t *p = &plan->pools[i];
 		hmpt_pools_rt_t *rt = &ps->pools[i];
+		hmpt_backend_pool_t *bp = &ps->inst[i];
 		hmpt_nodemask_t nodes;
-		bool memkind = p->backend == HMPT_BACKEND_MEMKIND;
-		bool hugetlb = p->pages == HMPT_PAGES_HUGETLB && !memkind;
+		bool hugetlb = p->pages == HMPT_PAGES_HUGETLB;
 		bool local = p->local;
 
 		if ((rc = pool_nodes(ps, &r, p, &nodes)))
 			return rc;
-		if (memkind) {
-			char why[256];
-			if (hmpt_backend_memkind.open(why, sizeof(why)) != 0)
-				return pool_error(ps, &r, p, "backend", why, NULL);
-			if (hmpt_backend_memkind.check(p->kind) != 0) {
-				char what[160];
-				/* kind names are plain words: no JSON escaping needed */
-				hmpt_fmt_text(
-				    what, sizeof(what),
-				    "memkind says kind \"%s\" is not available on this machine",
-				    hmpt_plan_kinds_g[p->kind]);
-				return pool_error(ps, &r, p, "kind", what, NULL);
-			}
-			/* memkind's HBW kinds use the HBM local to the thread: hmpt
-			 * accounts them on those nodes when it knows them */
-			if (is_hbw_kind(p->kind) && !hmpt_nodemask_empty(&topo->hbm)) {
-				nodes = topo->hbm;
-				local = true;
-			}
+		*bp = (hmpt_backend_pool_t){.be = p->backend, .plan = p, .index = i};
+		if (p->backend->ops && p->backend->ops->open) {
+			char why[512];
+			const char *field = NULL;
+			if (p->backend->ops->open(bp, &field, why, sizeof(why)) != 0)
+				return pool_error(ps, &r, p, field, why, NULL);
 		}
-		rt->any = add_place(ps, i, &nodes, hugetlb, p);
+		/* memkind's HBW kinds use the HBM local to the thread: hmpt
+		 * accounts them on those nodes when it knows them */
+		if (hmpt_pools_hbw_budget(p) && !hmpt_nodemask_empty(&topo->hbm)) {
+			nodes = topo->hbm;
+			local = true;
+		}
+		rt->any = add_place(ps, i, &nodes, hugetlb);
 		for (int c = 0; c < HMPT_MAX_NODES; c++) {
 			const hmpt_nodemask_t *l = NULL;
 			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c))
 				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
 				                               : &topo->local_hbm[c];
-			rt->by_node[c] = l && !hmpt_nodemask_empty(l)
-			                     ? add_place(ps, i, l, hugetlb, p)
-			                     : rt->any;
+			rt->by_node[c] =
+			    l && !hmpt_nodemask_empty(l) ? add_place(ps, i, l, hugetlb) : rt->any;
 		}
 		set_budget(ps, &r, i, p, &nodes);
 	}
@@ -527,8 +532,7 @@ void hmpt_pools_choose(hmpt_pools_t *ps, int pool, size_t size, uint64_t site_id
 
 	memset(out, 0, sizeof(*out));
 	out->pool = HMPT_POOL_SYSTEM;
-	out->backend = HMPT_BACKEND_NUMA;
-	out->kind = -1;
+	out->bp = &ps->system;
 	out->bytes = hmpt_pools_round(ps, 0, size);
 	lock_accounts(ps);
 	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= ps->plan->npools; hops++) {
@@ -542,8 +546,7 @@ void hmpt_pools_choose(hmpt_pools_t *ps, int pool, size_t size, uint64_t site_id
 			ps->pools[pool].st.bytes += bytes;
 			*out = (hmpt_choice_t){.pool = pool,
 			                       .tag = tag,
-			                       .backend = p->backend,
-			                       .kind = p->kind,
+			                       .bp = p->bp,
 			                       .hugetlb = p->hugetlb,
 			                       .bytes = bytes};
 			break;
@@ -718,8 +721,8 @@ void hmpt_pools_describe_place(hmpt_pools_t *ps, hmpt_fmt_t *f, int i)
 	const hmpt_plan_pool_t *p = &ps->plan->pools[i];
 	const hmpt_pool_stats_t *st = &ps->pools[i].st;
 
-	if (p->backend == HMPT_BACKEND_MEMKIND) {
-		hmpt_fmt_printf(f, "memkind kind %s", hmpt_plan_kinds_g[p->kind]);
+	if (p->backend->describe) {
+		p->backend->describe(f, p);
 		if (!hmpt_nodemask_empty(&st->nodes)) {
 			hmpt_fmt_str(f, " (HBM nodes ");
 			hmpt_nodemask_format(f, &st->nodes);

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <pthread.h>
 
+#include "backend.h"
 #include "fmt.h"
 #include "plan.h"
 #include "topo.h"
@@ -43,12 +44,11 @@
 
 /* where one block goes */
 typedef struct {
-	int pool;               /* plan pool index, or HMPT_POOL_SYSTEM */
-	uint16_t tag;           /* 0: system */
-	hmpt_backend_t backend; /* where the block comes from (backend.h) */
-	int kind;               /* memkind kind (hmpt_plan_kinds_g), or -1 */
-	bool hugetlb;           /* map 2 MiB hugetlb pages */
-	uint64_t bytes;         /* charged (what release() must be given back) */
+	int pool;                /* plan pool index, or HMPT_POOL_SYSTEM */
+	uint16_t tag;            /* 0: system */
+	hmpt_backend_pool_t *bp; /* where the block comes from (backend.h) */
+	bool hugetlb;            /* map 2 MiB hugetlb pages */
+	uint64_t bytes;          /* charged (what release() must be given back) */
 } hmpt_choice_t;
 
 /* per pool, for reports */
@@ -78,8 +78,7 @@ typedef struct {
 	hmpt_nodemask_t nodes; /* empty: no node policy */
 	unsigned nnodes;
 	bool hugetlb;
-	hmpt_backend_t backend;
-	int kind; /* memkind's, or -1 */
+	hmpt_backend_pool_t *bp; /* the pool's instance of its backend */
 } hmpt_pools_place_t;
 
 /* One pool at run time (private to pool.c). */
@@ -99,6 +98,8 @@ typedef struct {
 	hmpt_pools_place_t places[HMPT_MAX_PLACES];
 	int nplaces;
 	hmpt_pools_rt_t pools[HMPT_PLAN_MAX_POOLS];
+	/* each pool's instance of its backend, and the "system" placement's */
+	hmpt_backend_pool_t inst[HMPT_PLAN_MAX_POOLS], system;
 	/* budgets, and per node what may still be placed there (normal and huge
 	 * pages): this object's, or the job's on this node (hmpt_pools_share) */
 	hmpt_pool_accounts_t own_acc;
@@ -113,6 +114,12 @@ typedef struct {
 	{                                                                                          \
 		.lock = PTHREAD_MUTEX_INITIALIZER, .page = 4096                                    \
 	}
+
+/* Memory of this pool is budgeted on the HBM nodes: a high-bandwidth
+ * kind of a backend whose caps say so. */
+bool hmpt_pools_hbw_budget(const hmpt_plan_pool_t *p);
+/* Close the pools' backend instances (their files); destroy does it. */
+void hmpt_pools_close(hmpt_pools_t *ps);
 
 /* A new object (mapped), or NULL. */
 hmpt_pools_t *hmpt_pools_create(void);

@@ -1,12 +1,9 @@
-/* pool_memkind.c — memkind pools: hmpt_backend_memkind (backend.h).
+/* pool_memkind.c — memkind pools: hmpt_backend_memkind_ops (backend.h).
  *
  * memkind is opened with dlopen, only when a plan names a memkind pool:
  * loading it into every program would start its allocator and read its
- * environment for nothing.  Its blocks do not live in hmpt's arena, so
- * hmpt records each one in a table of its own (open addressing by address,
- * in an anonymous mapping: no malloc); free, realloc and
- * malloc_usable_size look there for page-aligned pointers while any memkind
- * block is live.
+ * environment for nothing.  Its blocks do not live in hmpt's arena: they
+ * are recorded in the table of blocks outside it (backend.h).
  */
 #include "backend.h"
 
@@ -19,6 +16,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "plan.h"
 #include "sys.h"
 
 typedef void *memkind_t;
@@ -34,33 +32,20 @@ static void *handle_g;
 static int open_rc_g = 1; /* 1: not tried yet */
 static pthread_mutex_t open_lock_g = PTHREAD_MUTEX_INITIALIZER;
 
-/* the table of live memkind blocks */
-#define TABLE_SLOTS (1u << 16)
-typedef struct {
-	uintptr_t addr; /* 0: empty, 1: deleted */
-	hmpt_backend_block_t b;
-} slot_t;
-static slot_t *table_g;
-uint64_t hmpt_backend_outside_g; /* live blocks; read without the lock by backend.h */
-static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
-
-/* fork: the loading lock too (held across dlopen: a child that found it
- * taken would block at its first memkind pool), then the table's */
+/* fork: the loading lock (held across dlopen: a child that found it
+ * taken would block at its first memkind pool) */
 static void memkind_lock(void)
 {
 	pthread_mutex_lock(&open_lock_g);
-	pthread_mutex_lock(&lock_g);
 }
 
 static void memkind_unlock(void)
 {
-	pthread_mutex_unlock(&lock_g);
 	pthread_mutex_unlock(&open_lock_g);
 }
 
 static void memkind_reset_lock(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
 	pthread_mutex_init(&open_lock_g, NULL);
 }
 
@@ -87,15 +72,10 @@ static int do_open(char *err, size_t errlen)
 		hmpt_fmt_text(err, errlen, "libmemkind.so.0 has no %s", why);
 		return -ENOENT;
 	}
-	table_g = hmpt_sys_map(TABLE_SLOTS * sizeof(slot_t));
-	if (!table_g) {
-		hmpt_fmt_text(err, errlen, "no memory for the memkind table");
-		return -ENOENT;
-	}
 	return 0;
 }
 
-static int memkind_open(char *err, size_t errlen)
+static int memkind_load(char *err, size_t errlen)
 {
 	static char saved_g[256];
 
@@ -119,7 +99,7 @@ static memkind_t kind_of(int kind)
 		return NULL;
 	hmpt_fmt_init(&f, sym, sizeof(sym), -1);
 	hmpt_fmt_str(&f, "MEMKIND_");
-	for (const char *s = hmpt_plan_kinds_g[kind]; *s; s++)
+	for (const char *s = hmpt_backend_kinds_g[kind].name; *s; s++)
 		hmpt_fmt_char(&f, *s >= 'a' && *s <= 'z' ? (char)(*s - 'a' + 'A') : *s);
 	memkind_t *p = dlsym(handle_g, hmpt_fmt_cstr(&f));
 	return p ? *p : NULL;
@@ -134,17 +114,17 @@ static int memkind_check(int kind)
 	return mk_g.check_fn(k) == 0 ? 0 : -ENODEV;
 }
 
-static int memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
+int hmpt_backend_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 {
 	unsigned long mask[HMPT_MAX_NODES / 64];
 	int mode = 0, kind = -1;
 	void *p;
 
 	(void)ctx;
-	for (int i = 0; hmpt_plan_kinds_g[i]; i++)
-		if (strcmp(hmpt_plan_kinds_g[i], "hbw_all") == 0)
+	for (int i = 0; hmpt_backend_kinds_g[i].name; i++)
+		if (strcmp(hmpt_backend_kinds_g[i].name, "hbw_all") == 0)
 			kind = i;
-	if (memkind_open(NULL, 0) != 0 || memkind_check(kind) != 0)
+	if (memkind_load(NULL, 0) != 0 || memkind_check(kind) != 0)
 		return -ENODEV;
 	/* memkind binds the chunks of a kind to the kind's nodes when it maps
 	 * them: the policy of one block's address is the node set memkind
@@ -164,31 +144,11 @@ static int memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	return hmpt_nodemask_empty(hbm) ? -ENODEV : 0;
 }
 
-static uint32_t slot_of(uintptr_t a)
+/* memkind's blocks, in the table of blocks outside the arena */
+static void *memkind_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool zero,
+                           uint32_t site, uint16_t tag)
 {
-	return (uint32_t)((a >> 12) * 0x9e3779b97f4a7c15ull >> 48) & (TABLE_SLOTS - 1);
-}
-
-/* with the lock: the slot holding a, or -1 (never for 0 or 1, the
- * addresses of empty and deleted slots) */
-static int64_t find(uintptr_t a)
-{
-	if (a < 2)
-		return -1;
-	for (uint32_t i = slot_of(a), k = 0; k < TABLE_SLOTS;
-	     i = (i + 1) & (TABLE_SLOTS - 1), k++) {
-		if (table_g[i].addr == a)
-			return i;
-		if (table_g[i].addr == 0)
-			return -1;
-	}
-	return -1;
-}
-
-static void *memkind_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
-                           int kind)
-{
-	memkind_t k = kind_of(kind);
+	memkind_t k = kind_of(bp->plan ? bp->plan->kind : -1);
 	void *p = NULL;
 	int rc;
 
@@ -204,77 +164,57 @@ static void *memkind_alloc(size_t size, size_t align, bool zero, uint32_t site, 
 	}
 	if (zero) /* memkind may hand back memory it had before */
 		memset(p, 0, size);
-	pthread_mutex_lock(&lock_g);
-	if (hmpt_backend_outside_g >= TABLE_SLOTS / 2) {
-		pthread_mutex_unlock(&lock_g);
+	hmpt_backend_block_t b = {
+	    .size = size, .usable = mk_g.usable_fn(NULL, p), .site = site, .tag = tag};
+	if ((rc = hmpt_outside_add(p, &b, bp)) != 0) {
 		mk_g.free_fn(NULL, p);
-		errno = ENOSPC;
+		errno = -rc;
 		return NULL;
 	}
-	uint32_t i = slot_of((uintptr_t)p);
-	while (table_g[i].addr > 1)
-		i = (i + 1) & (TABLE_SLOTS - 1);
-	table_g[i].addr = (uintptr_t)p;
-	table_g[i].b = (hmpt_backend_block_t){
-	    .size = size, .usable = mk_g.usable_fn(NULL, p), .site = site, .tag = tag};
-	__atomic_store_n(&hmpt_backend_outside_g, hmpt_backend_outside_g + 1, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&lock_g);
 	return p;
 }
 
-static int memkind_lookup(const void *p, hmpt_backend_block_t *out)
+static int memkind_free(hmpt_backend_pool_t *bp, void *p, hmpt_backend_block_t *out)
 {
-	int rc = -ENOENT;
+	int rc = hmpt_outside_take(p, out, NULL);
 
-	if (((uintptr_t)p & 4095) || !hmpt_backend_outside_any())
-		return rc;
-	pthread_mutex_lock(&lock_g);
-	int64_t i = find((uintptr_t)p);
-	if (i >= 0) {
-		*out = table_g[i].b;
-		rc = 0;
-	}
-	pthread_mutex_unlock(&lock_g);
+	(void)bp;
+	if (rc == 0)
+		mk_g.free_fn(NULL, p);
 	return rc;
 }
 
-static int memkind_free(void *p, hmpt_backend_block_t *out)
+void hmpt_backend_memkind_describe(hmpt_fmt_t *f, const struct hmpt_plan_pool *p)
 {
-	int64_t i;
+	hmpt_fmt_printf(f, "memkind kind %s",
+	                p->kind >= 0 ? hmpt_backend_kinds_g[p->kind].name : "?");
+}
 
-	pthread_mutex_lock(&lock_g);
-	i = find((uintptr_t)p);
-	if (i >= 0) {
-		*out = table_g[i].b;
-		/* deleted (1) keeps later entries of the run findable; the end
-		 * of a run can be emptied outright */
-		table_g[i].addr = table_g[(i + 1) & (TABLE_SLOTS - 1)].addr ? 1 : 0;
-		__atomic_store_n(&hmpt_backend_outside_g, hmpt_backend_outside_g - 1,
-		                 __ATOMIC_RELAXED);
+/* Load memkind and check that the pool's kind is available here. */
+static int memkind_open_pool(hmpt_backend_pool_t *bp, const char **field, char *err, size_t errlen)
+{
+	int rc = memkind_load(err, errlen);
+
+	*field = "backend";
+	if (rc)
+		return rc;
+	if (memkind_check(bp->plan->kind) != 0) {
+		/* kind names are plain words: no JSON escaping needed */
+		*field = "kind";
+		hmpt_fmt_text(err, errlen,
+		              "memkind says kind \"%s\" is not available on this machine",
+		              hmpt_backend_kinds_g[bp->plan->kind].name);
+		return -ENODEV;
 	}
-	pthread_mutex_unlock(&lock_g);
-	if (i < 0)
-		return -ENOENT;
-	mk_g.free_fn(NULL, p);
 	return 0;
 }
 
-bool hmpt_backend_outside_owns(const void *p)
-{
-	hmpt_backend_block_t b;
-
-	return memkind_lookup(p, &b) == 0;
-}
-
-const hmpt_backend_ops_t hmpt_backend_memkind = {
-    .name = "memkind",
-    .open = memkind_open,
-    .check = memkind_check,
+const hmpt_backend_ops_t hmpt_backend_memkind_ops = {
+    .open = memkind_open_pool,
     .alloc = memkind_alloc,
     .free = memkind_free,
-    .lookup = memkind_lookup,
-    .probe_hbw = memkind_probe_hbw,
-    .lock = memkind_lock,
-    .unlock = memkind_unlock,
-    .reset_lock = memkind_reset_lock,
+    .lookup = hmpt_outside_lookup_op,
+    .fork_prepare = memkind_lock,
+    .fork_parent = memkind_unlock,
+    .fork_child = memkind_reset_lock,
 };

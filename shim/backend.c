@@ -1,7 +1,11 @@
-/* backend.c — the arena as a backend (backend.h), and the shim's table of
- * backends.  Node pools' blocks come from the arena, which gives fresh
- * granules their placement through pool.c's shaper (placer.c sets it). */
+/* backend.c — the arena as the node backend's ops (backend.h), and the
+ * instance its blocks are looked up with.  Node pools' blocks come from
+ * the arena, which gives fresh granules their placement through pool.c's
+ * shaper (placer.c sets it); the block's tag says which placement, so the
+ * ops need nothing of the pool's instance. */
 #include "backend_arena.h"
+
+hmpt_backend_pool_t hmpt_backend_arena_g = {.be = &hmpt_backend_numa, .index = -1};
 
 static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 {
@@ -16,63 +20,58 @@ static hmpt_backend_block_t from_arena(const hmpt_block_t *a)
 	                              .unobserved = a->unobserved};
 }
 
-static void *arena_alloc(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
-                         int kind)
+static void *arena_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool zero,
+                         uint32_t site, uint16_t tag)
 {
-	(void)kind;
+	(void)bp;
 	return hmpt_arena_alloc(size, align, zero, site, tag);
 }
 
-static void *arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
-                               uint16_t head_tag, uint64_t head_bytes)
+static void *arena_alloc_split(hmpt_backend_pool_t *bp, size_t size, size_t align, bool zero,
+                               uint32_t site, uint16_t tag, uint16_t head_tag, uint64_t head_bytes)
 {
+	(void)bp;
 	return hmpt_arena_alloc_split(size, align, zero, site, tag, head_tag,
 	                              (uint32_t)(head_bytes >> HMPT_GRANULE_SHIFT));
 }
 
-static int arena_free(void *p, hmpt_backend_block_t *out)
+static int arena_free(hmpt_backend_pool_t *bp, void *p, hmpt_backend_block_t *out)
 {
 	hmpt_block_t a;
 	int rc = hmpt_arena_free(p, &a);
 
+	(void)bp;
 	if (rc == 0)
 		*out = from_arena(&a);
 	return rc;
 }
 
-static int arena_lookup(const void *p, hmpt_backend_block_t *out)
+static int arena_lookup(hmpt_backend_pool_t *bp, const void *p, hmpt_backend_block_t *out)
 {
 	hmpt_block_t a;
 	int rc = hmpt_arena_lookup(p, &a);
 
+	(void)bp;
 	if (rc == 0)
 		*out = from_arena(&a);
 	return rc;
 }
 
-static void *arena_resize(void *p, size_t size, uint32_t site, hmpt_backend_block_t *old)
+static void *arena_resize(hmpt_backend_pool_t *bp, void *p, size_t size, uint32_t site,
+                          hmpt_backend_block_t *old)
 {
 	hmpt_block_t a = {0};
 	void *q = hmpt_arena_realloc(p, size, site, &a);
 
+	(void)bp;
 	*old = from_arena(&a);
 	return q;
 }
 
-const hmpt_backend_ops_t hmpt_backend_arena = {
-    .name = "arena",
-    .sampled = true,
+const hmpt_backend_ops_t hmpt_backend_nodes_ops = {
     .alloc = arena_alloc,
     .alloc_split = arena_alloc_split,
     .free = arena_free,
     .lookup = arena_lookup,
     .resize = arena_resize,
-    .lock = hmpt_arena_lock,
-    .unlock = hmpt_arena_unlock,
-    .reset_lock = hmpt_arena_reset_lock,
-};
-
-const hmpt_backend_ops_t *const hmpt_backends_g[2] = {
-    [HMPT_BACKEND_NUMA] = &hmpt_backend_arena,
-    [HMPT_BACKEND_MEMKIND] = &hmpt_backend_memkind,
 };

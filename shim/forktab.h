@@ -12,8 +12,13 @@
  *   10 sites lock (sites.c: site table, module map, statistics; taken
  *      around dl_iterate_phdr)
  *   20 pools lock (pool.c: budgets, counts)
- *   30 memkind's loading lock, then its table lock (pool_memkind.c; the
- *      loading lock is held across dlopen, nothing of hmpt's under it)
+ *   30-39 the backends (common/backend.c's rows give their ranks):
+ *      30 memkind's loading lock (pool_memkind.c; held across dlopen,
+ *         nothing of hmpt's under it)
+ *      38 the table of blocks outside the arena (common/backend.c: a
+ *         leaf, taken alone)
+ *      39 the file backend (pool_file.c): no lock, its prepare copies
+ *         the live blocks that the child must not share (under 38)
  *   40 sample lock (sample.c: rings and per-site samples; taken under the
  *      sites lock by the profile writer, and it takes the arena lock to
  *      find a block)
@@ -33,7 +38,6 @@ enum {
 	HMPT_FORK_PROCESS = 0,
 	HMPT_FORK_SITES = 10,
 	HMPT_FORK_POOLS = 20,
-	HMPT_FORK_MEMKIND = 30,
 	HMPT_FORK_SAMPLE = 40,
 	HMPT_FORK_ARENA = 50,
 	HMPT_FORK_SAMPLE_GONE = 60,

@@ -144,14 +144,22 @@ static void fork_register(void)
 	                   hmpt_sites_reset_lock);
 	hmpt_fork_register(HMPT_FORK_POOLS, hmpt_placer_pools_lock, hmpt_placer_pools_unlock,
 	                   hmpt_placer_pools_reset_lock);
-	hmpt_fork_register(HMPT_FORK_MEMKIND, hmpt_backend_memkind.lock,
-	                   hmpt_backend_memkind.unlock, hmpt_backend_memkind.reset_lock);
+	/* each backend's at the rank its row gives, and the table of blocks
+	 * outside the arena */
+	for (int i = 0; hmpt_backends_g[i]; i++) {
+		const hmpt_backend_t *be = hmpt_backends_g[i];
+		if (be->fork_rank && be->ops)
+			hmpt_fork_register(be->fork_rank, be->ops->fork_prepare,
+			                   be->ops->fork_parent, be->ops->fork_child);
+	}
+	hmpt_fork_register(HMPT_OUTSIDE_FORK_RANK, hmpt_outside_lock, hmpt_outside_unlock,
+	                   hmpt_outside_reset_lock);
 	hmpt_fork_register(HMPT_FORK_SAMPLE, hmpt_sample_lock, hmpt_sample_unlock,
 	                   hmpt_sample_reset_lock);
 	hmpt_fork_register(HMPT_FORK_SAMPLE_GONE, hmpt_sample_gone_lock, hmpt_sample_gone_unlock,
 	                   hmpt_sample_gone_reset_lock);
-	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_backend_arena.lock, hmpt_backend_arena.unlock,
-	                   hmpt_backend_arena.reset_lock);
+	hmpt_fork_register(HMPT_FORK_ARENA, hmpt_arena_lock, hmpt_arena_unlock,
+	                   hmpt_arena_reset_lock);
 	hmpt_fork_register(HMPT_FORK_PERM, hmpt_sys_perm_lock, hmpt_sys_perm_unlock,
 	                   hmpt_sys_perm_reset_lock);
 	pthread_atfork(hmpt_fork_prepare, hmpt_fork_parent, hmpt_fork_child);

@@ -103,9 +103,7 @@ static void plan_failed(const char *err)
 static bool plan_uses_hbm(const hmpt_plan_t *pl)
 {
 	for (int i = 0; i < pl->npools; i++)
-		if (pl->pools[i].nodes == HMPT_NODES_HBM ||
-		    (pl->pools[i].backend == HMPT_BACKEND_MEMKIND && pl->pools[i].kind >= 0 &&
-		     strncmp(hmpt_plan_kinds_g[pl->pools[i].kind], "hbw", 3) == 0))
+		if (pl->pools[i].nodes == HMPT_NODES_HBM || hmpt_pools_hbw_budget(&pl->pools[i]))
 			return true;
 	return false;
 }
@@ -176,7 +174,7 @@ static void place_init_once(void)
 		    .hbm_plan = hmpt_plan_g.has_hbm_nodes ? &hmpt_plan_g.hbm_nodes : NULL,
 		    .ddr_plan = hmpt_plan_g.has_ddr_nodes ? &hmpt_plan_g.ddr_nodes : NULL,
 		    /* memkind is loaded to find HBM only when the plan needs HBM */
-		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_backend_memkind.probe_hbw : NULL,
+		    .probe = plan_uses_hbm(&hmpt_plan_g) ? hmpt_backend_memkind_probe_hbw : NULL,
 		};
 		rc = hmpt_topo_classify(&topo_g, &h, err, sizeof(err));
 	}
@@ -232,13 +230,14 @@ int hmpt_placer_decide(const hmpt_plan_t *plan, const uint64_t *name_hashes,
 	                       : plan->default_pool;
 }
 
-/* Every pool a block of `pool` may end in (its fallback chain) is shaped
- * arena memory of normal or transparent huge pages: a split can be made. */
+/* Every pool a block of `pool` may end in (its fallback chain) has a
+ * backend that splits blocks, and normal or transparent huge pages: a
+ * split can be made. */
 static bool splittable(const hmpt_plan_t *plan, int pool)
 {
 	for (int hops = 0; pool != HMPT_POOL_SYSTEM && hops <= plan->npools; hops++) {
 		const hmpt_plan_pool_t *p = &plan->pools[pool];
-		if (p->backend != HMPT_BACKEND_NUMA || p->pages == HMPT_PAGES_HUGETLB)
+		if (!p->backend->caps.split || p->pages == HMPT_PAGES_HUGETLB)
 			return false;
 		pool = p->fallback;
 	}

@@ -424,8 +424,15 @@ static void write_plan(hmpt_fmt_t *f)
 		       ", ");
 		kv_str(f, "pages", hmpt_plan_pages_name(p->pages), ", ");
 		key(f, "kind");
-		if (p->backend == HMPT_BACKEND_MEMKIND && p->kind >= 0)
-			hmpt_fmt_json_str(f, hmpt_plan_kinds_g[p->kind]);
+		if (p->kind >= 0)
+			hmpt_fmt_json_str(f, p->backend->kinds[p->kind].name);
+		else
+			hmpt_fmt_str(f, "null");
+		hmpt_fmt_str(f, ", ");
+		kv_str(f, "backend", p->backend->name, ", ");
+		key(f, "file");
+		if (p->file)
+			hmpt_fmt_json_str(f, p->file);
 		else
 			hmpt_fmt_str(f, "null");
 		hmpt_fmt_str(f, ", ");

@@ -44,19 +44,19 @@ static int static_pool(int pool, const hmpt_static_t *o, const hmpt_site_t *s)
 {
 	for (int hops = 0; pool >= 0 && hops <= hmpt_plan_g.npools; hops++) {
 		const hmpt_plan_pool_t *pp = &hmpt_plan_g.pools[pool];
-		bool memkind = pp->backend == HMPT_BACKEND_MEMKIND;
-		if (!memkind && pp->pages != HMPT_PAGES_HUGETLB)
+		bool own = !pp->backend->caps.statics; /* makes its own memory */
+		if (!own && pp->pages != HMPT_PAGES_HUGETLB)
 			break;
 		if (hmpt_log_first(&warned_static_pool_g[pool]))
 			log_static(
 			    HMPT_LOG_WARN, o, s,
-			    ": %spool %s %s (static data is mapped before main): it and any like "
+			    ": %s%spool %s %s (static data is mapped before main): it and any like "
 			    "it go to pool %s%s",
-			    memkind ? "memkind " : "", pp->name,
-			    memkind ? "allocates its own memory"
-			            : "gives hugetlbfs pages, which static data cannot have",
+			    own ? pp->backend->name : "", own ? " " : "", pp->name,
+			    own ? "allocates its own memory"
+			        : "gives hugetlbfs pages, which static data cannot have",
 			    hmpt_plan_pool_name(&hmpt_plan_g, pp->fallback),
-			    memkind ? "" : " (a thp pool gives static data huge pages)");
+			    own ? "" : " (a thp pool gives static data huge pages)");
 		pool = pp->fallback;
 	}
 	return pool;
@@ -77,7 +77,7 @@ static void place_static(const hmpt_static_t *o)
 		hmpt_pools_choose(&hmpt_pools_g, static_pool(pool, o, s), hi - lo, s->id, &c);
 	while (c.pool != HMPT_POOL_SYSTEM) {
 		/* a fallback after a refusal may be such a pool too */
-		int rc = c.backend != HMPT_BACKEND_NUMA || c.hugetlb
+		int rc = !c.bp->be->caps.statics || c.hugetlb
 		             ? -EOPNOTSUPP
 		             : hmpt_pools_shape_existing(&hmpt_pools_g, (void *)lo, hi - lo, c.tag);
 		if (rc == 0 || !hmpt_pools_refuse(&hmpt_pools_g, &c, hi - lo, s->id, -rc))

@@ -18,13 +18,13 @@ static int warned_invalid_free_g, warned_arena_g, warned_track_g;
 
 bool hmpt_track_lookup(void *p, hmpt_track_block_t *b)
 {
-	const hmpt_backend_ops_t *ops = hmpt_backend_of(p);
+	hmpt_backend_pool_t *bp;
 	hmpt_backend_block_t a;
 
-	if (ops->lookup(p, &a) != 0)
+	if (hmpt_backend_lookup(p, &a, &bp) != 0)
 		return false;
 	*b = (hmpt_track_block_t){a.size,       a.usable, a.site,       a.tag, a.head_tag,
-	                          a.head_bytes, ops,      a.unobserved, a.born};
+	                          a.head_bytes, bp,       a.unobserved, a.born};
 	return true;
 }
 
@@ -50,10 +50,9 @@ static void *place_split(uint32_t site, size_t size, size_t align, bool zero, in
 	hmpt_pools_choose(&hmpt_pools_g, pool, head, id, &h);
 	hmpt_pools_choose(&hmpt_pools_g, rest, size - head, id, &t);
 	if (h.tag == t.tag) /* head is whole pages: the charges add up to the whole's */
-		p = hmpt_backends_g[t.backend]->alloc(size, align, zero, site, t.tag, t.kind);
+		p = t.bp->be->ops->alloc(t.bp, size, align, zero, site, t.tag);
 	else
-		p = hmpt_backends_g[t.backend]->alloc_split(size, align, zero, site, t.tag, h.tag,
-		                                            head);
+		p = t.bp->be->ops->alloc_split(t.bp, size, align, zero, site, t.tag, h.tag, head);
 	if (!p) {
 		int saved = errno;
 		hmpt_pools_release(&hmpt_pools_g, h.tag, h.bytes);
@@ -76,7 +75,7 @@ static void *place_split(uint32_t site, size_t size, size_t align, bool zero, in
  * not even the "system" placement could be made (the arena is full). */
 static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 {
-	hmpt_choice_t c = {.pool = HMPT_POOL_SYSTEM};
+	hmpt_choice_t c = {.pool = HMPT_POOL_SYSTEM, .bp = &hmpt_backend_arena_g};
 	uint64_t id = hmpt_sites_get(site)->id;
 	void *p;
 
@@ -94,7 +93,7 @@ static void *place_alloc(uint32_t site, size_t size, size_t align, bool zero)
 		hmpt_pools_choose(&hmpt_pools_g, pool, size, id, &c);
 	}
 	for (;;) {
-		p = hmpt_backends_g[c.backend]->alloc(size, align, zero, site, c.tag, c.kind);
+		p = c.bp->be->ops->alloc(c.bp, size, align, zero, site, c.tag);
 		if (p || !hmpt_placing_g || !hmpt_pools_refuse(&hmpt_pools_g, &c, size, id, errno))
 			break;
 	}
@@ -111,10 +110,12 @@ static void block_free(void *p, const hmpt_track_block_t *b)
 {
 	hmpt_backend_block_t a;
 
-	if (b->backend->sampled)
+	bool sampled = b->bp->be->caps.sampled;
+
+	if (sampled)
 		hmpt_sample_before_release((uintptr_t)p, b->usable, b->site, b->born, b->unobserved,
 		                           true);
-	if (b->backend->free(p, &a) == 0 && b->backend->sampled)
+	if (b->bp->be->ops->free(b->bp, p, &a) == 0 && sampled)
 		hmpt_sample_note_gone((uintptr_t)p, a.usable, a.site, a.born, a.unobserved);
 	/* a split block's head (none: 0 bytes), then the rest */
 	hmpt_pools_release(&hmpt_pools_g, b->head_tag, b->head_bytes);
@@ -241,17 +242,17 @@ static void *track_resize(void *p, const hmpt_track_block_t *old, size_t size)
 
 	/* a split block, or one of a site that splits, is placed anew: split
 	 * again for its new size */
-	if (old->backend->resize && !old->head_bytes && share == HMPT_PLAN_SHARE_ONE &&
+	if (old->bp->be->ops->resize && !old->head_bytes && share == HMPT_PLAN_SHARE_ONE &&
 	    (!hmpt_placing_g || hmpt_pools_tag_pool(&hmpt_pools_g, old->tag) == pool)) {
 		/* same pool: grow or shrink in place, or move the pages, if the
 		 * placement's budget takes the new size */
 		uint64_t before = hmpt_pools_round(&hmpt_pools_g, old->tag, old->size);
 		uint64_t after = hmpt_pools_round(&hmpt_pools_g, old->tag, size);
 		if (hmpt_pools_regrow(&hmpt_pools_g, old->tag, before, after)) {
-			if (old->backend->sampled)
+			if (old->bp->be->caps.sampled)
 				hmpt_sample_before_release((uintptr_t)p, old->usable, old->site,
 				                           old->born, old->unobserved, false);
-			q = old->backend->resize(p, size, site, &was);
+			q = old->bp->be->ops->resize(old->bp, p, size, site, &was);
 			if (q && q != p) /* moved: samples at the old range before now are its */
 				hmpt_sample_note_gone((uintptr_t)p, was.usable, was.site, was.born,
 				                      was.unobserved);

@@ -72,7 +72,7 @@ int hmpt_poolspec_topo(hmpt_topo_t *topo, const hmpt_plan_t *plan, char *err, si
 	    .ddr_env = getenv("HMPT_DDR_NODES"),
 	    .hbm_plan = plan && plan->has_hbm_nodes ? &plan->hbm_nodes : NULL,
 	    .ddr_plan = plan && plan->has_ddr_nodes ? &plan->ddr_nodes : NULL,
-	    .probe = hmpt_backend_memkind.probe_hbw,
+	    .probe = hmpt_backend_memkind_probe_hbw,
 	};
 	return hmpt_topo_classify(topo, &h, err, errlen) ? -1 : 0;
 }

@@ -89,8 +89,8 @@ static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
 	hmpt_fmt_t f;
 
 	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
-	if (p->backend == HMPT_BACKEND_MEMKIND) {
-		hmpt_fmt_printf(&f, "memkind kind %s", hmpt_plan_kinds_g[p->kind]);
+	if (p->backend->describe) {
+		p->backend->describe(&f, p);
 	} else {
 		hmpt_fmt_str(&f, p->nodes == HMPT_NODES_NONE ? "no node policy" : nodes[p->nodes]);
 		if (p->nodes == HMPT_NODES_LIST)

@@ -13,16 +13,6 @@
 
 #define MAX_ITEMS 8
 
-/* hmpt_poolspec_topo() refers to memkind's probe; the fuzzer never reads
- * the topology, so it links without pool_memkind.c */
-static int no_probe(hmpt_nodemask_t *hbm, void *ctx)
-{
-	(void)hbm;
-	(void)ctx;
-	return -1;
-}
-const hmpt_backend_ops_t hmpt_backend_memkind = {.name = "memkind", .probe_hbw = no_probe};
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static hmpt_plan_t plan;

@@ -12,6 +12,12 @@
  *                               that by realloc at its own site (grow_a) and
  *                               reported as G.head (first H2 MiB) and G.tail,
  *                               its contents checked
+ *   placed fork MIB             array A filled, then a fork: the child must
+ *                               see A as it was at the fork while the parent
+ *                               writes it, and the parent must not see the
+ *                               child's writes ("fork parent=intact
+ *                               child=intact"); then A freed and B (calloc,
+ *                               same size) allocated: "reuse same=1|0 zero=1|0"
  *
  * For each array one line (report.h).  Exit status 0, or 1 when contents
  * were not intact. */
@@ -24,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "report.h"
@@ -202,6 +209,49 @@ static int threaded(int cpu, size_t n)
 	return 0;
 }
 
+static int forked(size_t n)
+{
+	char *a = alloc_a(n), go;
+	int to_child[2], to_parent[2], status = 0, child_ok;
+
+	if (!a || pipe(to_child) || pipe(to_parent)) {
+		fprintf(stderr, "placed: allocation failed\n");
+		return 1;
+	}
+	fill(a, n, 5);
+	report_range("A", a, n);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) { /* the snapshot, though the parent wrote since */
+		if (read(to_child[0], &go, 1) != 1)
+			_exit(2);
+		int ok = intact(a, n, 5);
+		fill(a, n, 9);
+		if (write(to_parent[1], &go, 1) != 1)
+			_exit(2);
+		_exit(ok ? 0 : 1);
+	}
+	fill(a, n, 7);
+	if (pid < 0 || write(to_child[1], "x", 1) != 1 || read(to_parent[0], &go, 1) != 1 ||
+	    waitpid(pid, &status, 0) != pid) {
+		fprintf(stderr, "placed: fork failed\n");
+		return 1;
+	}
+	child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	int parent_ok = intact(a, n, 7);
+	printf("fork parent=%s child=%s\n", parent_ok ? "intact" : "LOST",
+	       child_ok ? "intact" : "LOST");
+	free(a);
+	char *b = alloc_b(n);
+	int zero = b != NULL;
+	for (size_t i = 0; b && i < n; i += 4096)
+		zero &= b[i] == 0 && b[n - 1 - i] == 0;
+	printf("reuse same=%d zero=%d\n", b == a, zero);
+	report_range("B", b, n);
+	free(b);
+	return parent_ok && child_ok && zero ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -209,6 +259,8 @@ int main(int argc, char **argv)
 		return arrays(strtoul(argv[2], NULL, 0) * MiB,
 		              (argc > 3 ? strtoul(argv[3], NULL, 0) : strtoul(argv[2], NULL, 0)) *
 		                  MiB);
+	if (argc == 3 && !strcmp(argv[1], "fork"))
+		return forked(strtoul(argv[2], NULL, 0) * MiB);
 	if (argc == 3 && !strcmp(argv[1], "realloc"))
 		return reallocs(strtoul(argv[2], NULL, 0) * MiB);
 	if (argc == 4 && !strcmp(argv[1], "thread"))
@@ -217,6 +269,6 @@ int main(int argc, char **argv)
 		return split(strtoul(argv[2], NULL, 0) * MiB, strtoul(argv[3], NULL, 0) * MiB,
 		             strtoul(argv[4], NULL, 0) * MiB);
 	fprintf(stderr, "usage: placed arrays MIB [MIB_D] | realloc MIB | thread CPU MIB | split "
-	                "MIB H1 H2\n");
+	                "MIB H1 H2 | fork MIB\n");
 	return 2;
 }

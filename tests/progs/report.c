@@ -13,7 +13,7 @@ void report_range(const char *name, const void *p, size_t len)
 {
 	uintptr_t lo = (uintptr_t)p, hi = lo + len;
 	unsigned long thp = 0, tlb = 0, kps = 0;
-	char flags[8] = "-", line[1024];
+	char flags[8] = "-", line[1024], file[512] = "";
 	int in = 0;
 	FILE *f = fopen("/proc/self/smaps", "r");
 
@@ -21,14 +21,27 @@ void report_range(const char *name, const void *p, size_t len)
 		unsigned long a, b, v;
 		char perms[8];
 		if (sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3) { /* a VMA's first line */
+			int at = 0;
 			in = a < hi && b > lo;
+			/* the first VMA's file: "anon", or its path (spaces as _) */
+			if (in && !file[0] && sscanf(line, "%*s %*s %*s %*s %*s %n", &at) >= 0 &&
+			    at) {
+				size_t k = 0;
+				for (const char *c = line + at;
+				     *c && *c != '\n' && k < sizeof(file) - 1; c++)
+					file[k++] = *c == ' ' ? '_' : *c;
+				file[k] = '\0';
+				if (!k)
+					strcpy(file, "anon");
+			}
 			continue;
 		}
 		if (!in)
 			continue;
 		if (sscanf(line, "AnonHugePages: %lu kB", &v) == 1)
 			thp += v;
-		else if (sscanf(line, "Private_Hugetlb: %lu kB", &v) == 1)
+		else if (sscanf(line, "Private_Hugetlb: %lu kB", &v) == 1 ||
+		         sscanf(line, "Shared_Hugetlb: %lu kB", &v) == 1)
 			tlb += v;
 		else if (sscanf(line, "KernelPageSize: %lu kB", &v) == 1)
 			kps = v > kps ? v : kps;
@@ -101,7 +114,7 @@ void report_range(const char *name, const void *p, size_t len)
 				printf("%s%d:%ld", sep, k, count[k]);
 			sep = ",";
 		}
-	printf("\n");
+	printf(" file=%s\n", file[0] ? file : "anon");
 	free(pages);
 	free(status);
 }

@@ -130,8 +130,8 @@ static void test_examples(void)
 
 	CHECK_OP(hmpt_plan_load("../../plans/examples/memkind-hbw.json", &plan, err, sizeof(err)),
 	         ==, 0);
-	CHECK_OP(plan.pools[0].backend, ==, HMPT_BACKEND_MEMKIND);
-	CHECK_STREQ(hmpt_plan_kinds_g[plan.pools[0].kind], "hbw");
+	CHECK_STREQ(plan.pools[0].backend->name, "memkind");
+	CHECK_STREQ(plan.pools[0].backend->kinds[plan.pools[0].kind].name, "hbw");
 	hmpt_plan_free(&plan);
 }
 
