@@ -43,6 +43,7 @@ gnuplot|test|cmd gnuplot|gnuplot-nox|gnuplot|gnuplot|the plots hmpt-tune draws (
 memkind|test|so libmemkind.so.0|libmemkind-dev|memkind-devel*|memkind-devel|the memkind pool backend (opened when a plan asks; the QEMU placement test)
 numactl|test|cmd numactl|numactl|numactl|numactl|numactl -H in the QEMU guest
 qemu|test|cmd qemu-system-x86_64 cpio gzip xz zstd|qemu-system-x86 cpio xz-utils zstd|qemu-system-x86-core cpio xz zstd|qemu-x86 cpio xz zstd|the QEMU guest with HBM-like NUMA nodes (t_numa_vm)
+ndctl|test|cmd ndctl mkfs.ext4|ndctl e2fsprogs|ndctl e2fsprogs|ndctl e2fsprogs|the emulated NVDIMM in the QEMU guest: device-DAX and DAX-filesystem file pools (t_numa_vm)
 busybox|test|busybox-static|busybox-static|busybox|busybox-static|the QEMU guest'"'"'s initramfs (a static /bin/busybox)
 openmpi|test|cmd mpicc.openmpi mpirun.openmpi|openmpi-bin libopenmpi-dev|openmpi-devel|openmpi4-devel|MPI jobs under Open MPI (t_mpi, t_slurm)
 mpich|test|cmd mpicc.mpich mpiexec.mpich|mpich libmpich-dev|mpich-devel|mpich-devel|MPI jobs under MPICH (t_mpi)

@@ -62,6 +62,17 @@ grep -qx "reuse same=1 zero=1" "$work/run3" || fail "reuse: $(cat "$work/run3")"
 expect "$work/run3" A file "$shm/pool"
 expect "$work/run3" B file "$shm/pool"
 
+# 3b. realloc: moved within the file, out of it and back, contents intact
+learn_sites "$work/profr" realloc $M
+RA=$(site_id "$work/profr" alloc_a) RB=$(site_id "$work/profr" grow_b)
+$TUNE plan make -p 'pm={"backend":"file","file":"'"$shm/pool"'"}' -d system -s "$RA,$RB=pm" \
+	-o "$work/planr.json" "$work/profr" 2>/dev/null || fail "plan make realloc"
+run_placed "$work/planr.json" "$work/runr" realloc $M
+cat "$work/runr"
+grep -qx "realloc contents intact" "$work/runr" || fail "realloc: $(cat "$work/runr")"
+for x in R0 R1 R3; do expect "$work/runr" $x file "$shm/pool"; done
+expect "$work/runr" R2 file anon
+
 # 4. refused: in use by another process, a missing path, no capacity; the
 # program runs with default placement and keeps its exit status
 flock "$shm/pool" sleep 60 &

@@ -28,7 +28,10 @@
 # HMPT_VM_KERNEL_PKG (a Debian linux-image package; default the one
 # linux-image-amd64 depends on), HMPT_VM_HMAT=0 (no HMAT: the same nodes
 # and distances, but nothing says which nodes are fast),
-# HMPT_VM_NUMA_BALANCING=1 (leave the kernel's automatic NUMA balancing on).
+# HMPT_VM_NUMA_BALANCING=1 (leave the kernel's automatic NUMA balancing on),
+# HMPT_VM_NVDIMM_MIB (an emulated NVDIMM of that size in node 1, backed by
+# a sparse file in the cache: /dev/pmem0 in the guest, or a device-DAX
+# after `ndctl create-namespace -m devdax`; default none).
 #
 # Automatic NUMA balancing is off in the guest by default
 # (numa_balancing=disable): with more than one node the kernel turns it on,
@@ -91,10 +94,15 @@ busybox=/bin/busybox # the initramfs has no libraries: it must be static
 mkdir -p "$cache"
 
 # ---------------------------------------------------------------- kernel
-# Only the image and the modules the initramfs needs are kept (about 60 MB).
+# Only the image and the modules the initramfs needs are kept (about 60 MB):
+# the host's root over 9p, and the NVDIMM's drivers (nfit, pmem, device-DAX)
+# with ext4 for a DAX filesystem on it.
 mods="drivers/virtio/virtio_ring drivers/virtio/virtio drivers/virtio/virtio_pci_legacy_dev
 drivers/virtio/virtio_pci_modern_dev drivers/virtio/virtio_pci fs/netfs/netfs fs/fscache/fscache
-net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay"
+net/9p/9pnet net/9p/9pnet_virtio fs/9p/9p fs/overlayfs/overlay
+drivers/nvdimm/libnvdimm drivers/acpi/nfit/nfit drivers/nvdimm/nd_btt drivers/nvdimm/nd_pmem
+drivers/dax/device_dax drivers/dax/dax_pmem lib/crc16 crypto/crc32c_generic lib/libcrc32c
+fs/mbcache fs/jbd2/jbd2 fs/ext4/ext4"
 fetch_kernel() {
 	local pkg=${HMPT_VM_KERNEL_PKG:-} t
 	for t in apt-cache apt-get dpkg-deb; do
@@ -113,7 +121,10 @@ fetch_kernel() {
 	(cd "$k/deb" && apt-get download -qq "$pkg" >/dev/null 2>&1) || skip "cannot download $pkg"
 	dpkg-deb --fsys-tarfile "$k"/deb/*.deb | tar -x -C "$k/x" --wildcards './boot/vmlinuz-*' \
 		'*/kernel/drivers/virtio/*' '*/kernel/net/9p/*' '*/kernel/fs/9p/*' '*/kernel/fs/netfs/*' \
-		'*/kernel/fs/fscache/*' '*/kernel/fs/overlayfs/*' 2>/dev/null || true
+		'*/kernel/fs/fscache/*' '*/kernel/fs/overlayfs/*' '*/kernel/drivers/nvdimm/*' \
+		'*/kernel/drivers/acpi/nfit/*' '*/kernel/drivers/dax/*' '*/kernel/lib/crc16.ko*' \
+		'*/kernel/crypto/crc32c_generic.ko*' '*/kernel/lib/libcrc32c.ko*' '*/kernel/fs/mbcache.ko*' \
+		'*/kernel/fs/jbd2/*' '*/kernel/fs/ext4/*' 2>/dev/null || true
 	local kver; kver=$(ls "$k/x/lib/modules" 2>/dev/null | head -n 1)
 	# the package was had: no image in it is this script's fault, not a skip
 	[ -n "$kver" ] && [ -f "$k/x/boot/vmlinuz-$kver" ] || die "$pkg holds no kernel image"
@@ -140,10 +151,13 @@ fetch_kernel() {
 		basename "$m" >>"$k/mods/order"
 	done
 	echo "$kver" >"$k/version"
+	echo "$mods" >"$k/mods.list"
 	rm -rf "$k/x" "$k/deb" "$cache/kernel"
 	mv "$k" "$cache/kernel"
 }
-[ -f "$cache/kernel/version" ] || fetch_kernel
+# fetched again when the list of modules changed
+{ [ -f "$cache/kernel/version" ] && [ "$(cat "$cache/kernel/mods.list" 2>/dev/null)" = "$mods" ]; } ||
+	fetch_kernel
 
 # ---------------------------------------------------------------- initramfs
 # PID 1 mounts the host root and the shared directory, runs the command
@@ -177,7 +191,7 @@ status() { # $1 to the host: a file when the share is there, and the debug-exit 
 }
 shared=
 left=$(cat /mods/order 2>/dev/null)
-for pass in 1 2 3; do # modules in any order: retry those whose dependencies came later
+for pass in 1 2 3 4 5; do # modules in any order: retry those whose dependencies came later
 	again=
 	for m in $left; do insmod /mods/$m.ko 2>/dev/null || again="$again $m"; done
 	left=$again
@@ -239,19 +253,31 @@ echo >>"$ctl/cmd.sh"
 
 hmat=,hmat=on
 [ "${HMPT_VM_HMAT:-1}" = 0 ] && hmat=
+nvdimm_mib=${HMPT_VM_NVDIMM_MIB:-0}
+mem=$((2 * ddr_mib + 2 * hbm_mib))M
+nv=() nvon=
+if [ "$nvdimm_mib" -gt 0 ]; then
+	# label-less: ndctl makes its one namespace device-DAX or fsdax
+	truncate -s "${nvdimm_mib}M" "$cache/nvdimm.img"
+	nvon=,nvdimm=on
+	mem="$mem,slots=2,maxmem=$((2 * ddr_mib + 2 * hbm_mib + nvdimm_mib + 1024))M"
+	nv=(-object "memory-backend-file,id=nv0,share=on,mem-path=$cache/nvdimm.img,size=${nvdimm_mib}M"
+		-device "nvdimm,id=nvdimm0,memdev=nv0,node=1")
+fi
 # SLIT as on a 2-socket Xeon Max 9480 in flat/quadrant mode; HMAT: local
 # DDR 100 ns / 100 GB/s, local HBM 120 ns / 400 GB/s, remote 180-200 ns
 q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -vga none -monitor none
 	-serial "file:$ctl/console" -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x01
 	-accel tcg,thread=single,tb-size=256 -cpu max
-	-machine "q35$hmat" -m $((2 * ddr_mib + 2 * hbm_mib))M -smp 2,sockets=2,cores=1,threads=1
+	-machine "q35$hmat$nvon" -m "$mem" -smp 2,sockets=2,cores=1,threads=1
 	-object memory-backend-ram,id=m0,size=${ddr_mib}M -object memory-backend-ram,id=m1,size=${ddr_mib}M
 	-object memory-backend-ram,id=m2,size=${hbm_mib}M -object memory-backend-ram,id=m3,size=${hbm_mib}M
 	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
 	-numa "node,nodeid=2,memdev=m2${hmat:+,initiator=0}" -numa "node,nodeid=3,memdev=m3${hmat:+,initiator=1}"
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
 	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
-	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23)
+	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23
+	${nv[@]+"${nv[@]}"})
 [ -n "$hmat" ] && while read -r i t lat bw; do
 	q+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
 		-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
