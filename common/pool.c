@@ -355,13 +355,15 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 		bool local = p->local;
 
 		if ((rc = pool_nodes(ps, &r, p, &nodes)))
-			return rc;
+			goto fail;
 		*bp = (hmpt_backend_pool_t){.be = p->backend, .plan = p, .index = i};
 		if (p->backend->ops && p->backend->ops->open) {
 			char why[512];
 			const char *field = NULL;
-			if (p->backend->ops->open(bp, &field, why, sizeof(why)) != 0)
-				return pool_error(ps, &r, p, field, why, NULL);
+			if (p->backend->ops->open(bp, &field, why, sizeof(why)) != 0) {
+				rc = pool_error(ps, &r, p, field, why, NULL);
+				goto fail;
+			}
 		}
 		/* memkind's HBW kinds use the HBM local to the thread: hmpt
 		 * accounts them on those nodes when it knows them */
@@ -382,6 +384,9 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 	}
 	__atomic_store_n(&ps->active, true, __ATOMIC_RELEASE);
 	return 0;
+fail: /* the pools opened so far (a mapped file, its lock) are let go */
+	hmpt_pools_close(ps);
+	return rc;
 }
 
 /* ------------------------------------------------------------- choose */
