@@ -163,7 +163,7 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/asan/unit/%)
 # UBSan halts on the first error, so a fuzzer reports it as a crash.
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 # the backends' registry and the backends it names (plans name backends)
-BACKEND_SRC := common/backend.c common/pool_memkind.c common/pool_file.c
+BACKEND_SRC := common/backend.c $(wildcard common/pool_*.c) common/log.c
 FUZZ_BIN := $(FUZZ_SRC:tests/fuzz/%.c=$(B)/fuzz/%)
 FUZZ_CC  := clang $(CPPFLAGS) -Ishim -Ituner -Itools -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all

@@ -25,6 +25,9 @@ extern const hmpt_backend_ops_t hmpt_backend_memkind_ops, hmpt_backend_file_ops;
 void hmpt_backend_memkind_describe(hmpt_fmt_t *f, const struct hmpt_plan_pool *p);
 void hmpt_backend_file_describe(hmpt_fmt_t *f, const struct hmpt_plan_pool *p);
 
+/* weak here only: hmpt-tune defines no node backend (backend.h) */
+extern const hmpt_backend_ops_t hmpt_backend_nodes_ops __attribute__((weak));
+
 const hmpt_backend_kind_t hmpt_backend_kinds_g[] = {
     {"hbw", true},
     {"hbw_all", true},

@@ -82,6 +82,8 @@ typedef struct hmpt_backend_pool {
 	int index;                         /* plan pool index, or HMPT_POOL_SYSTEM */
 	void *state;                       /* the backend's own (open() sets it) */
 	uint64_t capacity;                 /* bytes it can hold (file: the mapping); 0: no limit */
+	uint64_t unit;                     /* a block's bytes are a multiple of it; 0: the page */
+	const char *capacity_from;         /* where capacity comes from, for messages */
 } hmpt_backend_pool_t;
 
 typedef struct hmpt_backend_ops {
@@ -145,8 +147,9 @@ const hmpt_backend_t *hmpt_backend_nodes(void);
 /* The rows by name: for static initialisers (an instance's row), never
  * to test which backend a pool has. */
 extern const hmpt_backend_t hmpt_backend_numa, hmpt_backend_memkind, hmpt_backend_file;
-/* The program's node memory (see above); weak: NULL where undefined. */
-extern const hmpt_backend_ops_t hmpt_backend_nodes_ops __attribute__((weak));
+/* The program's node memory (see above); NULL where undefined (backend.c
+ * refers to it weakly). */
+extern const hmpt_backend_ops_t hmpt_backend_nodes_ops;
 
 /* memkind's HBW detection (topo.h layer 3): the HBM nodes, or -errno. */
 int hmpt_backend_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx);

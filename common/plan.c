@@ -358,14 +358,18 @@ static int parse_backend(ctx_t *c, const hmpt_json_t *v, const char *base, hmpt_
 			continue;
 		char what[160];
 		path_join(&f, base, m->key, -1);
-		if (p->backend->caps.node_fields)
+		if (!owner->caps.node_fields)
 			hmpt_fmt_text(what, sizeof(what),
 			              "only %s pools have a %s (add \"backend\": \"%s\")",
 			              owner->name, m->key, owner->name);
-		else
+		else if (p->backend->required)
 			hmpt_fmt_text(what, sizeof(what),
 			              "not allowed in a %s pool: its %s decides nodes and pages",
 			              p->backend->name, p->backend->required);
+		else
+			hmpt_fmt_text(what, sizeof(what),
+			              "not allowed in a %s pool: it decides nodes and pages itself",
+			              p->backend->name);
 		return fail(c, m, f.s, what, NULL);
 	}
 	if (p->backend->required && !member(v, p->backend->required)) {

@@ -255,7 +255,7 @@ static void set_budget(hmpt_pools_t *ps, rctx_t *r, int i, const hmpt_plan_pool_
 		total += t->node[n].mem_total;
 	if (ps->inst[i].capacity) {
 		implicit = ps->inst[i].capacity;
-		from = "its file";
+		from = ps->inst[i].capacity_from ? ps->inst[i].capacity_from : "its backend";
 	} else if (p->pages == HMPT_PAGES_HUGETLB) {
 		implicit = 0;
 		from = "free huge pages";
@@ -410,8 +410,12 @@ bool hmpt_pools_tag_hugetlb(hmpt_pools_t *ps, uint16_t tag)
 
 uint64_t hmpt_pools_round(hmpt_pools_t *ps, uint16_t tag, size_t size)
 {
-	uint64_t unit = hmpt_pools_tag_hugetlb(ps, tag) ? HUGE_2M : ps->page;
-	return ((uint64_t)size + unit - 1) & ~(unit - 1);
+	const hmpt_pools_place_t *p = place_of(ps, tag);
+	/* a backend's own unit (a file on hugetlbfs, a device-DAX's alignment) */
+	uint64_t unit = p && p->bp && p->bp->unit         ? p->bp->unit
+	                : hmpt_pools_tag_hugetlb(ps, tag) ? HUGE_2M
+	                                                  : ps->page;
+	return ((uint64_t)size + unit - 1) / unit * unit;
 }
 
 static uint64_t share(const hmpt_pools_place_t *p, uint64_t bytes)

@@ -12,6 +12,7 @@
 #include "method.h"
 #include "plan.h"
 #include "profiles.h"
+#include "backend.h"
 #include "report.h"
 #include "splitplan.h"
 
@@ -19,14 +20,15 @@
 
 enum { SPLIT_STEPS = 3 };
 
-/* A pool (as --pools gave it) whose blocks the shim can split: normal or
- * transparent huge pages, not hugetlb nor memkind. */
+/* A pool (as --pools gave it) whose blocks the shim can split: of a
+ * backend that splits (backend.h's caps), with normal or transparent huge
+ * pages, not hugetlb. */
 static bool pool_splits(const json_t *pool)
 {
 	const char *pages = json_string_value(json_object_get(pool, "pages"));
-	const char *backend = json_string_value(json_object_get(pool, "backend"));
-	return !(pages && !strcmp(pages, "hugetlb")) && !(backend && !strcmp(backend, "memkind")) &&
-	       !json_object_get(pool, "kind");
+	const char *name = json_string_value(json_object_get(pool, "backend"));
+	const hmpt_backend_t *be = name ? hmpt_backend_find(name) : hmpt_backend_nodes();
+	return be && be->caps.split && !(pages && !strcmp(pages, "hugetlb"));
 }
 
 /* Group g's blocks are large enough to split: no static data, and each of

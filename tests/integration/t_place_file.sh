@@ -109,4 +109,16 @@ expect "$work/run5" A hugetlb_kb $((M * 1024))
 case $(field "$work/run5" A file) in "$huge/"*) ;; *) fail "A not in $huge: $(grep '^A ' "$work/run5")" ;; esac
 expect "$work/run5" B pagesize_kb 4
 [ "$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)" = "$free" ] || fail "huge pages not given back"
+# a capacity above the free huge pages: the pool is still made (nothing is
+# reserved up front); a block that finds no huge pages goes to the fallback
+$TUNE plan make -p 'ph={"backend":"file","file":"'"$huge"'","capacity":"1G"}' \
+	-d system -s "$A,$C,$D=ph" -o "$work/plan6.json" "$work/prof" 2>/dev/null || fail "plan make 6"
+run_placed "$work/plan6.json" "$work/run6" arrays $M 20
+cat "$work/run6" "$work/run6.err"
+for x in A C; do expect "$work/run6" $x pagesize_kb 2048; done
+expect "$work/run6" D pagesize_kb 4
+expect "$work/run6" D file anon
+grep -q "^hmpt: pool ph cannot take 20.0 MiB for site $D (placing it failed: Cannot allocate memory)" \
+	"$work/run6.err" || fail "no message for D: $(cat "$work/run6.err")"
+[ "$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)" = "$free" ] || fail "huge pages not given back (2)"
 note "file pools: tmpfs file, directory, fork, reuse, refusals and hugetlbfs checked from /proc/self/maps"

@@ -24,7 +24,7 @@ $TUNE plan make -p 'pm={"backend":"file","file":"'"$dax"'"}' -d system -s "$FA,$
 $TUNE plan check "$work/plan1.json" >"$work/check1" 2>&1 || fail "plan check: $(cat "$work/check1")"
 cat "$work/check1"
 grep -q "pm  *file $dax" "$work/check1" || fail "plan check does not name $dax"
-grep -q "(its file)" "$work/check1" || fail "no budget from the device: $(cat "$work/check1")"
+grep -q "(the device)" "$work/check1" || fail "no budget from the device: $(cat "$work/check1")"
 run_placed "$work/plan1.json" "$work/run1" fork $M
 cat "$work/run1"
 expect "$work/run1" A file "$dax"
