@@ -715,20 +715,26 @@ static void seg_leave_alone(void)
 void hmpt_job_leave(void)
 {
 	bool last = true, refused = false;
+	seg_pool_t mine[HMPT_PLAN_MAX_POOLS];
 
 	if (!attached_here() || !hmpt_log_first(&left_g))
 		return;
+	/* before the job's lock: the pools lock is taken before it elsewhere
+	 * (pool.c's shared accounts), never under it */
+	for (int i = 0; plan_g && i < plan_g->npools; i++) {
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(pools_g, i, &st);
+		mine[i] = (seg_pool_t){st.allocations, st.bytes, st.refused, st.refused_bytes};
+	}
 	if (seg_lock() != 0) { /* at once when it timed out before */
 		seg_leave_alone();
 		return;
 	}
 	for (int i = 0; plan_g && i < plan_g->npools; i++) {
-		hmpt_pool_stats_t st;
-		hmpt_pools_stats(pools_g, i, &st);
-		seg_g->pools[i].allocations += st.allocations;
-		seg_g->pools[i].bytes += st.bytes;
-		seg_g->pools[i].refused += st.refused;
-		seg_g->pools[i].refused_bytes += st.refused_bytes;
+		seg_g->pools[i].allocations += mine[i].allocations;
+		seg_g->pools[i].bytes += mine[i].bytes;
+		seg_g->pools[i].refused += mine[i].refused;
+		seg_g->pools[i].refused_bytes += mine[i].refused_bytes;
 		refused |= seg_g->pools[i].refused != 0;
 	}
 	for (int i = 0; i < SEG_PIDS; i++) {
