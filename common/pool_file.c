@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "lockrank.h"
 #include "options.h"
 #include "plan.h"
 #include "sys.h"
@@ -305,9 +306,9 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 	}
 	len = round_up(size ? size : 1, s->unit);
 	a = round_up(align > s->unit ? align : s->unit, s->unit);
-	pthread_mutex_lock(&s->lock);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
 	off = carve(s, len, a);
-	pthread_mutex_unlock(&s->lock);
+	hmpt_lock_drop(&s->lock);
 	if (off < 0) {
 		errno = ENOSPC;
 		return NULL;
@@ -316,9 +317,9 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 	 * later; device-DAX has its memory already (and no fallocate) */
 	if (fallocate(s->fd, 0, off, (off_t)len) != 0 && errno != EOPNOTSUPP && errno != ENODEV) {
 		int e = errno;
-		pthread_mutex_lock(&s->lock);
+		hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
 		give_back(s, (uint64_t)off, len);
-		pthread_mutex_unlock(&s->lock);
+		hmpt_lock_drop(&s->lock);
 		errno = e == ENOSPC || e == ENOMEM ? ENOMEM : e;
 		return NULL;
 	}
@@ -327,9 +328,9 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 		memset(p, 0, size);
 	hmpt_backend_block_t b = {.size = size, .usable = len, .site = site, .tag = tag};
 	if ((rc = hmpt_outside_add(p, &b, bp)) != 0) {
-		pthread_mutex_lock(&s->lock);
+		hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
 		give_back(s, (uint64_t)off, len);
-		pthread_mutex_unlock(&s->lock);
+		hmpt_lock_drop(&s->lock);
 		errno = -rc;
 		return NULL;
 	}
@@ -352,9 +353,9 @@ static int file_free(hmpt_backend_pool_t *bp, void *p, hmpt_backend_block_t *out
 	if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 	              (off_t)out->usable) != 0)
 		__atomic_store_n(&s->no_punch, true, __ATOMIC_RELAXED);
-	pthread_mutex_lock(&s->lock);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
 	give_back(s, off, out->usable);
-	pthread_mutex_unlock(&s->lock);
+	hmpt_lock_drop(&s->lock);
 	return 0;
 }
 
