@@ -32,11 +32,13 @@
  *   POOLS    budgets and counts, one per pool set; the job's lock under it
  *   JOB      the node's shared segment (process-shared, robust; timed, so
  *            never checked): a leaf; not in the fork table
- *   30-37    the backends' own locks, one rank each: memkind's loading
- *            lock is held across dlopen, nothing of hmpt's under it; a
- *            file pool's range lock is a leaf, not taken by fork (a child
- *            never allocates from its parent's file).  A new backend's
- *            lock takes a free rank here.
+ *   30-37    the backends' own locks.  MEMKIND: memkind's loading lock,
+ *            held across dlopen, nothing of hmpt's under it.  BACKEND_POOL:
+ *            a lock of one backend pool's instance, a leaf (pool_file.c's
+ *            free ranges, not taken by fork: a child never allocates from
+ *            its parent's file); any backend's leaf lock takes this rank,
+ *            as leaves never nest.  A backend lock that others nest under
+ *            takes a free rank of its own here.
  *   OUTSIDE  the table of blocks outside the arena: a leaf; the file
  *            backend's fork copies run under it (HMPT_LOCK_FILE_FORK)
  *   SAMPLE   rings and per-site samples; takes the arena's to find a block
@@ -49,7 +51,7 @@
 	X(POOLS, 20, "the pools lock", "common/pool.c")                                            \
 	X(JOB, 25, "the job segment's lock", "shim/job.c")                                         \
 	X(MEMKIND, 30, "memkind's loading lock", "common/pool_memkind.c")                          \
-	X(FILE, 32, "a file pool's range lock", "common/pool_file.c")                              \
+	X(BACKEND_POOL, 32, "a backend pool's own lock", "common/pool_<backend>.c")                \
 	X(OUTSIDE, 38, "the outside-blocks table lock", "common/backend.c")                        \
 	X(SAMPLE, 40, "the sample lock", "shim/sample.c")                                          \
 	X(ARENA_GROW, 45, "the arena's grow lock", "shim/arena.c")                                 \

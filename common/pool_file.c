@@ -306,7 +306,7 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 	}
 	len = round_up(size ? size : 1, s->unit);
 	a = round_up(align > s->unit ? align : s->unit, s->unit);
-	hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 	off = carve(s, len, a);
 	hmpt_lock_drop(&s->lock);
 	if (off < 0) {
@@ -317,7 +317,7 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 	 * later; device-DAX has its memory already (and no fallocate) */
 	if (fallocate(s->fd, 0, off, (off_t)len) != 0 && errno != EOPNOTSUPP && errno != ENODEV) {
 		int e = errno;
-		hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
+		hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 		give_back(s, (uint64_t)off, len);
 		hmpt_lock_drop(&s->lock);
 		errno = e == ENOSPC || e == ENOMEM ? ENOMEM : e;
@@ -328,7 +328,7 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 		memset(p, 0, size);
 	hmpt_backend_block_t b = {.size = size, .usable = len, .site = site, .tag = tag};
 	if ((rc = hmpt_outside_add(p, &b, bp)) != 0) {
-		hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
+		hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 		give_back(s, (uint64_t)off, len);
 		hmpt_lock_drop(&s->lock);
 		errno = -rc;
@@ -353,7 +353,7 @@ static int file_free(hmpt_backend_pool_t *bp, void *p, hmpt_backend_block_t *out
 	if (fallocate(s->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off,
 	              (off_t)out->usable) != 0)
 		__atomic_store_n(&s->no_punch, true, __ATOMIC_RELAXED);
-	hmpt_lock_take(&s->lock, HMPT_LOCK_FILE);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 	give_back(s, off, out->usable);
 	hmpt_lock_drop(&s->lock);
 	return 0;

@@ -66,7 +66,7 @@ static void all_in_order(void)
 	hmpt_pools_lock(ps);
 	CHECK_OP(hmpt_lock_try(&job, HMPT_LOCK_JOB), ==, 0);
 	hmpt_lock_take(&memkind, HMPT_LOCK_MEMKIND);
-	hmpt_lock_take(&file, HMPT_LOCK_FILE);
+	hmpt_lock_take(&file, HMPT_LOCK_BACKEND_POOL);
 	hmpt_outside_lock();
 	hmpt_sample_lock();
 	hmpt_arena_lock(); /* its grow lock, then its own */
@@ -178,7 +178,7 @@ static void test_list(void)
 	CHECK_OP(rank, >, last);                                                                   \
 	CHECK_STREQ(hmpt_lock_name(rank), what);                                                   \
 	CHECK_STREQ(hmpt_lock_file(rank), file);                                                   \
-	CHECK(access(file, F_OK) == 0); /* run from the top directory */                           \
+	CHECK(strchr(file, '<') || access(file, F_OK) == 0); /* from the top directory */          \
 	last = rank;
 	HMPT_LOCK_LIST(CHECK_ROW_)
 #undef CHECK_ROW_
