@@ -73,7 +73,9 @@ TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 
-SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# the sanitizer builds check the lock order too (common/lockrank.h)
+RANKS     := -DHMPT_LOCK_RANKS
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all $(RANKS)
 
 # keep every object: the sanitized shim objects reach the unit tests through
 # a pattern rule only, and make would delete them as intermediate after each
@@ -93,7 +95,7 @@ $(B)/libhmpt.so: $(SHIM_OBJ) shim/libhmpt.map
 
 # The shim itself under UBSan, for the stress tests (ASan cannot take a
 # malloc interposer: its own interceptors would replace it)
-UBSAN      := -fsanitize=undefined -fno-sanitize-recover=all
+UBSAN      := -fsanitize=undefined -fno-sanitize-recover=all $(RANKS)
 UBSAN_OBJ  := $(SHIM_SRC:shim/%.c=$(B)/ubsan/shim/%.o) $(COMMON_SRC:common/%.c=$(B)/ubsan/common/%.o)
 $(B)/ubsan/shim/%.o: shim/%.c $(HDRS) | $(B)/ubsan/shim
 	$(CC) $(CPPFLAGS) $(SHIM_CFLAGS) $(UBSAN) -c -o $@ $<

@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "lockrank.h"
 #include "sys.h"
 
 /* ----------------------------------------------------------- registry */
@@ -70,7 +71,7 @@ const hmpt_backend_t hmpt_backend_memkind = {
     .hint = "a memkind pool needs a kind, such as \"hbw\"",
     .kinds = hmpt_backend_kinds_g,
     .describe = hmpt_backend_memkind_describe,
-    .fork_rank = 30,
+    .fork_rank = HMPT_LOCK_MEMKIND,
     .ops = &hmpt_backend_memkind_ops,
 };
 
@@ -81,7 +82,7 @@ const hmpt_backend_t hmpt_backend_file = {
     .required = "file",
     .hint = "a file pool needs a file, such as \"/dev/dax0.0\"",
     .describe = hmpt_backend_file_describe,
-    .fork_rank = 39,
+    .fork_rank = HMPT_LOCK_FILE_FORK,
     .ops = &hmpt_backend_file_ops,
 };
 
@@ -115,17 +116,17 @@ static pthread_mutex_t lock_g = PTHREAD_MUTEX_INITIALIZER;
 
 void hmpt_outside_lock(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_OUTSIDE);
 }
 
 void hmpt_outside_unlock(void)
 {
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_outside_reset_lock(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
+	hmpt_lock_reset(&lock_g);
 }
 
 static uint32_t slot_of(uintptr_t a)
@@ -153,7 +154,7 @@ int hmpt_outside_add(void *p, const hmpt_backend_block_t *b, hmpt_backend_pool_t
 {
 	int rc = 0;
 
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_OUTSIDE);
 	if (!table_g)
 		table_g = hmpt_sys_map(TABLE_SLOTS * sizeof(slot_t));
 	if (!table_g) {
@@ -167,7 +168,7 @@ int hmpt_outside_add(void *p, const hmpt_backend_block_t *b, hmpt_backend_pool_t
 		table_g[i] = (slot_t){.addr = (uintptr_t)p, .bp = bp, .b = *b};
 		__atomic_store_n(&hmpt_outside_live_g, hmpt_outside_live_g + 1, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return rc;
 }
 
@@ -177,7 +178,7 @@ static int get(const void *p, hmpt_backend_block_t *out, hmpt_backend_pool_t **b
 
 	if (((uintptr_t)p & 4095) || !hmpt_outside_any())
 		return -ENOENT;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_OUTSIDE);
 	i = find((uintptr_t)p);
 	if (i >= 0) {
 		if (out)
@@ -191,7 +192,7 @@ static int get(const void *p, hmpt_backend_block_t *out, hmpt_backend_pool_t **b
 			                 __ATOMIC_RELAXED);
 		}
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return i >= 0 ? 0 : -ENOENT;
 }
 

@@ -129,7 +129,7 @@ typedef struct hmpt_backend {
 	/* "memkind kind hbw", "file /dev/dax0.0": for plan check and logs;
 	 * NULL: the caller describes nodes and pages */
 	void (*describe)(hmpt_fmt_t *f, const struct hmpt_plan_pool *p);
-	int fork_rank; /* forktab.h; 0: no fork handlers */
+	int fork_rank; /* its locks' first rank (lockrank.h); 0: no fork handlers */
 	const hmpt_backend_ops_t *ops;
 } hmpt_backend_t;
 
@@ -179,8 +179,7 @@ void hmpt_outside_each(void (*fn)(void *p, hmpt_backend_block_t *b, hmpt_backend
 int hmpt_outside_lookup_op(hmpt_backend_pool_t *bp, const void *p, hmpt_backend_block_t *out);
 /* A live block outside the arena starts at p (page-aligned). */
 bool hmpt_outside_owns(const void *p);
-/* fork: the table's lock (rank HMPT_OUTSIDE_FORK_RANK) */
-#define HMPT_OUTSIDE_FORK_RANK 38
+/* fork: the table's lock (rank HMPT_LOCK_OUTSIDE, lockrank.h) */
 void hmpt_outside_lock(void);
 void hmpt_outside_unlock(void);
 void hmpt_outside_reset_lock(void);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "lockrank.h"
 #include "log.h"
 #include "sys.h"
 
@@ -47,12 +48,12 @@ void hmpt_pools_destroy(hmpt_pools_t *ps)
 
 void hmpt_pools_lock(hmpt_pools_t *ps)
 {
-	pthread_mutex_lock(&ps->lock);
+	hmpt_lock_take(&ps->lock, HMPT_LOCK_POOLS);
 }
 
 void hmpt_pools_unlock(hmpt_pools_t *ps)
 {
-	pthread_mutex_unlock(&ps->lock);
+	hmpt_lock_drop(&ps->lock);
 }
 
 /* The job's lock could not be had (job.c gave up waiting for it): the
@@ -71,7 +72,7 @@ static void accounts_own(hmpt_pools_t *ps)
 /* the pools' lock, and the job's around the accounts when they are shared */
 static void lock_accounts(hmpt_pools_t *ps)
 {
-	pthread_mutex_lock(&ps->lock);
+	hmpt_lock_take(&ps->lock, HMPT_LOCK_POOLS);
 	if (ps->acc_lock && ps->acc_lock() != 0)
 		accounts_own(ps);
 }
@@ -80,15 +81,15 @@ static void unlock_accounts(hmpt_pools_t *ps)
 {
 	if (ps->acc_unlock)
 		ps->acc_unlock();
-	pthread_mutex_unlock(&ps->lock);
+	hmpt_lock_drop(&ps->lock);
 }
 
 void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set, int (*lock)(void),
                       void (*unlock)(void))
 {
-	pthread_mutex_lock(&ps->lock);
+	hmpt_lock_take(&ps->lock, HMPT_LOCK_POOLS);
 	if (lock() != 0) { /* the accounts stay this object's own */
-		pthread_mutex_unlock(&ps->lock);
+		hmpt_lock_drop(&ps->lock);
 		return;
 	}
 	bool adopt = *set;
@@ -105,12 +106,12 @@ void hmpt_pools_share(hmpt_pools_t *ps, hmpt_pool_accounts_t *shared, bool *set,
 	ps->acc_lock = lock;
 	ps->acc_unlock = unlock;
 	unlock();
-	pthread_mutex_unlock(&ps->lock);
+	hmpt_lock_drop(&ps->lock);
 }
 
 void hmpt_pools_reset_lock(hmpt_pools_t *ps)
 {
-	pthread_mutex_init(&ps->lock, NULL);
+	hmpt_lock_reset(&ps->lock);
 }
 
 bool hmpt_pools_active(hmpt_pools_t *ps)
@@ -593,10 +594,10 @@ void hmpt_pools_count(hmpt_pools_t *ps, uint16_t tag, uint64_t bytes)
 
 	if (!p)
 		return;
-	pthread_mutex_lock(&ps->lock);
+	hmpt_lock_take(&ps->lock, HMPT_LOCK_POOLS);
 	ps->pools[p->pool].st.allocations++;
 	ps->pools[p->pool].st.bytes += bytes;
-	pthread_mutex_unlock(&ps->lock);
+	hmpt_lock_drop(&ps->lock);
 }
 
 bool hmpt_pools_regrow(hmpt_pools_t *ps, uint16_t tag, uint64_t before, uint64_t after)
@@ -720,9 +721,9 @@ int hmpt_pools_shape_existing(hmpt_pools_t *ps, void *addr, size_t len, uint16_t
 
 void hmpt_pools_stats(hmpt_pools_t *ps, int pool, hmpt_pool_stats_t *out)
 {
-	pthread_mutex_lock(&ps->lock);
+	hmpt_lock_take(&ps->lock, HMPT_LOCK_POOLS);
 	*out = ps->pools[pool].st;
-	pthread_mutex_unlock(&ps->lock);
+	hmpt_lock_drop(&ps->lock);
 }
 
 void hmpt_pools_describe_place(hmpt_pools_t *ps, hmpt_fmt_t *f, int i)

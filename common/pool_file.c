@@ -42,6 +42,7 @@
 
 #include "fmt.h"
 #include "log.h"
+#include "lockrank.h"
 #include "options.h"
 #include "plan.h"
 #include "sys.h"
@@ -359,9 +360,9 @@ static void release(state_t *s, uint64_t off, uint64_t len)
 		__atomic_store_n(&s->no_punch, true, __ATOMIC_RELAXED);
 	kept = mmap(s->base + off, len, PROT_READ | PROT_WRITE,
 	            MAP_SHARED | MAP_FIXED | MAP_NORESERVE, s->fd, (off_t)off) != MAP_FAILED;
-	pthread_mutex_lock(&s->lock);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 	kept = kept && give_back(s, off, len);
-	pthread_mutex_unlock(&s->lock);
+	hmpt_lock_drop(&s->lock);
 	if (!kept && hmpt_log_first(&s->warned_lost))
 		hmpt_log_printf(HMPT_LOG_WARN,
 		                "a file pool cannot reuse %s of its file (its mapping could not be "
@@ -387,9 +388,9 @@ static void *file_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool
 	}
 	len = round_up(size ? size : 1, s->unit);
 	a = round_up(align > s->unit ? align : s->unit, s->unit);
-	pthread_mutex_lock(&s->lock);
+	hmpt_lock_take(&s->lock, HMPT_LOCK_BACKEND_POOL);
 	off = carve(s, len, a);
-	pthread_mutex_unlock(&s->lock);
+	hmpt_lock_drop(&s->lock);
 	if (off < 0) {
 		errno = ENOSPC;
 		return NULL;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fmt.h"
+#include "lockrank.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -36,17 +37,17 @@ static pthread_mutex_t open_lock_g = PTHREAD_MUTEX_INITIALIZER;
  * taken would block at its first memkind pool) */
 static void memkind_lock(void)
 {
-	pthread_mutex_lock(&open_lock_g);
+	hmpt_lock_take(&open_lock_g, HMPT_LOCK_MEMKIND);
 }
 
 static void memkind_unlock(void)
 {
-	pthread_mutex_unlock(&open_lock_g);
+	hmpt_lock_drop(&open_lock_g);
 }
 
 static void memkind_reset_lock(void)
 {
-	pthread_mutex_init(&open_lock_g, NULL);
+	hmpt_lock_reset(&open_lock_g);
 }
 
 static int do_open(char *err, size_t errlen)
@@ -79,10 +80,10 @@ static int memkind_load(char *err, size_t errlen)
 {
 	static char saved_g[256];
 
-	pthread_mutex_lock(&open_lock_g);
+	hmpt_lock_take(&open_lock_g, HMPT_LOCK_MEMKIND);
 	if (open_rc_g == 1)
 		open_rc_g = do_open(saved_g, sizeof(saved_g));
-	pthread_mutex_unlock(&open_lock_g);
+	hmpt_lock_drop(&open_lock_g);
 	if (open_rc_g && err) {
 		hmpt_fmt_text(err, errlen, "%s", saved_g);
 	}

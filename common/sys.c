@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lockrank.h"
+
 #define PERM_CHUNK (1u << 20)
 
 static pthread_mutex_t perm_lock_g = PTHREAD_MUTEX_INITIALIZER;
@@ -55,17 +57,17 @@ int hmpt_sys_dlopen_syms(const char *lib, const hmpt_sys_sym_t *syms, int n, voi
 
 void hmpt_sys_perm_lock(void)
 {
-	pthread_mutex_lock(&perm_lock_g);
+	hmpt_lock_take(&perm_lock_g, HMPT_LOCK_PERM);
 }
 
 void hmpt_sys_perm_unlock(void)
 {
-	pthread_mutex_unlock(&perm_lock_g);
+	hmpt_lock_drop(&perm_lock_g);
 }
 
 void hmpt_sys_perm_reset_lock(void)
 {
-	pthread_mutex_init(&perm_lock_g, NULL);
+	hmpt_lock_reset(&perm_lock_g);
 }
 
 void *hmpt_sys_perm_alloc(size_t len)
@@ -73,7 +75,7 @@ void *hmpt_sys_perm_alloc(size_t len)
 	void *p = NULL;
 
 	len = (len + 15) & ~(size_t)15;
-	pthread_mutex_lock(&perm_lock_g);
+	hmpt_lock_take(&perm_lock_g, HMPT_LOCK_PERM);
 	if (len > perm_left_g) {
 		size_t chunk = len > PERM_CHUNK ? len : PERM_CHUNK;
 		char *c = hmpt_sys_map(chunk);
@@ -86,7 +88,7 @@ void *hmpt_sys_perm_alloc(size_t len)
 	perm_cur_g += len;
 	perm_left_g -= len;
 out_unlock:
-	pthread_mutex_unlock(&perm_lock_g);
+	hmpt_lock_drop(&perm_lock_g);
 	return p;
 }
 

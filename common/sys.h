@@ -18,7 +18,7 @@ void *hmpt_sys_map(size_t len);
 void hmpt_sys_unmap(void *p, size_t len);
 /* zeroed, 16-byte aligned, never freed; NULL on failure */
 void *hmpt_sys_perm_alloc(size_t len);
-/* fork: its lock, a leaf (forktab.h) */
+/* fork: its lock, a leaf (rank HMPT_LOCK_PERM, lockrank.h) */
 void hmpt_sys_perm_lock(void);
 void hmpt_sys_perm_unlock(void);
 void hmpt_sys_perm_reset_lock(void);

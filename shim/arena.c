@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "extents.h"
+#include "lockrank.h"
 #include "sys.h"
 
 #ifndef MREMAP_DONTUNMAP
@@ -35,20 +36,20 @@ static pthread_mutex_t grow_lock_g = PTHREAD_MUTEX_INITIALIZER;
 
 void hmpt_arena_lock(void)
 {
-	pthread_mutex_lock(&grow_lock_g);
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&grow_lock_g, HMPT_LOCK_ARENA_GROW);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 }
 
 void hmpt_arena_unlock(void)
 {
-	pthread_mutex_unlock(&lock_g);
-	pthread_mutex_unlock(&grow_lock_g);
+	hmpt_lock_drop(&lock_g);
+	hmpt_lock_drop(&grow_lock_g);
 }
 
 void hmpt_arena_reset_lock(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
-	pthread_mutex_init(&grow_lock_g, NULL);
+	hmpt_lock_reset(&lock_g);
+	hmpt_lock_reset(&grow_lock_g);
 }
 
 static size_t round_page(size_t n)
@@ -280,9 +281,9 @@ static void unkeep(uint64_t bytes)
 {
 	if (!bytes)
 		return;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	kept_g -= bytes;
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 /* The block of `mapped` bytes at granule g0 may touch its pages. */
@@ -509,9 +510,9 @@ static void give(uint64_t g, uint64_t n)
 			continue;
 		if (lean && memchr(rw_g + i, GRAN_CLEAN, j - i))
 			reset_run(i, j - i);
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 		hmpt_extents_give(&free_g, i, j - i);
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 	}
 }
 
@@ -543,9 +544,9 @@ static bool keep_locked(uint64_t g, uint64_t n, uint16_t tag)
 static void trim(void)
 {
 	for (;;) {
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 		if (kept_g <= keep_budget() || !khead_g) {
-			pthread_mutex_unlock(&lock_g);
+			hmpt_lock_drop(&lock_g);
 			return;
 		}
 		uint64_t g = khead_g - 1, n = 1, bytes = res_g[g];
@@ -555,11 +556,11 @@ static void trim(void)
 		kept_unlink_run(g, n);
 		if (hmpt_extents_take_at(&free_g, g, n) != 0) {
 			/* cannot happen (listed granules are free): leave them */
-			pthread_mutex_unlock(&lock_g);
+			hmpt_lock_drop(&lock_g);
 			return;
 		}
 		kept_g -= bytes;
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 		drop_pages(gran_addr(g), (size_t)n << HMPT_GRANULE_SHIFT);
 		memset(res_g + g, 0, n * sizeof(*res_g));
 		memset(rw_g + g, GRAN_CLEAN, (size_t)n);
@@ -613,9 +614,9 @@ static void shrink(void);
  * dropped; then the range joins the free set. */
 static void release(uint64_t g, uint64_t n, uint16_t tag)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	bool kept = keep_locked(g, n, tag);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	if (!kept)
 		discard(g, n, tag);
 	trim();
@@ -863,10 +864,10 @@ static bool grow(uint64_t need, uint64_t seen)
 {
 	bool grown = false;
 
-	pthread_mutex_lock(&grow_lock_g);
+	hmpt_lock_take(&grow_lock_g, HMPT_LOCK_ARENA_GROW);
 	uint64_t have = reserved_g, step = step_g;
 	if (have != seen) { /* another thread grew it meanwhile */
-		pthread_mutex_unlock(&grow_lock_g);
+		hmpt_lock_drop(&grow_lock_g);
 		return true;
 	}
 	/* a quarter of what is held, 16 MiB at least, step_g at most: few
@@ -879,7 +880,7 @@ static bool grow(uint64_t need, uint64_t seen)
 	if (add > room)
 		add = room;
 	if (grow_blocked_g || add < need) {
-		pthread_mutex_unlock(&grow_lock_g);
+		hmpt_lock_drop(&grow_lock_g);
 		return false;
 	}
 	int rc = tables_cover(have + add);
@@ -897,7 +898,7 @@ static bool grow(uint64_t need, uint64_t seen)
 		/* one step under lock_g, so that take() sees the size and the
 		 * free set agree; hmpt_arena_owns() sees the size before any
 		 * block is there */
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 		if (step)
 			__atomic_store_n(&hmpt_arena_size_g,
 			                 (uintptr_t)(have + add) << HMPT_GRANULE_SHIFT,
@@ -905,10 +906,10 @@ static bool grow(uint64_t need, uint64_t seen)
 		free_g.cap = (size_t)ext_entries(cover_g);
 		hmpt_extents_give(&free_g, have, add);
 		reserved_g = have + add;
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 		grown = true;
 	}
-	pthread_mutex_unlock(&grow_lock_g);
+	hmpt_lock_drop(&grow_lock_g);
 	return grown;
 }
 
@@ -925,12 +926,12 @@ static uint64_t free_tail(void)
 static int64_t take(uint64_t n, uint64_t align_gran)
 {
 	for (;;) {
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 		int64_t g = hmpt_extents_take(&free_g, n, align_gran);
 		if (g >= 0)
 			kept_unlink_run((uint64_t)g, n);
 		uint64_t seen = reserved_g, tail = free_tail();
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 		if (g >= 0)
 			return g;
 		/* the free tail and what is added hold an aligned run of n */
@@ -945,11 +946,11 @@ static int64_t take(uint64_t n, uint64_t align_gran)
  * included).  Returns the granules given back. */
 static uint64_t cut_tail(uint64_t slack)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	uint64_t have = reserved_g, tail = free_tail();
 	uint64_t cut = have - tail + slack;
 	if (tail <= slack || hmpt_extents_take_at(&free_g, cut, have - cut) != 0) {
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 		return 0;
 	}
 	kept_g -= kept_in(cut, have - cut);
@@ -957,7 +958,7 @@ static uint64_t cut_tail(uint64_t slack)
 	reserved_g = cut;
 	__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)cut << HMPT_GRANULE_SHIFT,
 	                 __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	if (munmap(gran_addr(cut), (size_t)(have - cut) << HMPT_GRANULE_SHIFT) == 0) {
 		memset(rw_g + cut, GRAN_UNMAPPED, (size_t)(have - cut));
 		memset(shape_g + cut, 0, (have - cut) * sizeof(*shape_g));
@@ -966,12 +967,12 @@ static uint64_t cut_tail(uint64_t slack)
 	}
 	/* still ours, as it was (its kept pages now clean or counted) */
 	reset_run(cut, have - cut);
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	hmpt_extents_give(&free_g, cut, have - cut);
 	reserved_g = have;
 	__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
 	                 __ATOMIC_RELEASE);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return 0;
 }
 
@@ -985,9 +986,9 @@ static void shrink(void)
 
 	if (!__atomic_load_n(&step_g, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&grow_lock_g);
+	hmpt_lock_take(&grow_lock_g, HMPT_LOCK_ARENA_GROW);
 	cut_tail(SLACK);
-	pthread_mutex_unlock(&grow_lock_g);
+	hmpt_lock_drop(&grow_lock_g);
 }
 
 static int stamp_g; /* read the clock for `born` (sampling runs) */
@@ -1014,16 +1015,16 @@ static bool observed(uint32_t site, bool *clean)
 
 void hmpt_arena_set_keep_min(uint64_t bytes)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	keep_min_g = bytes;
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 uint64_t hmpt_arena_kept_bytes(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	uint64_t k = kept_g;
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return k;
 }
 
@@ -1042,7 +1043,7 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 	uint64_t now = __atomic_load_n(&stamp_g, __ATOMIC_ACQUIRE) ? hmpt_sys_now_ns() : 0;
 
 	note_resident((uint64_t)g, n, mapped);
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	uint64_t had = blocks_g[g].ngran; /* resized in place: its old extent */
 	uint64_t born = had && old < 0 ? blocks_g[g].born : now;
 	if (had)
@@ -1067,7 +1068,7 @@ static void record(int64_t g, int64_t old, size_t size, size_t mapped, uint64_t 
 		set_owner((uint64_t)old, blocks_g[old].ngran, 0);
 		blocks_g[old].ngran = 0;
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void *hmpt_arena_alloc_split(size_t size, size_t align, bool zero, uint32_t site, uint16_t tag,
@@ -1134,12 +1135,12 @@ int hmpt_arena_lookup(const void *p, hmpt_block_t *out)
 
 	if (g < 0)
 		return rc;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	if (blocks_g[g].ngran) {
 		*out = blocks_g[g];
 		rc = 0;
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return rc;
 }
 
@@ -1151,14 +1152,14 @@ int hmpt_arena_find(const void *p, uintptr_t *start, hmpt_block_t *out)
 	if (off >= __atomic_load_n(&hmpt_arena_size_g, __ATOMIC_RELAXED) ||
 	    off >> HMPT_GRANULE_SHIFT >= __atomic_load_n(&cover_g, __ATOMIC_ACQUIRE))
 		return rc;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	uint32_t o = owner_g[off >> HMPT_GRANULE_SHIFT];
 	if (o && blocks_g[o - 1].ngran) {
 		*start = hmpt_arena_base_g + ((uintptr_t)(o - 1) << HMPT_GRANULE_SHIFT);
 		*out = blocks_g[o - 1];
 		rc = 0;
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return rc;
 }
 
@@ -1168,7 +1169,7 @@ int hmpt_arena_next(uintptr_t from, uintptr_t *start, hmpt_block_t *out)
 	    from > hmpt_arena_base_g ? (from - hmpt_arena_base_g) >> HMPT_GRANULE_SHIFT : 0;
 	int rc = -ENOENT;
 
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	for (; blocks_g && g < top_g; g++) {
 		if (blocks_g[g].ngran) {
 			*start = (uintptr_t)gran_addr(g);
@@ -1177,7 +1178,7 @@ int hmpt_arena_next(uintptr_t from, uintptr_t *start, hmpt_block_t *out)
 			break;
 		}
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return rc;
 }
 
@@ -1190,7 +1191,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 		return -EINVAL;
 	/* one lock hold for the record and, when its pages are kept, the free
 	 * set: the common case of a free */
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	*out = blocks_g[g];
 	if (out->ngran) {
 		set_owner((uint64_t)g, out->ngran, 0);
@@ -1198,7 +1199,7 @@ int hmpt_arena_free(void *p, hmpt_block_t *out)
 		blocks_g[g].ngran = 0;
 		kept = keep_locked((uint64_t)g, out->ngran, out->tag);
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	if (!out->ngran)
 		return -EINVAL;
 	if (!kept)
@@ -1253,11 +1254,11 @@ static int move_or_copy(uint64_t g, uint64_t ng, uint64_t have, size_t bytes, bo
 /* Extend the block at granule g from `have` to `want` granules in place. */
 static bool take_at_grow(int64_t g, uint64_t have, uint64_t want)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	int rc = hmpt_extents_take_at(&free_g, (uint64_t)g + have, want - have);
 	if (rc == 0)
 		kept_unlink_run((uint64_t)g + have, want - have);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return rc == 0;
 }
 
@@ -1329,9 +1330,9 @@ void *hmpt_arena_realloc(void *p, size_t size, uint32_t site, hmpt_block_t *old)
 
 uint64_t hmpt_arena_free_bytes(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	uint64_t f = hmpt_extents_free_total(&free_g) + ngran_g - reserved_g;
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return f << HMPT_GRANULE_SHIFT;
 }
 
@@ -1345,22 +1346,22 @@ uint64_t hmpt_arena_reserve_as_needed(uint64_t cap)
 {
 	uint64_t given = 0, n = cap >> HMPT_GRANULE_SHIFT;
 
-	pthread_mutex_lock(&grow_lock_g);
+	hmpt_lock_take(&grow_lock_g, HMPT_LOCK_ARENA_GROW);
 	if (n > ngran_g)
 		n = ngran_g;
 	if (!step_g) {
 		/* all of the capacity was reserved at init: what lies beyond the
 		 * free set's span goes back now, and the arena grows from there */
 		uint64_t have = reserved_g, all = ngran_g;
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 		__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)have << HMPT_GRANULE_SHIFT,
 		                 __ATOMIC_RELEASE);
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 		if (all > have &&
 		    munmap(gran_addr(have), (size_t)(all - have) << HMPT_GRANULE_SHIFT) != 0) {
 			__atomic_store_n(&hmpt_arena_size_g, (uintptr_t)all << HMPT_GRANULE_SHIFT,
 			                 __ATOMIC_RELEASE);
-			pthread_mutex_unlock(&grow_lock_g);
+			hmpt_lock_drop(&grow_lock_g);
 			return 0;
 		}
 		given = all - have;
@@ -1379,7 +1380,7 @@ uint64_t hmpt_arena_reserve_as_needed(uint64_t cap)
 		__atomic_store_n(&ngran_g, n, __ATOMIC_RELAXED);
 	}
 	given += cut_tail(0);
-	pthread_mutex_unlock(&grow_lock_g);
+	hmpt_lock_drop(&grow_lock_g);
 	return given << HMPT_GRANULE_SHIFT;
 }
 
@@ -1394,8 +1395,8 @@ uint64_t hmpt_arena_keep_none(void)
 {
 	uint64_t dropped = 0;
 
-	pthread_mutex_lock(&grow_lock_g);
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&grow_lock_g, HMPT_LOCK_ARENA_GROW);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_ARENA);
 	__atomic_store_n(&lean_g, 1, __ATOMIC_RELAXED);
 	/* every free granule that is mapped back to reserved address space, at
 	 * once under the lock (a few system calls, once in a process's life) */
@@ -1415,7 +1416,7 @@ uint64_t hmpt_arena_keep_none(void)
 			i = j;
 		}
 	}
-	pthread_mutex_unlock(&lock_g);
-	pthread_mutex_unlock(&grow_lock_g);
+	hmpt_lock_drop(&lock_g);
+	hmpt_lock_drop(&grow_lock_g);
 	return dropped << HMPT_GRANULE_SHIFT;
 }

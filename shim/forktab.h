@@ -8,40 +8,31 @@
  * descending rank.  lifecycle.c installs the table's runners with one
  * pthread_atfork() call.
  *
- * The order (the only order in which these locks may nest at run time):
- *   10 sites lock (sites.c: site table, module map, statistics; taken
- *      around dl_iterate_phdr)
- *   20 pools lock (pool.c: budgets, counts)
- *   30-39 the backends (common/backend.c's rows give their ranks):
- *      30 memkind's loading lock (pool_memkind.c; held across dlopen,
- *         nothing of hmpt's under it)
- *      38 the table of blocks outside the arena (common/backend.c: a
- *         leaf, taken alone)
- *      39 the file backend (pool_file.c): no lock, its prepare copies
- *         the live blocks that the child must not share (under 38)
- *   40 sample lock (sample.c: rings and per-site samples; taken under the
- *      sites lock by the profile writer, and it takes the arena lock to
- *      find a block)
- *   50 arena lock (arena.c: extents, block table)
- *   60 sample's gone-blocks lock (sample.c: a leaf, nothing is taken
- *      under it; taken alone or under the sample lock)
- *   70 the permanent-allocation lock (common/sys.c: a leaf, taken alone or
- *      under the sites lock)
+ * The ranks are the locks' own (common/lockrank.h, the only order in
+ * which they may nest at run time): each module registers under the rank
+ * of the first lock its prepare takes; backends under their row's
+ * fork_rank (common/backend.c).  Not taken by fork: job.c's lock
+ * (process-shared and robust in a shared mapping) and a file pool's range
+ * lock (a child never allocates from its parent's file).  The file
+ * backend's handlers take no lock: at HMPT_LOCK_FILE_FORK they copy its
+ * live blocks under the outside table's lock.
  * Rank 0 is the process's own state (lifecycle.c): its child handler runs
- * last, when every lock is usable again.  Not in the table: job.c's lock,
- * process-shared and robust in a shared mapping.
+ * last, when every lock is usable again.
  */
 #ifndef HMPT_FORKTAB_H
 #define HMPT_FORKTAB_H
 
+#include "lockrank.h"
+
 enum {
 	HMPT_FORK_PROCESS = 0,
-	HMPT_FORK_SITES = 10,
-	HMPT_FORK_POOLS = 20,
-	HMPT_FORK_SAMPLE = 40,
-	HMPT_FORK_ARENA = 50,
-	HMPT_FORK_SAMPLE_GONE = 60,
-	HMPT_FORK_PERM = 70,
+	HMPT_FORK_SITES = HMPT_LOCK_SITES,
+	HMPT_FORK_POOLS = HMPT_LOCK_POOLS,
+	HMPT_FORK_OUTSIDE = HMPT_LOCK_OUTSIDE,
+	HMPT_FORK_SAMPLE = HMPT_LOCK_SAMPLE,
+	HMPT_FORK_ARENA = HMPT_LOCK_ARENA_GROW, /* then HMPT_LOCK_ARENA */
+	HMPT_FORK_SAMPLE_GONE = HMPT_LOCK_SAMPLE_GONE,
+	HMPT_FORK_PERM = HMPT_LOCK_PERM,
 };
 
 typedef void (*hmpt_fork_fn)(void);

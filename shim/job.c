@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "hash.h"
+#include "lockrank.h"
 #include "log.h"
 #include "sys.h"
 
@@ -228,11 +229,11 @@ static int seg_lock(void)
 
 	if (__atomic_load_n(&stuck_g, __ATOMIC_ACQUIRE))
 		return -ETIMEDOUT;
-	rc = pthread_mutex_trylock(&seg_g->lock); /* uncontended: no clock read */
+	rc = hmpt_lock_try(&seg_g->lock, HMPT_LOCK_JOB); /* uncontended: no clock read */
 	if (rc == EBUSY) {
 		clock_gettime(CLOCK_MONOTONIC, &until);
 		until.tv_sec += SEG_LOCK_S;
-		rc = pthread_mutex_clocklock(&seg_g->lock, CLOCK_MONOTONIC, &until);
+		rc = hmpt_lock_timed(&seg_g->lock, HMPT_LOCK_JOB, &until);
 	}
 	if (rc == EOWNERDEAD) /* a rank died holding it: what it guards is counters */
 		rc = pthread_mutex_consistent(&seg_g->lock);
@@ -251,7 +252,7 @@ static int seg_lock(void)
 
 static void seg_unlock(void)
 {
-	pthread_mutex_unlock(&seg_g->lock);
+	hmpt_lock_drop(&seg_g->lock);
 }
 
 /* The segment was attached by this process (not by the parent of a fork). */
@@ -715,20 +716,26 @@ static void seg_leave_alone(void)
 void hmpt_job_leave(void)
 {
 	bool last = true, refused = false;
+	seg_pool_t mine[HMPT_PLAN_MAX_POOLS];
 
 	if (!attached_here() || !hmpt_log_first(&left_g))
 		return;
+	/* before the job's lock: the pools lock ranks below it (lockrank.h:
+	 * pool.c's shared accounts take it first) */
+	for (int i = 0; plan_g && i < plan_g->npools; i++) {
+		hmpt_pool_stats_t st;
+		hmpt_pools_stats(pools_g, i, &st);
+		mine[i] = (seg_pool_t){st.allocations, st.bytes, st.refused, st.refused_bytes};
+	}
 	if (seg_lock() != 0) { /* at once when it timed out before */
 		seg_leave_alone();
 		return;
 	}
 	for (int i = 0; plan_g && i < plan_g->npools; i++) {
-		hmpt_pool_stats_t st;
-		hmpt_pools_stats(pools_g, i, &st);
-		seg_g->pools[i].allocations += st.allocations;
-		seg_g->pools[i].bytes += st.bytes;
-		seg_g->pools[i].refused += st.refused;
-		seg_g->pools[i].refused_bytes += st.refused_bytes;
+		seg_g->pools[i].allocations += mine[i].allocations;
+		seg_g->pools[i].bytes += mine[i].bytes;
+		seg_g->pools[i].refused += mine[i].refused;
+		seg_g->pools[i].refused_bytes += mine[i].refused_bytes;
 		refused |= seg_g->pools[i].refused != 0;
 	}
 	for (int i = 0; i < SEG_PIDS; i++) {

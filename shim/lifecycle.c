@@ -152,7 +152,7 @@ static void fork_register(void)
 			hmpt_fork_register(be->fork_rank, be->ops->fork_prepare,
 			                   be->ops->fork_parent, be->ops->fork_child);
 	}
-	hmpt_fork_register(HMPT_OUTSIDE_FORK_RANK, hmpt_outside_lock, hmpt_outside_unlock,
+	hmpt_fork_register(HMPT_FORK_OUTSIDE, hmpt_outside_lock, hmpt_outside_unlock,
 	                   hmpt_outside_reset_lock);
 	hmpt_fork_register(HMPT_FORK_SAMPLE, hmpt_sample_lock, hmpt_sample_unlock,
 	                   hmpt_sample_reset_lock);

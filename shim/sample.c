@@ -18,6 +18,7 @@
 
 #include "arena.h"
 #include "decode.h"
+#include "lockrank.h"
 #include "log.h"
 #include "perfev.h"
 #include "sites.h"
@@ -124,32 +125,32 @@ static int touch_event(void)
 
 void hmpt_sample_lock(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 }
 
 void hmpt_sample_unlock(void)
 {
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_sample_reset_lock(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
+	hmpt_lock_reset(&lock_g);
 }
 
 void hmpt_sample_gone_lock(void)
 {
-	pthread_mutex_lock(&gone_lock_g);
+	hmpt_lock_take(&gone_lock_g, HMPT_LOCK_SAMPLE_GONE);
 }
 
 void hmpt_sample_gone_unlock(void)
 {
-	pthread_mutex_unlock(&gone_lock_g);
+	hmpt_lock_drop(&gone_lock_g);
 }
 
 void hmpt_sample_gone_reset_lock(void)
 {
-	pthread_mutex_init(&gone_lock_g, NULL);
+	hmpt_lock_reset(&gone_lock_g);
 }
 
 bool hmpt_sample_active(void)
@@ -252,7 +253,7 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 		*unobserved = b.unobserved;
 		return b.site;
 	}
-	pthread_mutex_lock(&gone_lock_g);
+	hmpt_lock_take(&gone_lock_g, HMPT_LOCK_SAMPLE_GONE);
 	uint64_t n = gone_n_g < GONE_MAX ? gone_n_g : GONE_MAX;
 	for (uint64_t k = 0; k < n; k++) {
 		const gone_t *e = &gone_g[(gone_n_g - 1 - k) % GONE_MAX];
@@ -267,7 +268,7 @@ static int64_t resolve(uint64_t addr, uint64_t t, bool *gone, uintptr_t *lo, uin
 			break;
 		}
 	}
-	pthread_mutex_unlock(&gone_lock_g);
+	hmpt_lock_drop(&gone_lock_g);
 	return site;
 }
 
@@ -453,10 +454,10 @@ void hmpt_sample_note_gone(uintptr_t start, uint64_t len, uint32_t site, uint64_
 	if (!hmpt_sample_active())
 		return;
 	uint64_t died = hmpt_sys_now_ns();
-	pthread_mutex_lock(&gone_lock_g);
+	hmpt_lock_take(&gone_lock_g, HMPT_LOCK_SAMPLE_GONE);
 	gone_g[gone_n_g % GONE_MAX] = (gone_t){start, start + len, born, died, site, unobserved};
 	gone_n_g++;
-	pthread_mutex_unlock(&gone_lock_g);
+	hmpt_lock_drop(&gone_lock_g);
 }
 
 /* -------------------------------------------------------------- the rings */
@@ -510,9 +511,9 @@ static void *reader(void *unused)
 		}
 		if (__atomic_load_n(&stopping_g, __ATOMIC_ACQUIRE))
 			break;
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 		drain_all(false);
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 	}
 	return NULL;
 }
@@ -881,9 +882,9 @@ static void flush(bool last)
 {
 	if (!slots_g)
 		return;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 	drain_all(last);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_sample_flush(void)
@@ -903,7 +904,7 @@ void hmpt_sample_add_region(uintptr_t lo, uintptr_t hi, uint64_t count)
 		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(hmpt_sample_site_t));
 	if (!sites_g)
 		return;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 	/* the block that holds lo, then those that start after it */
 	if (hmpt_arena_find((void *)lo, &start, &b) != 0 && hmpt_arena_next(lo, &start, &b) != 0)
 		start = hi;
@@ -921,7 +922,7 @@ void hmpt_sample_add_region(uintptr_t lo, uintptr_t hi, uint64_t count)
 	}
 	totals_g.attributed += given;
 	totals_g.untracked += count - given;
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, uint64_t born,
@@ -929,10 +930,10 @@ void hmpt_sample_before_release(uintptr_t start, uint64_t len, uint32_t site, ui
 {
 	if (!hmpt_sample_active() || !src_g->release || unobserved)
 		return;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 	drain_all(false);
 	src_g->release(start, len, site, born, freeing);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_sample_stop(void)
@@ -947,9 +948,9 @@ void hmpt_sample_stop(void)
 	}
 	flush(true);
 	if (src_g->stop) {
-		pthread_mutex_lock(&lock_g);
+		hmpt_lock_take(&lock_g, HMPT_LOCK_SAMPLE);
 		src_g->stop();
-		pthread_mutex_unlock(&lock_g);
+		hmpt_lock_drop(&lock_g);
 	}
 	__atomic_store_n(&stopping_g, 1, __ATOMIC_RELEASE);
 	wake_reader();

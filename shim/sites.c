@@ -10,6 +10,7 @@
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
+#include "lockrank.h"
 #include "siteid.h"
 #include "sys.h"
 
@@ -199,9 +200,9 @@ int hmpt_sites_init(unsigned depth)
 		exe_path_g[0] = '\0';
 	nsites_g = 1; /* index 0: the overflow site, no frames */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 	refresh_modules();
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return 0;
 }
 
@@ -367,10 +368,10 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
 	uint32_t mods[RAW_DEEP], site;
 	int got = unw_backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
 
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 	refresh_modules();
 	site_of(raw, got < 0 ? 0 : got, mods, true, &site);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return site;
 }
 
@@ -383,19 +384,19 @@ uint32_t hmpt_sites_capture(void)
 
 	if (got < 0)
 		got = 0;
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 	refresh_modules();
 	/* a stack that goes on past a full buffer may hold its naming frames
 	 * deeper */
 	bool found = site_of(raw, got, mods, got < want, &site);
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return found ? site : capture_deep();
 }
 
 uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
                                const char *section)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 	refresh_modules();
 	/* not in the stack table: no call stack can name a data address */
 	uint32_t i = new_site(0, &addr, 1);
@@ -410,28 +411,28 @@ uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol
 		                            .live = size,
 		                            .peak_live = size};
 	}
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 	return i;
 }
 
 void hmpt_sites_lock(void)
 {
-	pthread_mutex_lock(&lock_g);
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 }
 
 bool hmpt_sites_trylock(void)
 {
-	return pthread_mutex_trylock(&lock_g) == 0;
+	return hmpt_lock_try(&lock_g, HMPT_LOCK_SITES) == 0;
 }
 
 void hmpt_sites_unlock(void)
 {
-	pthread_mutex_unlock(&lock_g);
+	hmpt_lock_drop(&lock_g);
 }
 
 void hmpt_sites_reset_lock(void)
 {
-	pthread_mutex_init(&lock_g, NULL);
+	hmpt_lock_reset(&lock_g);
 }
 
 void hmpt_sites_reset_stats(uint64_t now_ns)

@@ -1,6 +1,10 @@
 /* compare.h — hmpt-tune compare BASE.json PLAN.json -- COMMAND: the command
- * run under each plan, alternately, t->opt->reps times each, and PLAN's speedup
- * over BASE with its confidence interval (Welch's: two samples alone).
+ * run under each plan in t->opt->reps rounds (10 by default), a run of each
+ * per round, which goes first alternating; PLAN's speedup over BASE from
+ * the rounds' paired ratios as the tuner's confirmation takes it
+ * (hmpt_stats_paired: the Hodges-Lehmann estimate and Wilcoxon's
+ * signed-rank interval, or the paired t interval with too few rounds for
+ * its level).
  *
  * Contract: COMMAND's output goes to a temporary directory, removed
  * afterwards; the result goes to standard output.  Returns the exit status:

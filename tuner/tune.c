@@ -2,13 +2,19 @@
  *
  * 1. profile the program under the shim (sizes, and access shares when it
  *    samples);
- * 2. measure all-slow and each candidate site alone in the fast pool, to
- *    rank the sites by individual impact;
- * 3. group: the top K-1 sites one group each, the rest one group;
- * 4. measure every combination of groups in the fast pool, n times each,
- *    interleaved so that drift hits every configuration alike;
- * 5. choose (best, 90 % of best at the smallest fast footprint, best that
- *    fits --capacity) and report.
+ * 2. rank: measure all-slow and each candidate site alone in the fast pool,
+ *    to rank the sites by individual impact; group them: the top K-1 sites
+ *    one group each, the rest one group (or --group's groups);
+ * 3. search the combinations of groups in the fast pool, those the model
+ *    asks for (--search exhaustive: every one), n times each, interleaved
+ *    so that drift hits every configuration alike; choose (best, 90 % of
+ *    best at the smallest fast footprint, best that fits --capacity);
+ * 4. split (--split; by default where both pools have the same page size):
+ *    plan-90 with a share of the group that crosses 90 %, plan-capacity's
+ *    room filled; choose again;
+ * 5. confirm: the choices measured again against all-slow in fresh paired
+ *    rounds; only what is confirmed faster is chosen;
+ * 6. write the plans and report.
  * Every run goes to DIR/journal.jsonl as it ends; rerunning the same command
  * resumes from it.  A configuration whose plan is the same as one measured
  * before (its key is the set of its sites in the fast pool) is not run twice.

@@ -255,9 +255,6 @@ typedef struct {
 	int order_ref;      /* its all-slow configuration, -1: none yet */
 } hmpt_tune_t;
 
-/* The configurations reported and chosen from: those of the combination
- * phase once it ran (the ranking phase's are in results.json and .csv). */
-/* Runs of c that count (reps 0..want-1). */
 /* Runs of c taken within its want: in its summary, set aside as slow
  * outliers, or failed (the search's budget and rounds count them all). */
 static inline int hmpt_tune_config_taken(const hmpt_tconfig_t *c)
@@ -265,6 +262,9 @@ static inline int hmpt_tune_config_taken(const hmpt_tconfig_t *c)
 	return c->sum.n + c->noutliers + c->nfailed;
 }
 
+/* Runs of c that count, reps 0..want-1: its own want, else --reps times its
+ * share of a round; none while the model search has not asked for it
+ * (want -1). */
 static inline int hmpt_tune_config_want(const hmpt_tune_t *t, const hmpt_tconfig_t *c)
 {
 	return c->want < 0 ? 0 : c->want ? c->want : t->opt->reps * (c->share > 1 ? c->share : 1);
@@ -277,6 +277,9 @@ static inline bool hmpt_tune_run_counts(const hmpt_trun_t *r)
 	return !r->retaken[0];
 }
 
+/* The configurations reported and chosen from: those of the combination
+ * phase once it ran (the ranking phase's are in results.json and .csv),
+ * else every one measured. */
 static inline bool hmpt_tune_config_shown(const hmpt_tune_t *t, int i)
 {
 	return t->ncombos ? t->configs[i].in_combos : t->configs[i].nruns > 0;

@@ -4,7 +4,9 @@ top=${HMPT_TEST_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 B=$top/build
 P=$B/progs
 TUNE=${TUNE:-$B/hmpt-tune}
-LIB=$B/libhmpt.so
+# HMPT_TEST_LIB: another build of the shim for the tests that only preload
+# it (t_lock_ranks runs some under build/ubsan/libhmpt.so)
+LIB=${HMPT_TEST_LIB:-$B/libhmpt.so}
 PREFIX=${HMPT_TEST_PREFIX:-}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hmpt-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
