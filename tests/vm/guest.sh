@@ -31,7 +31,10 @@
 # HMPT_VM_NUMA_BALANCING=1 (leave the kernel's automatic NUMA balancing on),
 # HMPT_VM_NVDIMM_MIB (an emulated NVDIMM of that size in node 1, backed by
 # a sparse file in the cache: /dev/pmem0 in the guest, or a device-DAX
-# after `ndctl create-namespace -m devdax`; default none).
+# after `ndctl create-namespace -m devdax`; default none),
+# HMPT_VM_CXL_MIB (a fifth node of that size, memory only, CXL-like: behind
+# node 0 at distance 24 (34 from the rest), HMAT 300 ns / 25 GB/s from node
+# 0; default none).
 #
 # Automatic NUMA balancing is off in the guest by default
 # (numa_balancing=disable): with more than one node the kernel turns it on,
@@ -254,13 +257,21 @@ echo >>"$ctl/cmd.sh"
 hmat=,hmat=on
 [ "${HMPT_VM_HMAT:-1}" = 0 ] && hmat=
 nvdimm_mib=${HMPT_VM_NVDIMM_MIB:-0}
-mem=$((2 * ddr_mib + 2 * hbm_mib))M
+cxl_mib=${HMPT_VM_CXL_MIB:-0}
+mem=$((2 * ddr_mib + 2 * hbm_mib + cxl_mib))M
+cxl=() cxl_lb=
+if [ "$cxl_mib" -gt 0 ]; then
+	cxl=(-object "memory-backend-ram,id=m4,size=${cxl_mib}M" -numa "node,nodeid=4,memdev=m4${hmat:+,initiator=0}"
+		-numa dist,src=0,dst=4,val=24 -numa dist,src=1,dst=4,val=34
+		-numa dist,src=2,dst=4,val=34 -numa dist,src=3,dst=4,val=34)
+	cxl_lb=$'0 4 300 25G\n1 4 380 20G'
+fi
 nv=() nvon=
 if [ "$nvdimm_mib" -gt 0 ]; then
 	# label-less: ndctl makes its one namespace device-DAX or fsdax
 	truncate -s "${nvdimm_mib}M" "$cache/nvdimm.img"
 	nvon=,nvdimm=on
-	mem="$mem,slots=2,maxmem=$((2 * ddr_mib + 2 * hbm_mib + nvdimm_mib + 1024))M"
+	mem="$mem,slots=2,maxmem=$((2 * ddr_mib + 2 * hbm_mib + cxl_mib + nvdimm_mib + 1024))M"
 	nv=(-object "memory-backend-file,id=nv0,share=on,mem-path=$cache/nvdimm.img,size=${nvdimm_mib}M"
 		-device "nvdimm,id=nvdimm0,memdev=nv0,node=1")
 fi
@@ -277,11 +288,12 @@ q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -vga none -monit
 	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
 	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
 	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23
-	${nv[@]+"${nv[@]}"})
+	${cxl[@]+"${cxl[@]}"} ${nv[@]+"${nv[@]}"})
 [ -n "$hmat" ] && while read -r i t lat bw; do
+	[ -n "$i" ] || continue
 	q+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
 		-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
-done <<'LB'
+done <<LB
 0 0 100 100G
 0 1 180 50G
 0 2 120 400G
@@ -290,6 +302,7 @@ done <<'LB'
 1 1 100 100G
 1 2 200 40G
 1 3 120 400G
+$cxl_lb
 LB
 append="console=ttyS0 panic=-1 mitigations=off nokaslr tsc=reliable no_timer_check lpj=4000000
 8250.nr_uarts=1 i8042.noaux i8042.nokbd i8042.nopnp cryptomgr.notests HMPT_VM_OUT=$out HMPT_VM_CWD=$PWD"
