@@ -540,6 +540,25 @@ void hmpt_topo_local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls,
 }
 
 static void classify_tiers(hmpt_topo_t *t);
+static bool faster(const hmpt_node_t *a, const hmpt_node_t *b);
+
+/* The probe's HBM and every node that HMAT rates as fast as one of them:
+ * memkind names one node of four equal ones on an A64FX-like machine
+ * (memkind#765 is about such a machine); a node set that HMAT does not
+ * tell apart is all HBM or none.  Only where HMAT covers every memory
+ * node. */
+static void hbm_like_hmat(hmpt_topo_t *t)
+{
+	hmpt_nodemask_t named = t->hbm;
+
+	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
+		if (!t->node[n].read_bw)
+			return;
+	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
+		for (int k = hmpt_nodemask_first(&named); k >= 0; k = hmpt_nodemask_next(&named, k))
+			if (!faster(&t->node[n], &t->node[k]) && !faster(&t->node[k], &t->node[n]))
+				hmpt_nodemask_set(&t->hbm, (unsigned)n);
+}
 
 int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, size_t errlen)
 {
@@ -574,6 +593,7 @@ int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, si
 		    !hmpt_nodemask_empty(&m)) {
 			t->hbm = m;
 			t->hbm_src = HMPT_TOPO_SRC_PROBE;
+			hbm_like_hmat(t);
 		}
 	}
 	if (h->ddr_env || h->ddr_plan) {

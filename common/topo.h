@@ -9,7 +9,10 @@
  *      whose local read bandwidth (nodeN/access1, else access0,
  *      initiators/read_bandwidth) is higher than that of every memory node
  *      with CPUs;
- *   3. a caller-supplied probe (the shim passes memkind's HBW detection).
+ *   3. a caller-supplied probe (the shim passes memkind's HBW detection),
+ *      widened to the nodes that HMAT, where it covers every memory node,
+ *      rates as fast as those it names (memkind names one node of an
+ *      A64FX's four equal ones).
  * DDR nodes: an explicit list (HMPT_DDR_NODES, the plan's "ddr_nodes"),
  * else the memory nodes that have CPUs and are not HBM.
  * With sub-NUMA clustering or several sockets, each CPU node has its own

@@ -258,6 +258,40 @@ static void test_local(void)
 	CHECK_OP(topo.tier_hbm_first, ==, HMPT_TOPO_SRC_ENV);
 }
 
+static int probe_node3(hmpt_nodemask_t *hbm, void *ctx)
+{
+	(void)ctx;
+	hmpt_nodemask_set(hbm, 3);
+	return 0;
+}
+
+/* memkind names one CMG of an A64FX as its HBM (seen in the QEMU guest's
+ * A64FX row): HMAT rates all four alike, so all four are HBM, each CPU
+ * node's own local; without HMAT the probe's answer stands */
+static void test_probe_widened(void)
+{
+	hmpt_topo_hints_t h = {.probe = probe_node3};
+	char err[256], buf[64], want[8];
+
+	build_row(6); /* A64FX with HMAT */
+	CHECK_OP(hmpt_topo_read(&topo, row_root(6)), ==, 0);
+	CHECK_OP(hmpt_topo_classify(&topo, &h, err, sizeof(err)), ==, 0);
+	CHECK_STREQ(fmt_mask(&topo.hbm, buf, sizeof(buf)), "0-3");
+	CHECK_OP(topo.hbm_src, ==, HMPT_TOPO_SRC_PROBE);
+	CHECK(hmpt_nodemask_empty(&topo.ddr));
+	for (int c = 0; c < 4; c++) {
+		snprintf(want, sizeof(want), "%d", c);
+		CHECK_STREQ(fmt_mask(&topo.local_hbm[c], buf, sizeof(buf)), want);
+	}
+	CHECK_OP(topo.ntiers, ==, 1);
+	CHECK_STREQ(fmt_mask(&topo.tier[0], buf, sizeof(buf)), "0-3");
+	build_row(8); /* without HMAT */
+	CHECK_OP(hmpt_topo_read(&topo, row_root(8)), ==, 0);
+	CHECK_OP(hmpt_topo_classify(&topo, &h, err, sizeof(err)), ==, 0);
+	CHECK_STREQ(fmt_mask(&topo.hbm, buf, sizeof(buf)), "3");
+	CHECK_STREQ(fmt_mask(&topo.tier[0], buf, sizeof(buf)), "3");
+}
+
 /* equal bandwidth: the lower latency first; figures within an eighth of
  * each other are one tier */
 static void test_hmat_ties(void)
@@ -360,6 +394,7 @@ int main(void)
 		return 1;
 	test_rows();
 	test_local();
+	test_probe_widened();
 	test_hmat_ties();
 	test_plan_check();
 	fixture_end();

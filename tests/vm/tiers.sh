@@ -4,11 +4,17 @@
 # 4 CXL-like.  tests/integration/t_numa_vm.sh runs it; by hand:
 #   HMPT_VM_CXL_MIB=128 tests/vm/guest.sh bash tests/vm/tiers.sh
 #   HMPT_VM_CXL_MIB=128 HMPT_VM_HMAT=0 tests/vm/guest.sh bash tests/vm/tiers.sh nohmat
+#   HMPT_VM_TOPO=a64fx tests/vm/guest.sh bash tests/vm/tiers.sh a64fx (and gh200)
 # Every check reads where the pages really are (move_pages).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/place_common.sh"
 [ "${VM_GUEST:-}" = 1 ] || skip "runs inside the QEMU guest: HMPT_VM_CXL_MIB=128 tests/vm/guest.sh bash $0"
-[ -e /sys/devices/system/node/node4 ] || fail "the guest has no node 4 (boot it with HMPT_VM_CXL_MIB)"
+# With "a64fx" or "gh200", the guest booted with HMPT_VM_TOPO so.
+mode=${1:-hmat}
+case $mode in
+a64fx | gh200) [ -e /sys/devices/system/node/node4 ] && fail "the guest is not the $mode row" ;;
+*) [ -e /sys/devices/system/node/node4 ] || fail "the guest has no node 4 (boot it with HMPT_VM_CXL_MIB)" ;;
+esac
 M=8
 pages=$((M * 256)) # 4 KiB pages in one array
 
@@ -29,7 +35,34 @@ check_tiers() {
 		fail "plan check, slowest: $(cat "$work/check")"
 }
 
-if [ "${1:-}" = nohmat ]; then
+src=HMAT
+[ -n "$kernel" ] && src="kernel memory tiers split by HMAT"
+if [ "$mode" = a64fx ]; then
+	# one kind of memory: fastest is slowest, each CPU's own CMG; memkind
+	# names node 3 alone, HMAT rates the four alike: all four are HBM
+	src=HMAT
+	[ -n "$kernel" ] && src="kernel memory tiers"
+	check_tiers "$src" 0-3 0-3
+	grep -q '^on this machine: HBM nodes 0-3 (memkind), DDR nodes none' "$work/check" ||
+		fail "A64FX's HBM: $(grep '^on this machine' "$work/check")"
+	for cpu in 1 2; do
+		PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
+		cat "$work/run$cpu"
+		for x in A B C D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
+	done
+	note "A64FX row: one tier 0-3, each CPU's arrays on its own node; HBM 0-3"
+	exit 0
+fi
+if [ "$mode" = gh200 ]; then
+	check_tiers "$src" 1 0
+	PREFIX="taskset -c 0" run_placed "$work/plan.json" "$work/run0" arrays $M
+	cat "$work/run0"
+	for x in A C; do expect "$work/run0" $x nodes "1:$pages"; done
+	for x in B D; do expect "$work/run0" $x nodes "0:$pages"; done
+	note "Grace Hopper row: fastest the CPU-less HBM node 1, slowest the CPUs' node 0"
+	exit 0
+fi
+if [ "$mode" = nohmat ]; then
 	[ ! -e /sys/devices/system/node/node2/access0 ] || fail "the guest has HMAT"
 	src="SLIT distances"
 	[ -n "$kernel" ] && src="kernel memory tiers split by SLIT distances"
@@ -50,8 +83,6 @@ if [ "${1:-}" = nohmat ]; then
 	exit 0
 fi
 
-src=HMAT
-[ -n "$kernel" ] && src="kernel memory tiers split by HMAT"
 check_tiers "$src" 2-3 4
 # from either socket: the fast arrays on its own HBM-like node, the rest on
 # the CXL-like node
