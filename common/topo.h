@@ -28,10 +28,10 @@
  * the CPUs: the kernel gives every DRAM node one default tier (HBM, DDR and
  * even CXL alike unless a driver says otherwise), so a kernel tier is split
  * as a machine without kernel tiers would be, by HMAT, else by SLIT; and
- * HBM named by the environment, the plan or
- * the probe goes first where the tiers do not already separate it.  SLIT
- * alone cannot tell HBM from CXL (both CPU-less and farther): it ranks them
- * below DDR, and the description says so.
+ * HBM named by the environment, the plan or the probe goes first where the
+ * tiers do not already separate it.  SLIT alone cannot tell HBM from CXL
+ * (both CPU-less and farther): it ranks them below DDR, and the
+ * description says so.
  *
  * Contract: reads sysfs below `root` ("" for the real /sys; tests pass a
  * directory holding a copy of the relevant files) with open/read/getdents64:
@@ -181,8 +181,9 @@ int hmpt_topo_tier_index(const hmpt_topo_t *t, int want);
  * "SLIT distances"... */
 const char *hmpt_topo_tier_src_name(hmpt_tier_src_t s);
 
-/* One line for logs: "memory tiers (HMAT): 0: nodes 8-15 262144 MB/s,
- * 1: nodes 0-7 65536 MB/s" */
+/* One line for logs: "memory tiers, fastest first (kernel memory tiers
+ * split by HMAT): 0: nodes 2-3 (memory_tier4, 409600 MB/s), 1: nodes 0-1
+ * (memory_tier4, 102400 MB/s)" */
 void hmpt_topo_describe_tiers(hmpt_fmt_t *f, const hmpt_topo_t *t);
 
 /* The node of the calling thread's CPU (sched_getcpu), or -1. */
