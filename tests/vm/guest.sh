@@ -37,7 +37,8 @@
 # 0; default none), HMPT_VM_TOPO=a64fx (four nodes, each a CPU and
 # HMPT_VM_HBM_MIB of one kind of memory) or gh200 (node 0 a CPU pair and
 # HMPT_VM_DDR_MIB, node 1 HMPT_VM_HBM_MIB without CPUs, faster by HMAT, at
-# distance 80).
+# distance 80) or snc4 (a Xeon Max in SNC4: 8 CPU+DDR nodes of
+# HMPT_VM_DDR_MIB/4, 8 HBM nodes of HMPT_VM_HBM_MIB/2).
 #
 # Automatic NUMA balancing is off in the guest by default
 # (numa_balancing=disable): with more than one node the kernel turns it on,
@@ -301,7 +302,35 @@ gh200) # Grace (CPUs, LPDDR5X) and Hopper's HBM3 (no CPUs) at distance 80
 		-numa cpu,node-id=0,socket-id=0 -numa dist,src=0,dst=1,val=80)
 	lb=$'0 0 120 500G\n0 1 800 4000G'
 	;;
-*) die "HMPT_VM_TOPO=$HMPT_VM_TOPO: expected xeonmax, a64fx or gh200" ;;
+snc4) # Xeon Max 9480 flat, SNC4, two sockets: CPU+DDR nodes 0-7 (one CPU
+	# each), HBM nodes 8-15, HBM k+8 in CPU node k's cluster (UMF#1289)
+	total=$((8 * ddr_mib / 4 + 8 * hbm_mib / 2)) smp=8,sockets=2,cores=4,threads=1 numa=() lb=
+	for i in $(seq 0 15); do
+		init=
+		[ "$i" -ge 8 ] && [ -n "$hmat" ] && init=,initiator=$((i - 8))
+		numa+=(-object "memory-backend-ram,id=m$i,size=$((i < 8 ? ddr_mib / 4 : hbm_mib / 2))M"
+			-numa "node,nodeid=$i,memdev=m$i$init")
+	done
+	for i in $(seq 0 7); do numa+=(-numa "cpu,node-id=$i,socket-id=$((i / 4)),core-id=$((i % 4))"); done
+	for i in $(seq 0 15); do
+		for t in $(seq $((i + 1)) 15); do
+			if [ $(((i % 8) / 4)) != $(((t % 8) / 4)) ]; then d=$((i < 8 && t < 8 ? 21 : 23))
+			elif [ $((i % 8)) = $((t % 8)) ]; then d=13
+			elif [ "$t" -ge 8 ]; then d=14
+			else d=12; fi
+			numa+=(-numa "dist,src=$i,dst=$t,val=$d")
+		done
+	done
+	for i in $(seq 0 7); do
+		for t in $(seq 0 15); do
+			if [ "$t" = "$i" ]; then lb+="$i $t 110 75G"$'\n'
+			elif [ "$t" = $((i + 8)) ]; then lb+="$i $t 130 400G"$'\n'
+			elif [ "$t" -lt 8 ]; then lb+="$i $t 180 40G"$'\n'
+			else lb+="$i $t 200 40G"$'\n'; fi
+		done
+	done
+	;;
+*) die "HMPT_VM_TOPO=$HMPT_VM_TOPO: expected xeonmax, a64fx, gh200 or snc4" ;;
 esac
 mem=${total}M
 nv=() nvon=

@@ -4,7 +4,7 @@
 # 4 CXL-like.  tests/integration/t_numa_vm.sh runs it; by hand:
 #   HMPT_VM_CXL_MIB=128 tests/vm/guest.sh bash tests/vm/tiers.sh
 #   HMPT_VM_CXL_MIB=128 HMPT_VM_HMAT=0 tests/vm/guest.sh bash tests/vm/tiers.sh nohmat
-#   HMPT_VM_TOPO=a64fx tests/vm/guest.sh bash tests/vm/tiers.sh a64fx (and gh200)
+#   HMPT_VM_TOPO=a64fx tests/vm/guest.sh bash tests/vm/tiers.sh a64fx (gh200, snc4)
 # Every check reads where the pages really are (move_pages).
 . "$(dirname "$0")/../integration/lib.sh"
 . "$(dirname "$0")/../integration/place_common.sh"
@@ -13,6 +13,7 @@
 mode=${1:-hmat}
 case $mode in
 a64fx | gh200) [ -e /sys/devices/system/node/node4 ] && fail "the guest is not the $mode row" ;;
+snc4) [ -e /sys/devices/system/node/node15 ] || fail "the guest is not the snc4 row" ;;
 *) [ -e /sys/devices/system/node/node4 ] || fail "the guest has no node 4 (boot it with HMPT_VM_CXL_MIB)" ;;
 esac
 M=8
@@ -51,6 +52,20 @@ if [ "$mode" = a64fx ]; then
 		for x in A B C D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
 	done
 	note "A64FX row: one tier 0-3, each CPU's arrays on its own node; HBM 0-3"
+	exit 0
+fi
+if [ "$mode" = snc4 ]; then
+	# UMF#1289's machine: HBM 8-15 found (HMAT), each cluster's own
+	check_tiers "$src" 8-15 0-7
+	grep -q '^on this machine: HBM nodes 8-15 (HMAT' "$work/check" ||
+		fail "SNC4 HBM: $(grep '^on this machine' "$work/check")"
+	for cpu in 2 5; do
+		PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
+		cat "$work/run$cpu"
+		for x in A C; do expect "$work/run$cpu" $x nodes "$((cpu + 8)):$pages"; done
+		for x in B D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
+	done
+	note "Xeon Max SNC4 row: HBM 8-15; from CPU 2 fast arrays on node 10, from CPU 5 on 13"
 	exit 0
 fi
 if [ "$mode" = gh200 ]; then
