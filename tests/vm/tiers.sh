@@ -26,6 +26,16 @@ kernel=$(for f in /sys/devices/virtual/memory_tiering/memory_tier*/nodelist; do
 	[ -e "$f" ] && printf '%s:%s ' "$(basename "$(dirname "$f")")" "$(cat "$f")"; done)
 note "the guest kernel's tiers: ${kernel:-none}"
 
+# on CPU FAST SLOW: placed's arrays under the plan from CPU: A and C (the
+# fast pool's) on node FAST, B and D on node SLOW (move_pages)
+on() {
+	local out=$work/run.$1.$2
+	PREFIX="taskset -c $1" run_placed "$work/plan.json" "$out" arrays $M
+	cat "$out"
+	for x in A C; do expect "$out" $x nodes "$2:$pages"; done
+	for x in B D; do expect "$out" $x nodes "$3:$pages"; done
+}
+
 # check_tiers SOURCE FAST SLOW: plan check's lines for the two pools
 check_tiers() {
 	$TUNE plan check "$work/plan.json" >"$work/check" || fail "plan check: $(cat "$work/check")"
@@ -46,11 +56,8 @@ if [ "$mode" = a64fx ]; then
 	check_tiers "$src" 0-3 0-3
 	grep -q '^on this machine: HBM nodes 0-3 (memkind), DDR nodes none' "$work/check" ||
 		fail "A64FX's HBM: $(grep '^on this machine' "$work/check")"
-	for cpu in 1 2; do
-		PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
-		cat "$work/run$cpu"
-		for x in A B C D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
-	done
+	on 1 1 1
+	on 2 2 2
 	note "A64FX row: one tier 0-3, each CPU's arrays on its own node; HBM 0-3"
 	exit 0
 fi
@@ -59,21 +66,14 @@ if [ "$mode" = snc4 ]; then
 	check_tiers "$src" 8-15 0-7
 	grep -q '^on this machine: HBM nodes 8-15 (HMAT' "$work/check" ||
 		fail "SNC4 HBM: $(grep '^on this machine' "$work/check")"
-	for cpu in 2 5; do
-		PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
-		cat "$work/run$cpu"
-		for x in A C; do expect "$work/run$cpu" $x nodes "$((cpu + 8)):$pages"; done
-		for x in B D; do expect "$work/run$cpu" $x nodes "$cpu:$pages"; done
-	done
+	on 2 10 2
+	on 5 13 5
 	note "Xeon Max SNC4 row: HBM 8-15; from CPU 2 fast arrays on node 10, from CPU 5 on 13"
 	exit 0
 fi
 if [ "$mode" = gh200 ]; then
 	check_tiers "$src" 1 0
-	PREFIX="taskset -c 0" run_placed "$work/plan.json" "$work/run0" arrays $M
-	cat "$work/run0"
-	for x in A C; do expect "$work/run0" $x nodes "1:$pages"; done
-	for x in B D; do expect "$work/run0" $x nodes "0:$pages"; done
+	on 0 1 0
 	note "Grace Hopper row: fastest the CPU-less HBM node 1, slowest the CPUs' node 0"
 	exit 0
 fi
@@ -83,17 +83,11 @@ if [ "$mode" = nohmat ]; then
 	[ -n "$kernel" ] && src="kernel memory tiers split by SLIT distances"
 	# SLIT alone: the nodes with CPUs first, the CPU-less ones by distance
 	check_tiers "$src" 0-1 4
-	PREFIX="taskset -c 1" run_placed "$work/plan.json" "$work/run1" arrays $M
-	cat "$work/run1"
-	for x in A C; do expect "$work/run1" $x nodes "1:$pages"; done
-	for x in B D; do expect "$work/run1" $x nodes "4:$pages"; done
+	on 1 1 4
 	# HBM named by hand goes first; its local part by SLIT (13 against 23)
 	HMPT_HBM_NODES=2-3 check_tiers "$src" 2-3 4
 	grep -q "HBM first, named by environment" "$work/check" || fail "$(cat "$work/check")"
-	HMPT_HBM_NODES=2-3 PREFIX="taskset -c 1" run_placed "$work/plan.json" "$work/run2" arrays $M
-	cat "$work/run2"
-	for x in A C; do expect "$work/run2" $x nodes "3:$pages"; done
-	for x in B D; do expect "$work/run2" $x nodes "4:$pages"; done
+	HMPT_HBM_NODES=2-3 on 1 3 4
 	note "without HMAT: fastest 0-1 by SLIT, 2-3 once HMPT_HBM_NODES names them; slowest 4"
 	exit 0
 fi
@@ -101,13 +95,9 @@ fi
 check_tiers "$src" 2-3 4
 # from either socket: the fast arrays on its own HBM-like node, the rest on
 # the CXL-like node
-for cpu in 0 1; do
-	PREFIX="taskset -c $cpu" run_placed "$work/plan.json" "$work/run$cpu" arrays $M
-	cat "$work/run$cpu"
-	for x in A C; do expect "$work/run$cpu" $x nodes "$((cpu + 2)):$pages"; done
-	for x in B D; do expect "$work/run$cpu" $x nodes "4:$pages"; done
-done
-[ ! -s "$work/run0.err" ] || fail "the shim was not quiet: $(cat "$work/run0.err")"
+on 0 2 4
+on 1 3 4
+[ ! -s "$work/run.0.2.err" ] || fail "the shim was not quiet: $(cat "$work/run.0.2.err")"
 
 # a tier by number: 1 is DDR (local), and one the machine lacks is refused
 $TUNE plan make -p 'mid={"tier":1}' -d system -s "$A=mid" -o "$work/plan1.json" "$work/prof" \
