@@ -16,7 +16,7 @@
 
 /* ----------------------------------------------------------- registry */
 
-static const char *const node_fields_g[] = {"nodes", "local", "policy", "pages", NULL};
+static const char *const node_fields_g[] = {"nodes", "tier", "local", "policy", "pages", NULL};
 static const char *const memkind_fields_g[] = {"kind", NULL};
 static const char *const file_fields_g[] = {"file", NULL};
 

@@ -401,6 +401,32 @@ static int parse_backend(ctx_t *c, const hmpt_json_t *v, const char *base, hmpt_
 	return 0;
 }
 
+/* "tier": "fastest", "slowest" or a tier number (0 the fastest); not with
+ * "nodes" */
+static int want_tier(ctx_t *c, const hmpt_json_t *pool, const hmpt_json_t *m, const char *base,
+                     hmpt_plan_pool_t *p)
+{
+	static const char *const expected =
+	    "expected \"fastest\", \"slowest\" or a tier number (0 is the fastest)";
+	uint64_t n;
+	path_t f;
+
+	path_join(&f, base, "tier", -1);
+	if (member(pool, "nodes"))
+		return fail(c, m, f.s, "a pool names either \"nodes\" or a \"tier\", not both",
+		            NULL);
+	if (m->type == HMPT_JSON_STRING && strcmp(m->str, "fastest") == 0)
+		p->tier = 0;
+	else if (m->type == HMPT_JSON_STRING && strcmp(m->str, "slowest") == 0)
+		p->tier = HMPT_TIER_SLOWEST;
+	else if (m->type == HMPT_JSON_NUMBER && hmpt_json_u64(m, &n) && n < HMPT_MAX_TIERS)
+		p->tier = (int)n;
+	else
+		return fail(c, m, f.s, expected, m);
+	p->nodes = HMPT_NODES_TIER;
+	return 0;
+}
+
 static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *given_fallback,
                       const hmpt_json_t **fallback_node)
 {
@@ -445,15 +471,21 @@ static int parse_pool(ctx_t *c, const hmpt_json_t *v, hmpt_plan_pool_t *p, int *
 		else
 			p->nodes = HMPT_NODES_LIST;
 	}
+	if ((m = member(v, "tier")) && (rc = want_tier(c, v, m, base.s, p)))
+		return rc;
+	bool localizable =
+	    p->nodes == HMPT_NODES_HBM || p->nodes == HMPT_NODES_DDR || p->nodes == HMPT_NODES_TIER;
 	if ((m = member(v, "local"))) {
 		path_join(&f, base.s, "local", -1);
 		if ((rc = want_bool(c, m, f.s, &p->local)))
 			return rc;
-		if (p->nodes != HMPT_NODES_HBM && p->nodes != HMPT_NODES_DDR)
-			return fail(c, m, f.s, "only applies to \"nodes\": \"hbm\" or \"ddr\"",
-			            NULL);
+		if (!localizable)
+			return fail(
+			    c, m, f.s,
+			    "only applies to \"nodes\": \"hbm\" or \"ddr\", or to a \"tier\"",
+			    NULL);
 	}
-	if (p->nodes != HMPT_NODES_HBM && p->nodes != HMPT_NODES_DDR)
+	if (!localizable)
 		p->local = false;
 	if ((m = member(v, "policy"))) {
 		path_join(&f, base.s, "policy", -1);
@@ -1203,6 +1235,14 @@ const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool)
 const char *hmpt_plan_policy_name(hmpt_policy_t p)
 {
 	return policies_g[p];
+}
+
+void hmpt_plan_tier_format(hmpt_fmt_t *f, int tier)
+{
+	if (tier == 0 || tier == HMPT_TIER_SLOWEST)
+		hmpt_fmt_str(f, tier ? "slowest" : "fastest");
+	else
+		hmpt_fmt_printf(f, "%d", tier);
 }
 
 const char *hmpt_plan_pages_name(hmpt_pages_t p)

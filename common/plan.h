@@ -46,7 +46,10 @@ typedef enum {
 	HMPT_NODES_HBM,
 	HMPT_NODES_DDR,
 	HMPT_NODES_LIST,
+	HMPT_NODES_TIER, /* "tier": a memory tier of topo.h */
 } hmpt_nodes_t;
+/* "tier": "slowest" (a tier number counts from 0, "fastest") */
+#define HMPT_TIER_SLOWEST (-1)
 typedef enum { HMPT_POLICY_BIND, HMPT_POLICY_PREFERRED, HMPT_POLICY_INTERLEAVE } hmpt_policy_t;
 typedef enum { HMPT_PAGES_DEFAULT, HMPT_PAGES_4K, HMPT_PAGES_THP, HMPT_PAGES_HUGETLB } hmpt_pages_t;
 
@@ -55,7 +58,8 @@ typedef struct hmpt_plan_pool {
 	const hmpt_backend_t *backend; /* its registry row (backend.h) */
 	hmpt_nodes_t nodes;
 	hmpt_nodemask_t list; /* HMPT_NODES_LIST */
-	bool local;           /* HBM/DDR: the nodes local to the allocating thread */
+	int tier;             /* HMPT_NODES_TIER: 0 fastest, or HMPT_TIER_SLOWEST */
+	bool local;           /* HBM/DDR/tier: the nodes local to the allocating thread */
 	hmpt_policy_t policy;
 	hmpt_pages_t pages;
 	uint64_t capacity;     /* bytes; 0 = not given */
@@ -143,5 +147,7 @@ int hmpt_plan_module(const hmpt_plan_t *plan, uint64_t name_hash);
 const char *hmpt_plan_pool_name(const hmpt_plan_t *plan, int pool);
 const char *hmpt_plan_policy_name(hmpt_policy_t p);
 const char *hmpt_plan_pages_name(hmpt_pages_t p);
+/* a pool's "tier" as the plan says it: "fastest" (0), "slowest", "2" */
+void hmpt_plan_tier_format(hmpt_fmt_t *f, int tier);
 
 #endif

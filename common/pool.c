@@ -227,6 +227,19 @@ static int pool_nodes(hmpt_pools_t *ps, rctx_t *r, const hmpt_plan_pool_t *p, hm
 			                  NULL);
 		*out = t->ddr;
 		break;
+	case HMPT_NODES_TIER: {
+		int k = hmpt_topo_tier_index(t, p->tier);
+		if (k < 0) {
+			char what[160];
+			hmpt_fmt_text(what, sizeof(what),
+			              "tier %d, but this machine has %d memory tier%s (0 to %d; or "
+			              "say \"fastest\" or \"slowest\")",
+			              p->tier, t->ntiers, t->ntiers == 1 ? "" : "s", t->ntiers - 1);
+			return pool_error(ps, r, p, "tier", what, NULL);
+		}
+		*out = t->tier[k];
+		break;
+	}
 	case HMPT_NODES_LIST:
 		for (int n = hmpt_nodemask_first(&p->list); n >= 0;
 		     n = hmpt_nodemask_next(&p->list, n))
@@ -375,9 +388,15 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 		rt->any = add_place(ps, i, &nodes, hugetlb);
 		for (int c = 0; c < HMPT_MAX_NODES; c++) {
 			const hmpt_nodemask_t *l = NULL;
-			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c))
+			hmpt_nodemask_t in_tier;
+			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c)) {
 				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
 				                               : &topo->local_hbm[c];
+				if (p->nodes == HMPT_NODES_TIER) {
+					hmpt_topo_local_of(topo, c, &nodes, &in_tier);
+					l = &in_tier;
+				}
+			}
 			rt->by_node[c] =
 			    l && !hmpt_nodemask_empty(l) ? add_place(ps, i, l, hugetlb) : rt->any;
 		}
@@ -741,6 +760,16 @@ void hmpt_pools_describe_place(hmpt_pools_t *ps, hmpt_fmt_t *f, int i)
 	} else if (hmpt_nodemask_empty(&st->nodes)) {
 		hmpt_fmt_printf(f, "no node policy, %s pages", hmpt_plan_pages_name(p->pages));
 	} else {
+		if (p->nodes == HMPT_NODES_TIER) {
+			const hmpt_topo_t *t = ps->topo;
+			hmpt_fmt_str(f, "tier ");
+			hmpt_plan_tier_format(f, p->tier);
+			hmpt_fmt_printf(
+			    f, " (%d of %d, from %s%s%s): ", hmpt_topo_tier_index(t, p->tier),
+			    t->ntiers, hmpt_topo_tier_src_name(t->tier_src),
+			    t->tier_hbm_first ? ", HBM named by " : "",
+			    t->tier_hbm_first ? hmpt_topo_src_name(t->tier_hbm_first) : "");
+		}
 		hmpt_fmt_str(f, "nodes ");
 		hmpt_nodemask_format(f, &st->nodes);
 		hmpt_fmt_printf(f, "%s, %s, %s pages", p->local ? " (local)" : "",

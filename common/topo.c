@@ -12,6 +12,7 @@
 #include "sys.h"
 
 #define NODE_DIR "/sys/devices/system/node"
+#define TIER_DIR "/sys/devices/virtual/memory_tiering"
 
 /* ------------------------------------------------------------ nodemasks */
 
@@ -256,10 +257,12 @@ static void read_cpulist(hmpt_topo_t *t, const char *p, int node)
 	}
 }
 
-/* The "nodeK" entries of a directory into m. */
-static void list_nodes(const char *dir, hmpt_nodemask_t *m)
+/* The numbers K of the "<prefix>K" entries of a directory, for each(K). */
+static void list_numbered(const char *dir, const char *prefix, void (*each)(long k, void *ctx),
+                          void *ctx)
 {
 	char buf[4096];
+	size_t plen = strlen(prefix);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0)
@@ -273,16 +276,65 @@ static void list_nodes(const char *dir, hmpt_nodemask_t *m)
 			unsigned short reclen;
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
 			const char *name = buf + off + 19;
-			if (strncmp(name, "node", 4) == 0) {
-				const char *d = name + 4;
+			if (strncmp(name, prefix, plen) == 0) {
+				const char *d = name + plen;
 				long k = number(&d);
-				if (k >= 0 && !*d && k < HMPT_MAX_NODES)
-					hmpt_nodemask_set(m, (unsigned)k);
+				if (k >= 0 && !*d)
+					each(k, ctx);
 			}
 			off += reclen;
 		}
 	}
 	close(fd);
+}
+
+static void add_node(long k, void *ctx)
+{
+	if (k < HMPT_MAX_NODES)
+		hmpt_nodemask_set(ctx, (unsigned)k);
+}
+
+/* The "nodeK" entries of a directory into m. */
+static void list_nodes(const char *dir, hmpt_nodemask_t *m)
+{
+	list_numbered(dir, "node", add_node, m);
+}
+
+/* memory_tierN, kept in ascending N (the directory is not sorted) */
+static void add_ktier(long k, void *ctx)
+{
+	hmpt_topo_t *t = ctx;
+	int i = t->nktiers;
+
+	if (i == HMPT_MAX_TIERS || k > 100000)
+		return;
+	for (; i > 0 && t->ktier_id[i - 1] > k; i--)
+		t->ktier_id[i] = t->ktier_id[i - 1];
+	t->ktier_id[i] = (int)k;
+	t->nktiers++;
+}
+
+static void read_kernel_tiers(hmpt_topo_t *t, const char *root)
+{
+	char p[512];
+	int n = 0;
+
+	list_numbered(path(p, sizeof(p), root, TIER_DIR, -1, NULL), "memory_tier", add_ktier, t);
+	/* keep the tiers that name online memory nodes */
+	for (int i = 0; i < t->nktiers; i++) {
+		hmpt_nodemask_t m;
+		if (read_mask(path(p, sizeof(p), root, TIER_DIR "/memory_tier", t->ktier_id[i],
+		                   "/nodelist"),
+		              &m) != 0)
+			continue;
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++)
+			m.w[w] &= t->memory.w[w];
+		if (hmpt_nodemask_empty(&m))
+			continue;
+		t->ktier_id[n] = t->ktier_id[i];
+		t->ktier[n++] = m;
+	}
+	t->nktiers = n;
 }
 
 static void read_hmat(hmpt_topo_t *t, const char *root, int n)
@@ -414,6 +466,7 @@ int hmpt_topo_read(hmpt_topo_t *t, const char *root)
 	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
 		if (!hmpt_nodemask_has(&t->online, (unsigned)n))
 			t->memory.w[n / 64] &= ~(1ull << (n % 64));
+	read_kernel_tiers(t, root);
 	return 0;
 }
 
@@ -467,9 +520,8 @@ static int explicit_list(const hmpt_topo_t *t, const char *env, const char *env_
 	return 0;
 }
 
-/* The nodes of `cls` local to CPU node c: HMAT initiators first, else the
- * nearest by distance, else all. */
-static void local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls, hmpt_nodemask_t *out)
+void hmpt_topo_local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls,
+                        hmpt_nodemask_t *out)
 {
 	unsigned best = 256;
 
@@ -485,6 +537,27 @@ static void local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls, hm
 	for (int n = hmpt_nodemask_first(cls); n >= 0; n = hmpt_nodemask_next(cls, n))
 		if (best == 256 || t->distance[c][n] == best)
 			hmpt_nodemask_set(out, (unsigned)n);
+}
+
+static void classify_tiers(hmpt_topo_t *t);
+static bool faster(const hmpt_node_t *a, const hmpt_node_t *b);
+
+/* The probe's HBM and every node that HMAT rates as fast as one of them:
+ * memkind names one node of four equal ones on an A64FX-like machine
+ * (memkind#765 is about such a machine); a node set that HMAT does not
+ * tell apart is all HBM or none.  Only where HMAT covers every memory
+ * node. */
+static void hbm_like_hmat(hmpt_topo_t *t)
+{
+	hmpt_nodemask_t named = t->hbm;
+
+	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
+		if (!t->node[n].read_bw)
+			return;
+	for (int n = hmpt_nodemask_first(&t->memory); n >= 0; n = hmpt_nodemask_next(&t->memory, n))
+		for (int k = hmpt_nodemask_first(&named); k >= 0; k = hmpt_nodemask_next(&named, k))
+			if (!faster(&t->node[n], &t->node[k]) && !faster(&t->node[k], &t->node[n]))
+				hmpt_nodemask_set(&t->hbm, (unsigned)n);
 }
 
 int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, size_t errlen)
@@ -520,6 +593,7 @@ int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, si
 		    !hmpt_nodemask_empty(&m)) {
 			t->hbm = m;
 			t->hbm_src = HMPT_TOPO_SRC_PROBE;
+			hbm_like_hmat(t);
 		}
 	}
 	if (h->ddr_env || h->ddr_plan) {
@@ -534,15 +608,243 @@ int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, si
 		t->ddr_src = hmpt_nodemask_empty(&t->ddr) ? HMPT_TOPO_SRC_NONE : HMPT_TOPO_SRC_CPUS;
 	}
 	for (int c = hmpt_nodemask_first(&t->cpu); c >= 0; c = hmpt_nodemask_next(&t->cpu, c)) {
-		local_of(t, c, &t->hbm, &t->local_hbm[c]);
+		hmpt_topo_local_of(t, c, &t->hbm, &t->local_hbm[c]);
 		if (hmpt_nodemask_has(&t->ddr, (unsigned)c)) {
 			memset(&t->local_ddr[c], 0, sizeof(t->local_ddr[c]));
 			hmpt_nodemask_set(&t->local_ddr[c], (unsigned)c);
 		} else {
-			local_of(t, c, &t->ddr, &t->local_ddr[c]);
+			hmpt_topo_local_of(t, c, &t->ddr, &t->local_ddr[c]);
 		}
 	}
+	classify_tiers(t);
 	return 0;
+}
+
+/* ------------------------------------------------------------- tiers */
+
+/* Append a tier (the last one takes the rest when the table is full). */
+static void tier_add(hmpt_topo_t *t, const hmpt_nodemask_t *m, int kid)
+{
+	if (t->ntiers == HMPT_MAX_TIERS) {
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++)
+			t->tier[HMPT_MAX_TIERS - 1].w[w] |= m->w[w];
+		return;
+	}
+	t->tier[t->ntiers] = *m;
+	t->tier_kid[t->ntiers++] = kid;
+}
+
+/* a is within an eighth of b: HMAT figures of one kind of memory differ a
+ * little between nodes (SNC clusters, DIMM population) */
+static bool near(uint32_t a, uint32_t b)
+{
+	uint64_t lo = a < b ? a : b, hi = a < b ? b : a;
+	return hi * 7 <= lo * 8;
+}
+
+/* Does node a come before node b: more bandwidth, else less latency. */
+static bool faster(const hmpt_node_t *a, const hmpt_node_t *b)
+{
+	if (!near(a->read_bw, b->read_bw))
+		return a->read_bw > b->read_bw;
+	return a->read_lat && b->read_lat && !near(a->read_lat, b->read_lat) &&
+	       a->read_lat < b->read_lat;
+}
+
+/* The nodes of m in HMAT groups, fastest first, as tiers: the number added
+ * (0 when a node of m has no HMAT bandwidth: nothing is added) */
+static int tiers_by_hmat(hmpt_topo_t *t, const hmpt_nodemask_t *m, int kid)
+{
+	int order[HMPT_MAX_NODES], n = 0, groups = 0;
+
+	for (int k = hmpt_nodemask_first(m); k >= 0; k = hmpt_nodemask_next(m, k)) {
+		if (!t->node[k].read_bw)
+			return 0;
+		int i = n++;
+		for (; i > 0 && faster(&t->node[k], &t->node[order[i - 1]]); i--)
+			order[i] = order[i - 1];
+		order[i] = k;
+	}
+	for (int i = 0; i < n;) {
+		hmpt_nodemask_t g = {{0}};
+		int lead = order[i];
+		for (; i < n && !faster(&t->node[lead], &t->node[order[i]]); i++)
+			hmpt_nodemask_set(&g, (unsigned)order[i]);
+		tier_add(t, &g, kid);
+		groups++;
+	}
+	return groups;
+}
+
+/* SLIT: the nodes of m with CPUs (at their local distance), then the
+ * CPU-less ones by their distance from the nearest CPU node, as tiers: the
+ * number added */
+static int tiers_by_slit(hmpt_topo_t *t, const hmpt_nodemask_t *m, int kid)
+{
+	hmpt_nodemask_t rest = {{0}}, near_cpus = {{0}};
+	unsigned dist[HMPT_MAX_NODES];
+	int groups = 0;
+
+	for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++) {
+		near_cpus.w[w] = m->w[w] & t->cpu.w[w];
+		rest.w[w] = m->w[w] & ~t->cpu.w[w];
+	}
+	if (!hmpt_nodemask_empty(&near_cpus)) {
+		tier_add(t, &near_cpus, kid);
+		groups++;
+	}
+	for (int n = hmpt_nodemask_first(&rest); n >= 0; n = hmpt_nodemask_next(&rest, n)) {
+		dist[n] = 256; /* unknown: last */
+		for (int c = hmpt_nodemask_first(&t->cpu); c >= 0;
+		     c = hmpt_nodemask_next(&t->cpu, c))
+			if (t->distance[c][n] && t->distance[c][n] < dist[n])
+				dist[n] = t->distance[c][n];
+	}
+	while (!hmpt_nodemask_empty(&rest)) {
+		hmpt_nodemask_t g = {{0}};
+		unsigned best = 257;
+		for (int n = hmpt_nodemask_first(&rest); n >= 0; n = hmpt_nodemask_next(&rest, n))
+			best = dist[n] < best ? dist[n] : best;
+		for (int n = hmpt_nodemask_first(&rest); n >= 0; n = hmpt_nodemask_next(&rest, n))
+			if (dist[n] == best)
+				hmpt_nodemask_set(&g, (unsigned)n);
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++)
+			rest.w[w] &= ~g.w[w];
+		tier_add(t, &g, kid);
+		groups++;
+	}
+	return groups;
+}
+
+/* HBM that the environment, the plan or the probe names goes first, out of
+ * whatever tier held it, unless it is tier 0 already. */
+static void tiers_hbm_first(hmpt_topo_t *t)
+{
+	int n = 0;
+
+	if (t->hbm_src != HMPT_TOPO_SRC_ENV && t->hbm_src != HMPT_TOPO_SRC_PLAN &&
+	    t->hbm_src != HMPT_TOPO_SRC_PROBE)
+		return;
+	if (hmpt_nodemask_empty(&t->hbm) || hmpt_nodemask_equal(&t->tier[0], &t->hbm))
+		return;
+	for (int i = 0; i < t->ntiers; i++) {
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++)
+			t->tier[i].w[w] &= ~t->hbm.w[w];
+		if (!hmpt_nodemask_empty(&t->tier[i])) {
+			t->tier_kid[n] = t->tier_kid[i];
+			t->tier[n++] = t->tier[i];
+		}
+	}
+	if (n == HMPT_MAX_TIERS) { /* the last two become one */
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++)
+			t->tier[n - 2].w[w] |= t->tier[n - 1].w[w];
+		n--;
+	}
+	memmove(&t->tier[1], &t->tier[0], (size_t)n * sizeof(t->tier[0]));
+	memmove(&t->tier_kid[1], &t->tier_kid[0], (size_t)n * sizeof(t->tier_kid[0]));
+	t->tier[0] = t->hbm;
+	t->tier_kid[0] = -1;
+	t->ntiers = n + 1;
+	t->tier_hbm_first = t->hbm_src;
+}
+
+/* The tiers of m, by HMAT where it covers every node of m, else by SLIT;
+ * the source that split it in more than one, or NONE */
+static hmpt_tier_src_t tiers_split(hmpt_topo_t *t, const hmpt_nodemask_t *m, int kid)
+{
+	int n = tiers_by_hmat(t, m, kid);
+
+	if (n)
+		return n > 1 ? HMPT_TIER_SRC_HMAT : HMPT_TIER_SRC_NONE;
+	return tiers_by_slit(t, m, kid) > 1 ? HMPT_TIER_SRC_SLIT : HMPT_TIER_SRC_NONE;
+}
+
+static void classify_tiers(hmpt_topo_t *t)
+{
+	hmpt_nodemask_t seen = {{0}}, m;
+
+	t->ntiers = 0;
+	t->tier_src = HMPT_TIER_SRC_NONE;
+	t->tier_hbm_first = HMPT_TOPO_SRC_NONE;
+	if (hmpt_nodemask_empty(&t->memory))
+		return;
+	if (!t->nktiers) {
+		/* HMAT where it covers every memory node, even in one tier */
+		t->tier_src =
+		    tiers_by_hmat(t, &t->memory, -1) ? HMPT_TIER_SRC_HMAT : HMPT_TIER_SRC_SLIT;
+		if (t->tier_src == HMPT_TIER_SRC_SLIT)
+			tiers_by_slit(t, &t->memory, -1);
+		tiers_hbm_first(t);
+		return;
+	}
+	t->tier_src = HMPT_TIER_SRC_KERNEL;
+	for (int i = 0; i <= t->nktiers; i++) {
+		/* after the kernel's: memory it has not tiered (yet) */
+		for (unsigned w = 0; w < HMPT_MAX_NODES / 64; w++) {
+			m.w[w] = (i < t->nktiers ? t->ktier[i].w[w] : t->memory.w[w]) & ~seen.w[w];
+			seen.w[w] |= m.w[w];
+		}
+		if (hmpt_nodemask_empty(&m))
+			continue;
+		hmpt_tier_src_t by = tiers_split(t, &m, i < t->nktiers ? t->ktier_id[i] : -1);
+		if (by == HMPT_TIER_SRC_HMAT)
+			t->tier_src = HMPT_TIER_SRC_KERNEL_HMAT;
+		else if (by == HMPT_TIER_SRC_SLIT && t->tier_src == HMPT_TIER_SRC_KERNEL)
+			t->tier_src = HMPT_TIER_SRC_KERNEL_SLIT;
+	}
+	tiers_hbm_first(t);
+}
+
+int hmpt_topo_tier_index(const hmpt_topo_t *t, int want)
+{
+	if (want == -1 && t->ntiers)
+		return t->ntiers - 1;
+	return want >= 0 && want < t->ntiers ? want : -ERANGE;
+}
+
+const char *hmpt_topo_tier_src_name(hmpt_tier_src_t s)
+{
+	static const char *const names[] = {"none",
+	                                    "kernel memory tiers",
+	                                    "kernel memory tiers split by HMAT",
+	                                    "kernel memory tiers split by SLIT distances",
+	                                    "HMAT",
+	                                    "SLIT distances"};
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "?";
+}
+
+void hmpt_topo_describe_tiers(hmpt_fmt_t *f, const hmpt_topo_t *t)
+{
+	if (!t->ntiers) {
+		hmpt_fmt_str(f, "no memory tiers (no memory nodes)");
+		return;
+	}
+	hmpt_fmt_printf(f, "memory tiers, fastest first (%s", hmpt_topo_tier_src_name(t->tier_src));
+	if (t->tier_hbm_first != HMPT_TOPO_SRC_NONE)
+		hmpt_fmt_printf(f, "; HBM first, named by %s",
+		                hmpt_topo_src_name(t->tier_hbm_first));
+	hmpt_fmt_str(f, "):");
+	for (int i = 0; i < t->ntiers; i++) {
+		uint32_t bw = UINT32_MAX;
+		const hmpt_nodemask_t *m = &t->tier[i];
+		hmpt_fmt_printf(f, "%s %d: nodes ", i ? "," : "", i);
+		hmpt_nodemask_format(f, m);
+		for (int n = hmpt_nodemask_first(m); n >= 0; n = hmpt_nodemask_next(m, n))
+			bw = t->node[n].read_bw < bw ? t->node[n].read_bw : bw;
+		if (t->tier_kid[i] >= 0 || (bw && bw != UINT32_MAX)) {
+			hmpt_fmt_str(f, " (");
+			if (t->tier_kid[i] >= 0)
+				hmpt_fmt_printf(f, "memory_tier%d%s", t->tier_kid[i],
+				                bw ? ", " : "");
+			if (bw)
+				hmpt_fmt_printf(f, "%u MB/s", bw);
+			hmpt_fmt_char(f, ')');
+		}
+	}
+	if ((t->tier_src == HMPT_TIER_SRC_SLIT || t->tier_src == HMPT_TIER_SRC_KERNEL_SLIT) &&
+	    t->ntiers > 1 && t->tier_hbm_first == HMPT_TOPO_SRC_NONE)
+		hmpt_fmt_str(f, "; without HMAT, CPU-less nodes rank by distance: HBM and CXL "
+		                "look alike (name HBM with HMPT_HBM_NODES)");
 }
 
 int hmpt_topo_current_node(const hmpt_topo_t *t)

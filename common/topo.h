@@ -9,12 +9,29 @@
  *      whose local read bandwidth (nodeN/access1, else access0,
  *      initiators/read_bandwidth) is higher than that of every memory node
  *      with CPUs;
- *   3. a caller-supplied probe (the shim passes memkind's HBW detection).
+ *   3. a caller-supplied probe (the shim passes memkind's HBW detection),
+ *      widened to the nodes that HMAT, where it covers every memory node,
+ *      rates as fast as those it names (memkind names one node of an
+ *      A64FX's four equal ones).
  * DDR nodes: an explicit list (HMPT_DDR_NODES, the plan's "ddr_nodes"),
  * else the memory nodes that have CPUs and are not HBM.
  * With sub-NUMA clustering or several sockets, each CPU node has its own
  * local HBM and DDR nodes: those named as its initiators by HMAT, else the
  * nearest by the SLIT distance (all nodes at the smallest distance).
+ *
+ * Memory tiers (fastest first) name the same sets portably for pools that
+ * say "tier": the kernel's own (/sys/devices/virtual/memory_tiering,
+ * memory_tierN, lower N faster; Linux 6.1+), else HMAT (read bandwidth,
+ * higher first; read latency, lower first, between equal bandwidths),
+ * else SLIT: memory nodes with CPUs first, then CPU-less nodes by their
+ * distance from the nearest CPU node.  "Fastest" means most bandwidth for
+ * the CPUs: the kernel gives every DRAM node one default tier (HBM, DDR and
+ * even CXL alike unless a driver says otherwise), so a kernel tier is split
+ * as a machine without kernel tiers would be, by HMAT, else by SLIT; and
+ * HBM named by the environment, the plan or the probe goes first where the
+ * tiers do not already separate it.  SLIT alone cannot tell HBM from CXL
+ * (both CPU-less and farther): it ranks them below DDR, and the
+ * description says so.
  *
  * Contract: reads sysfs below `root` ("" for the real /sys; tests pass a
  * directory holding a copy of the relevant files) with open/read/getdents64:
@@ -85,6 +102,17 @@ typedef enum {
 	HMPT_TOPO_SRC_CPUS,  /* DDR: memory nodes with CPUs */
 } hmpt_topo_src_t;
 
+#define HMPT_MAX_TIERS 16
+
+typedef enum {
+	HMPT_TIER_SRC_NONE,
+	HMPT_TIER_SRC_KERNEL,      /* memory_tiering, as the kernel has it */
+	HMPT_TIER_SRC_KERNEL_HMAT, /* memory_tiering, a tier split by HMAT */
+	HMPT_TIER_SRC_KERNEL_SLIT, /* memory_tiering, a tier split by SLIT */
+	HMPT_TIER_SRC_HMAT,        /* HMAT bandwidth, then latency */
+	HMPT_TIER_SRC_SLIT,        /* SLIT distances from the CPU nodes */
+} hmpt_tier_src_t;
+
 typedef struct {
 	hmpt_nodemask_t online, cpu, memory; /* node/online, has_cpu, has_memory */
 	int max_node;                        /* highest online node, -1 if none */
@@ -96,11 +124,23 @@ typedef struct {
 	uint64_t huge_free_total;        /* free 2 MiB pages, all nodes */
 	uint64_t huge_total;             /* 2 MiB pages reserved, all nodes */
 
+	/* the kernel's memory tiers as read: ktier_id[i] is N of memory_tierN,
+	 * ascending; nktiers 0 when the kernel has none */
+	int nktiers;
+	int ktier_id[HMPT_MAX_TIERS];
+	hmpt_nodemask_t ktier[HMPT_MAX_TIERS];
+
 	/* set by hmpt_topo_classify() */
 	hmpt_nodemask_t hbm, ddr;
 	hmpt_topo_src_t hbm_src, ddr_src;
 	hmpt_nodemask_t local_hbm[HMPT_MAX_NODES]; /* per CPU node */
 	hmpt_nodemask_t local_ddr[HMPT_MAX_NODES];
+	/* memory tiers, 0 the fastest; every memory node in exactly one */
+	int ntiers;
+	hmpt_nodemask_t tier[HMPT_MAX_TIERS];
+	int tier_kid[HMPT_MAX_TIERS]; /* N of its memory_tierN, or -1 */
+	hmpt_tier_src_t tier_src;
+	hmpt_topo_src_t tier_hbm_first; /* HBM moved ahead, named by; NONE if not */
 } hmpt_topo_t;
 
 /* Read everything above from sysfs below `root`.  A machine without
@@ -127,6 +167,24 @@ typedef struct {
  * `err` names the variable or field).  Finding no HBM is not an error:
  * hbm is empty and hbm_src NONE. */
 int hmpt_topo_classify(hmpt_topo_t *t, const hmpt_topo_hints_t *h, char *err, size_t errlen);
+
+/* The nodes of `cls` local to CPU node c: those whose HMAT initiators
+ * name c, else the nearest by SLIT distance, else all of `cls`. */
+void hmpt_topo_local_of(const hmpt_topo_t *t, int c, const hmpt_nodemask_t *cls,
+                        hmpt_nodemask_t *out);
+
+/* The index of tier `want` (0 = fastest, -1 = slowest), or -ERANGE when
+ * the machine has no such tier (or none). */
+int hmpt_topo_tier_index(const hmpt_topo_t *t, int want);
+
+/* "kernel memory tiers", "kernel memory tiers split by HMAT", "HMAT",
+ * "SLIT distances"... */
+const char *hmpt_topo_tier_src_name(hmpt_tier_src_t s);
+
+/* One line for logs: "memory tiers, fastest first (kernel memory tiers
+ * split by HMAT): 0: nodes 2-3 (memory_tier4, 409600 MB/s), 1: nodes 0-1
+ * (memory_tier4, 102400 MB/s)" */
+void hmpt_topo_describe_tiers(hmpt_fmt_t *f, const hmpt_topo_t *t);
 
 /* The node of the calling thread's CPU (sched_getcpu), or -1. */
 int hmpt_topo_current_node(const hmpt_topo_t *t);

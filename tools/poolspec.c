@@ -14,9 +14,14 @@ json_t *hmpt_poolspec_parse(const char *text)
 	static const struct {
 		const char *name, *json;
 	} presets[] = {
-	    {"hbm", "{\"nodes\":\"hbm\"}"},         {"ddr", "{\"nodes\":\"ddr\"}"},
-	    {"thp", "{\"pages\":\"thp\"}"},         {"4k", "{\"pages\":\"4k\"}"},
-	    {"hugetlb", "{\"pages\":\"hugetlb\"}"}, {"system", "{}"},
+	    {"hbm", "{\"nodes\":\"hbm\"}"},
+	    {"ddr", "{\"nodes\":\"ddr\"}"},
+	    {"thp", "{\"pages\":\"thp\"}"},
+	    {"4k", "{\"pages\":\"4k\"}"},
+	    {"hugetlb", "{\"pages\":\"hugetlb\"}"},
+	    {"system", "{}"},
+	    {"fastest-tier", "{\"tier\":\"fastest\"}"},
+	    {"slowest-tier", "{\"tier\":\"slowest\"}"},
 	};
 	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
 		if (!strcmp(text, presets[i].name))
@@ -62,7 +67,9 @@ json_t *hmpt_poolspec_plan(json_t *pools, const char *default_pool)
 
 int hmpt_poolspec_topo(hmpt_topo_t *topo, const hmpt_plan_t *plan, char *err, size_t errlen)
 {
-	int rc = hmpt_topo_read(topo, "");
+	/* tests read a copy of another machine's sysfs (tests/unit/sysfs_fixture.h) */
+	const char *root = getenv("HMPT_TEST_SYSFS_ROOT");
+	int rc = hmpt_topo_read(topo, root ? root : "");
 	if (rc) {
 		snprintf(err, errlen, "cannot read the NUMA topology: %s", strerror(-rc));
 		return -1;
@@ -72,7 +79,8 @@ int hmpt_poolspec_topo(hmpt_topo_t *topo, const hmpt_plan_t *plan, char *err, si
 	    .ddr_env = getenv("HMPT_DDR_NODES"),
 	    .hbm_plan = plan && plan->has_hbm_nodes ? &plan->hbm_nodes : NULL,
 	    .ddr_plan = plan && plan->has_ddr_nodes ? &plan->ddr_nodes : NULL,
-	    .probe = hmpt_backend_memkind_probe_hbw,
+	    /* memkind would answer for this machine, not for the copy */
+	    .probe = root ? NULL : hmpt_backend_memkind_probe_hbw,
 	};
 	return hmpt_topo_classify(topo, &h, err, errlen) ? -1 : 0;
 }

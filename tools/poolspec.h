@@ -15,7 +15,9 @@
 #include "plan.h"
 #include "topo.h"
 
-#define HMPT_POOLSPEC_HELP "hbm, ddr, thp, 4k, hugetlb, system or a pool as a JSON object"
+#define HMPT_POOLSPEC_HELP                                                                         \
+	"hbm, ddr, fastest-tier, slowest-tier, thp, 4k, hugetlb, system or a pool as a JSON "      \
+	"object"
 
 /* The pool a preset name or JSON object text stands for; NULL if neither. */
 json_t *hmpt_poolspec_parse(const char *text);

@@ -84,7 +84,8 @@ const char hmpt_plan_usage[] =
 
 static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
 {
-	static const char *const nodes[] = {"", "nodes all", "nodes hbm", "nodes ddr", "nodes "};
+	static const char *const nodes[] = {"",          "nodes all", "nodes hbm",
+	                                    "nodes ddr", "nodes ",    "tier "};
 	char buf[512];
 	hmpt_fmt_t f;
 
@@ -95,6 +96,8 @@ static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
 		hmpt_fmt_str(&f, p->nodes == HMPT_NODES_NONE ? "no node policy" : nodes[p->nodes]);
 		if (p->nodes == HMPT_NODES_LIST)
 			hmpt_nodemask_format(&f, &p->list);
+		if (p->nodes == HMPT_NODES_TIER)
+			hmpt_plan_tier_format(&f, p->tier);
 		if (p->local)
 			hmpt_fmt_str(&f, " (local)");
 		if (p->nodes != HMPT_NODES_NONE)
@@ -207,6 +210,9 @@ int hmpt_plan_check_file(const char *file, bool machine, bool quiet)
 			hmpt_fmt_init(&f, line, sizeof(line), -1);
 			hmpt_topo_describe(&f, &topo);
 			printf("on this machine: %s\n", hmpt_fmt_cstr(&f));
+			hmpt_fmt_init(&f, line, sizeof(line), -1);
+			hmpt_topo_describe_tiers(&f, &topo);
+			printf("  %s\n", hmpt_fmt_cstr(&f));
 			if (topo.thp[0])
 				printf("  transparent huge pages: %s; 2 MiB huge pages: %llu "
 				       "reserved, %llu free\n",

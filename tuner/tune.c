@@ -68,9 +68,12 @@ const char hmpt_tune_usage[] =
     "Options:\n"
     "  -o, --output DIR      journal and results (default: hmpt-tune.out); rerun\n"
     "                        the same command to resume after an interruption\n"
-    "  -p, --pools FAST,SLOW the two pools: hbm, ddr, thp, 4k, hugetlb, or a pool\n"
+    "  -p, --pools FAST,SLOW the two pools: hbm, ddr, fastest-tier, slowest-tier\n"
+    "                        (the machine's memory tiers: the kernel's, else by\n"
+    "                        HMAT, else by distance), thp, 4k, hugetlb, or a pool\n"
     "                        as JSON ('{\"nodes\":\"2\",\"pages\":\"thp\"}'); default\n"
-    "                        hbm,ddr on a machine with HBM\n"
+    "                        hbm,ddr on a machine with HBM, else\n"
+    "                        fastest-tier,slowest-tier where it has two tiers\n"
     "  -m, --metric REGEX    time by a figure the program prints (the last match\n"
     "                        of the POSIX extended REGEX in its output: its first\n"
     "                        group, or the first number after the match), not by\n"
@@ -425,7 +428,8 @@ static json_t *pools_plan(const hmpt_tune_opts_t *opt)
 	return plan;
 }
 
-/* The two pools: --pools, else hbm,ddr where there is HBM; both must make a
+/* The two pools: --pools, else hbm,ddr where there is HBM, else the
+ * fastest and slowest memory tiers where there are two; both must make a
  * valid plan before anything runs.  0, or the exit status. */
 static int set_pools(hmpt_tune_opts_t *opt, const char *pools)
 {
@@ -436,15 +440,18 @@ static int set_pools(hmpt_tune_opts_t *opt, const char *pools)
 	} else {
 		static hmpt_topo_t topo;
 		char err[256];
-		if (hmpt_poolspec_topo(&topo, NULL, err, sizeof(err)) != 0 ||
-		    hmpt_nodemask_empty(&topo.hbm)) {
+		bool known = hmpt_poolspec_topo(&topo, NULL, err, sizeof(err)) == 0;
+		if (known && !hmpt_nodemask_empty(&topo.hbm)) {
+			parse_pools("hbm,ddr", opt);
+		} else if (known && topo.ntiers > 1) {
+			parse_pools("fastest-tier,slowest-tier", opt);
+		} else {
 			fprintf(stderr,
 			        "hmpt-tune: this machine has no HBM nodes that hmpt can find (nor "
-			        "HMPT_HBM_NODES): name the two pools with --pools FAST,SLOW, e.g. "
-			        "--pools thp,4k to compare page sizes\n");
+			        "HMPT_HBM_NODES) and one memory tier: name the two pools with "
+			        "--pools FAST,SLOW, e.g. --pools thp,4k to compare page sizes\n");
 			return EXIT_USAGE;
 		}
-		parse_pools("hbm,ddr", opt);
 	}
 	json_t *plan = pools_plan(opt);
 	char *text = json_dumps(plan, 0), err[1024];

@@ -124,7 +124,7 @@ expect_usage() {
 expect_usage "--kernels: expected a list of copy,scale,add,triad: copy,foo" --kernels copy,foo
 expect_usage "--threads: expected thread counts from 1 to 4096" -t 1,0
 expect_usage "--size: expected a size of at least 4.00 KiB" -s 12x
-expect_usage "--pools: expected hbm, ddr, thp, 4k, hugetlb, system or a pool" -p 4k,fast
+expect_usage "--pools: expected hbm, ddr, fastest-tier, slowest-tier, thp, 4k, hugetlb, system or a pool" -p 4k,fast
 expect_usage "--pages: expected a list of 4k,thp,hugetlb" --pages 1g
 expect_usage "expected a mode: stream, latency or gather: bogus" bogus
 expect_usage "--window-min is larger than --window-max" --window-min 1M --window-max 64K

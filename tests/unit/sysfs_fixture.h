@@ -85,6 +85,25 @@ __attribute__((unused)) static void node(const char *root, int n, const char *cp
 	}
 }
 
+/* HMAT for node n as the kernel shows it for its local CPU initiators
+ * (access1): read bandwidth MB/s, read latency ns, initiator node */
+__attribute__((unused)) static void hmat(const char *root, int n, unsigned bw, unsigned lat,
+                                         int initiator)
+{
+	char rel[160];
+	putf(root, NODE "/node%d/access1/initiators/read_bandwidth", n, "%u\n", bw);
+	putf(root, NODE "/node%d/access1/initiators/read_latency", n, "%u\n", lat);
+	snprintf(rel, sizeof(rel), NODE "/node%d/access1/initiators/node%d", n, initiator);
+	put(root, rel, "");
+}
+
+/* the kernel's memory tier N (Linux 6.1+) holding `nodes` */
+__attribute__((unused)) static void kernel_tier(const char *root, int tier, const char *nodes)
+{
+	putf(root, "sys/devices/virtual/memory_tiering/memory_tier%d/nodelist", tier, "%s\n",
+	     nodes);
+}
+
 /* the temporary directory that holds the trees: fixture_begin() first,
  * fixture_end() to remove it */
 static int fixture_begin(void)

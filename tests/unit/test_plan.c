@@ -72,8 +72,8 @@ static int pool_index(const char *name)
 
 static void test_examples(void)
 {
-	static const char *const files[] = {"xeonmax-flat", "thp-vs-4k", "hugetlb", "memkind-hbw",
-	                                    "interleave-cxl"};
+	static const char *const files[] = {"xeonmax-flat", "thp-vs-4k",      "hugetlb",
+	                                    "memkind-hbw",  "interleave-cxl", "tiers"};
 	char path[256], err[1024];
 
 	for (unsigned i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
@@ -86,6 +86,15 @@ static void test_examples(void)
 		}
 		hmpt_plan_free(&plan);
 	}
+
+	CHECK_OP(hmpt_plan_load("../../plans/examples/tiers.json", &plan, err, sizeof(err)), ==, 0);
+	int fast = pool_index("fast"), cold = pool_index("cold");
+	CHECK(fast >= 0 && plan.pools[fast].nodes == HMPT_NODES_TIER &&
+	      plan.pools[fast].tier == 0 && plan.pools[fast].local);
+	CHECK(cold >= 0 && plan.pools[cold].nodes == HMPT_NODES_TIER &&
+	      plan.pools[cold].tier == HMPT_TIER_SLOWEST && !plan.pools[cold].local &&
+	      plan.pools[cold].policy == HMPT_POLICY_INTERLEAVE);
+	hmpt_plan_free(&plan);
 
 	CHECK_OP(hmpt_plan_load("../../plans/examples/xeonmax-flat.json", &plan, err, sizeof(err)),
 	         ==, 0);

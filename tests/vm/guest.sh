@@ -31,7 +31,14 @@
 # HMPT_VM_NUMA_BALANCING=1 (leave the kernel's automatic NUMA balancing on),
 # HMPT_VM_NVDIMM_MIB (an emulated NVDIMM of that size in node 1, backed by
 # a sparse file in the cache: /dev/pmem0 in the guest, or a device-DAX
-# after `ndctl create-namespace -m devdax`; default none).
+# after `ndctl create-namespace -m devdax`; default none),
+# HMPT_VM_CXL_MIB (a fifth node of that size, memory only, CXL-like: behind
+# node 0 at distance 24 (34 from the rest), HMAT 300 ns / 25 GB/s from node
+# 0; default none), HMPT_VM_TOPO=a64fx (four nodes, each a CPU and
+# HMPT_VM_HBM_MIB of one kind of memory) or gh200 (node 0 a CPU pair and
+# HMPT_VM_DDR_MIB, node 1 HMPT_VM_HBM_MIB without CPUs, faster by HMAT, at
+# distance 80) or snc4 (a Xeon Max in SNC4: 8 CPU+DDR nodes of
+# HMPT_VM_DDR_MIB/4, 8 HBM nodes of HMPT_VM_HBM_MIB/2).
 #
 # Automatic NUMA balancing is off in the guest by default
 # (numa_balancing=disable): with more than one node the kernel turns it on,
@@ -254,43 +261,96 @@ echo >>"$ctl/cmd.sh"
 hmat=,hmat=on
 [ "${HMPT_VM_HMAT:-1}" = 0 ] && hmat=
 nvdimm_mib=${HMPT_VM_NVDIMM_MIB:-0}
-mem=$((2 * ddr_mib + 2 * hbm_mib))M
+cxl_mib=${HMPT_VM_CXL_MIB:-0}
+# The nodes: by default a 2-socket Xeon Max 9480 in flat/quadrant mode
+# (SLIT as on it; HMAT: local DDR 100 ns / 100 GB/s, local HBM 120 ns /
+# 400 GB/s, remote 180-200 ns); HMPT_VM_TOPO=a64fx or gh200 for two other
+# rows of tests/unit/test_tiers.c's table, in miniature (see there).
+case ${HMPT_VM_TOPO:-xeonmax} in
+xeonmax)
+	total=$((2 * ddr_mib + 2 * hbm_mib)) smp=2,sockets=2,cores=1,threads=1
+	numa=(-object memory-backend-ram,id=m0,size=${ddr_mib}M -object memory-backend-ram,id=m1,size=${ddr_mib}M
+		-object memory-backend-ram,id=m2,size=${hbm_mib}M -object memory-backend-ram,id=m3,size=${hbm_mib}M
+		-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
+		-numa "node,nodeid=2,memdev=m2${hmat:+,initiator=0}" -numa "node,nodeid=3,memdev=m3${hmat:+,initiator=1}"
+		-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
+		-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
+		-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23)
+	lb=$'0 0 100 100G\n0 1 180 50G\n0 2 120 400G\n0 3 200 40G\n1 0 180 50G\n1 1 100 100G\n1 2 200 40G\n1 3 120 400G'
+	if [ "$cxl_mib" -gt 0 ]; then
+		total=$((total + cxl_mib))
+		numa+=(-object "memory-backend-ram,id=m4,size=${cxl_mib}M" -numa "node,nodeid=4,memdev=m4${hmat:+,initiator=0}"
+			-numa dist,src=0,dst=4,val=24 -numa dist,src=1,dst=4,val=34
+			-numa dist,src=2,dst=4,val=34 -numa dist,src=3,dst=4,val=34)
+		lb+=$'\n0 4 300 25G\n1 4 380 20G'
+	fi
+	;;
+a64fx) # four CMGs, each a CPU and its own HBM; one kind of memory
+	total=$((4 * hbm_mib)) smp=4,sockets=4,cores=1,threads=1 numa=() lb=
+	for i in 0 1 2 3; do
+		numa+=(-object "memory-backend-ram,id=m$i,size=${hbm_mib}M" -numa "node,nodeid=$i,memdev=m$i"
+			-numa "cpu,node-id=$i,socket-id=$i")
+		for t in 0 1 2 3; do lb+="$i $t $((i == t ? 120 : 200)) $((i == t ? 256 : 100))G"$'\n'; done
+	done
+	numa+=(-numa dist,src=0,dst=1,val=20 -numa dist,src=0,dst=2,val=30 -numa dist,src=0,dst=3,val=30
+		-numa dist,src=1,dst=2,val=30 -numa dist,src=1,dst=3,val=30 -numa dist,src=2,dst=3,val=20)
+	;;
+gh200) # Grace (CPUs, LPDDR5X) and Hopper's HBM3 (no CPUs) at distance 80
+	total=$((ddr_mib + hbm_mib)) smp=2,sockets=1,cores=2,threads=1
+	numa=(-object "memory-backend-ram,id=m0,size=${ddr_mib}M" -object "memory-backend-ram,id=m1,size=${hbm_mib}M"
+		-numa node,nodeid=0,memdev=m0 -numa "node,nodeid=1,memdev=m1${hmat:+,initiator=0}"
+		-numa cpu,node-id=0,socket-id=0 -numa dist,src=0,dst=1,val=80)
+	lb=$'0 0 120 500G\n0 1 800 4000G'
+	;;
+snc4) # Xeon Max 9480 flat, SNC4, two sockets: CPU+DDR nodes 0-7 (one CPU
+	# each), HBM nodes 8-15, HBM k+8 in CPU node k's cluster (UMF#1289)
+	total=$((8 * ddr_mib / 4 + 8 * hbm_mib / 2)) smp=8,sockets=2,cores=4,threads=1 numa=() lb=
+	for i in $(seq 0 15); do
+		init=
+		[ "$i" -ge 8 ] && [ -n "$hmat" ] && init=,initiator=$((i - 8))
+		numa+=(-object "memory-backend-ram,id=m$i,size=$((i < 8 ? ddr_mib / 4 : hbm_mib / 2))M"
+			-numa "node,nodeid=$i,memdev=m$i$init")
+	done
+	for i in $(seq 0 7); do numa+=(-numa "cpu,node-id=$i,socket-id=$((i / 4)),core-id=$((i % 4))"); done
+	for i in $(seq 0 15); do
+		for t in $(seq $((i + 1)) 15); do
+			if [ $(((i % 8) / 4)) != $(((t % 8) / 4)) ]; then d=$((i < 8 && t < 8 ? 21 : 23))
+			elif [ $((i % 8)) = $((t % 8)) ]; then d=13
+			elif [ "$t" -ge 8 ]; then d=14
+			else d=12; fi
+			numa+=(-numa "dist,src=$i,dst=$t,val=$d")
+		done
+	done
+	for i in $(seq 0 7); do
+		for t in $(seq 0 15); do
+			if [ "$t" = "$i" ]; then lb+="$i $t 110 75G"$'\n'
+			elif [ "$t" = $((i + 8)) ]; then lb+="$i $t 130 400G"$'\n'
+			elif [ "$t" -lt 8 ]; then lb+="$i $t 180 40G"$'\n'
+			else lb+="$i $t 200 40G"$'\n'; fi
+		done
+	done
+	;;
+*) die "HMPT_VM_TOPO=$HMPT_VM_TOPO: expected xeonmax, a64fx, gh200 or snc4" ;;
+esac
+mem=${total}M
 nv=() nvon=
 if [ "$nvdimm_mib" -gt 0 ]; then
 	# label-less: ndctl makes its one namespace device-DAX or fsdax
 	truncate -s "${nvdimm_mib}M" "$cache/nvdimm.img"
 	nvon=,nvdimm=on
-	mem="$mem,slots=2,maxmem=$((2 * ddr_mib + 2 * hbm_mib + nvdimm_mib + 1024))M"
+	mem="$mem,slots=2,maxmem=$((total + nvdimm_mib + 1024))M"
 	nv=(-object "memory-backend-file,id=nv0,share=on,mem-path=$cache/nvdimm.img,size=${nvdimm_mib}M"
 		-device "nvdimm,id=nvdimm0,memdev=nv0,node=1")
 fi
-# SLIT as on a 2-socket Xeon Max 9480 in flat/quadrant mode; HMAT: local
-# DDR 100 ns / 100 GB/s, local HBM 120 ns / 400 GB/s, remote 180-200 ns
 q=(qemu-system-x86_64 -nodefaults -no-user-config -display none -vga none -monitor none
 	-serial "file:$ctl/console" -no-reboot -device isa-debug-exit,iobase=0xf4,iosize=0x01
 	-accel tcg,thread=single,tb-size=256 -cpu max
-	-machine "q35$hmat$nvon" -m "$mem" -smp 2,sockets=2,cores=1,threads=1
-	-object memory-backend-ram,id=m0,size=${ddr_mib}M -object memory-backend-ram,id=m1,size=${ddr_mib}M
-	-object memory-backend-ram,id=m2,size=${hbm_mib}M -object memory-backend-ram,id=m3,size=${hbm_mib}M
-	-numa node,nodeid=0,memdev=m0 -numa node,nodeid=1,memdev=m1
-	-numa "node,nodeid=2,memdev=m2${hmat:+,initiator=0}" -numa "node,nodeid=3,memdev=m3${hmat:+,initiator=1}"
-	-numa cpu,node-id=0,socket-id=0 -numa cpu,node-id=1,socket-id=1
-	-numa dist,src=0,dst=1,val=21 -numa dist,src=0,dst=2,val=13 -numa dist,src=0,dst=3,val=23
-	-numa dist,src=1,dst=2,val=23 -numa dist,src=1,dst=3,val=13 -numa dist,src=2,dst=3,val=23
-	${nv[@]+"${nv[@]}"})
+	-machine "q35$hmat$nvon" -m "$mem" -smp "$smp" "${numa[@]}" ${nv[@]+"${nv[@]}"})
 [ -n "$hmat" ] && while read -r i t lat bw; do
+	[ -n "$i" ] || continue
 	q+=(-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-latency,latency=$lat"
 		-numa "hmat-lb,initiator=$i,target=$t,hierarchy=memory,data-type=access-bandwidth,bandwidth=$bw")
-done <<'LB'
-0 0 100 100G
-0 1 180 50G
-0 2 120 400G
-0 3 200 40G
-1 0 180 50G
-1 1 100 100G
-1 2 200 40G
-1 3 120 400G
-LB
+done <<<"$lb"
 append="console=ttyS0 panic=-1 mitigations=off nokaslr tsc=reliable no_timer_check lpj=4000000
 8250.nr_uarts=1 i8042.noaux i8042.nokbd i8042.nopnp cryptomgr.notests HMPT_VM_OUT=$out HMPT_VM_CWD=$PWD"
 [ $verbose = 1 ] || append="$append quiet"
