@@ -43,7 +43,6 @@
 #include "fmt.h"
 #include "log.h"
 #include "lockrank.h"
-#include "options.h"
 #include "plan.h"
 #include "sys.h"
 
@@ -76,17 +75,6 @@ static uint64_t round_up(uint64_t x, uint64_t u)
 
 /* --------------------------------------------------------------- open */
 
-/* A number in a sysfs file, or -1. */
-static int sysfs_u64(const char *path, uint64_t *v)
-{
-	char buf[64];
-	ssize_t n = hmpt_sys_read_file(path, buf, sizeof(buf));
-
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-		buf[--n] = '\0';
-	return n > 0 && hmpt_options_parse_uint(buf, v) == 0 ? 0 : -1;
-}
-
 /* A device-DAX's size and alignment from sysfs (/sys/dev/char/M:m). */
 static int dax_geometry(dev_t dev, uint64_t *size, uint64_t *align)
 {
@@ -94,12 +82,12 @@ static int dax_geometry(dev_t dev, uint64_t *size, uint64_t *align)
 	uint64_t v;
 
 	hmpt_fmt_text(path, sizeof(path), "/sys/dev/char/%u:%u/size", major(dev), minor(dev));
-	if (sysfs_u64(path, &v) != 0)
+	if (hmpt_sys_read_u64(path, &v) != 0)
 		return -ENODEV;
 	*size = v;
 	*align = (uint64_t)2 << 20;
 	hmpt_fmt_text(path, sizeof(path), "/sys/dev/char/%u:%u/align", major(dev), minor(dev));
-	if (sysfs_u64(path, &v) == 0 && v >= 4096)
+	if (hmpt_sys_read_u64(path, &v) == 0 && v >= 4096)
 		*align = v;
 	return 0;
 }
@@ -497,17 +485,10 @@ static void copy_one(void *p, hmpt_backend_block_t *b, hmpt_backend_pool_t *bp, 
 static uint64_t mem_available(void)
 {
 	char buf[4096];
-	uint64_t kb = 0;
-	const char *at;
 
-	if (hmpt_sys_read_file("/proc/meminfo", buf, sizeof(buf)) <= 0 ||
-	    !(at = strstr(buf, "MemAvailable:")))
+	if (hmpt_sys_read_file("/proc/meminfo", buf, sizeof(buf)) <= 0)
 		return 0;
-	for (at += 13; *at == ' '; at++)
-		;
-	for (; *at >= '0' && *at <= '9'; at++)
-		kb = kb * 10 + (uint64_t)(*at - '0');
-	return kb << 10;
+	return hmpt_sys_meminfo_kb(buf, "MemAvailable:") << 10;
 }
 
 /* before fork, every hmpt lock held (the outside table's too) */

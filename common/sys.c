@@ -118,6 +118,39 @@ double hmpt_sys_unix_time(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+int hmpt_sys_read_u64(const char *path, uint64_t *out)
+{
+	char buf[64];
+	const char *s = buf;
+	uint64_t v = 0;
+
+	if (hmpt_sys_read_file(path, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	while (*s == ' ' || *s == '\t' || *s == '\n')
+		s++;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	for (; *s >= '0' && *s <= '9'; s++)
+		v = v * 10 + (uint64_t)(*s - '0');
+	*out = v;
+	return 0;
+}
+
+uint64_t hmpt_sys_meminfo_kb(const char *text, const char *key)
+{
+	const char *p = strstr(text, key);
+	uint64_t v = 0;
+
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return v;
+}
+
 ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap)
 {
 	size_t len = 0;

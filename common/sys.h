@@ -43,6 +43,12 @@ double hmpt_sys_unix_time(void); /* CLOCK_REALTIME, seconds */
 
 /* Read up to cap-1 bytes of a file, NUL-terminate; returns bytes or -errno. */
 ssize_t hmpt_sys_read_file(const char *path, char *buf, size_t cap);
+/* The decimal number a file (sysfs) starts with, white space before it
+ * allowed: 0, -ENOENT (unreadable) or -EINVAL (no number). */
+int hmpt_sys_read_u64(const char *path, uint64_t *out);
+/* The number after `key` in text as /proc/meminfo writes it ("MemTotal:
+ * 123 kB", "Node 0 MemFree: 5 kB"): the kB value, 0 when absent. */
+uint64_t hmpt_sys_meminfo_kb(const char *text, const char *key);
 /* readlink into buf, NUL-terminated; returns length or -errno */
 ssize_t hmpt_sys_readlink(const char *path, char *buf, size_t cap);
 

@@ -185,24 +185,6 @@ static int read_text(const char *p, char *buf, size_t cap)
 	return n < 0 ? (int)n : 0;
 }
 
-static int read_u64(const char *p, uint64_t *out)
-{
-	char buf[64];
-	const char *s = buf;
-	uint64_t v = 0;
-
-	if (read_text(p, buf, sizeof(buf)) != 0)
-		return -ENOENT;
-	while (space(*s))
-		s++;
-	if (*s < '0' || *s > '9')
-		return -EINVAL;
-	for (; *s >= '0' && *s <= '9'; s++)
-		v = v * 10 + (uint64_t)(*s - '0');
-	*out = v;
-	return 0;
-}
-
 static int read_mask(const char *p, hmpt_nodemask_t *m)
 {
 	char buf[4096];
@@ -210,22 +192,6 @@ static int read_mask(const char *p, hmpt_nodemask_t *m)
 	if (read_text(p, buf, sizeof(buf)) != 0)
 		return -ENOENT;
 	return hmpt_nodemask_parse(buf, m, NULL, 0);
-}
-
-/* "Node 0 MemTotal:  123 kB" or "MemTotal: 123 kB": the kB value of key */
-static uint64_t meminfo_kb(const char *text, const char *key)
-{
-	const char *p = strstr(text, key);
-	uint64_t v = 0;
-
-	if (!p)
-		return 0;
-	p += strlen(key);
-	while (*p == ' ' || *p == '\t')
-		p++;
-	for (; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (uint64_t)(*p - '0');
-	return v;
 }
 
 /* A CPU list ("0-3,8") into cpu_node[] = node. */
@@ -346,10 +312,10 @@ static void read_hmat(hmpt_topo_t *t, const char *root, int n)
 
 	for (unsigned a = 0; a < 2; a++) {
 		path(d, sizeof(d), root, NODE_DIR "/node", n, access[a]);
-		if (read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_bandwidth", d), &v) != 0)
+		if (hmpt_sys_read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_bandwidth", d), &v) != 0)
 			continue;
 		nd->read_bw = (uint32_t)v;
-		if (read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_latency", d), &v) == 0)
+		if (hmpt_sys_read_u64(hmpt_fmt_text(p, sizeof(p), "%s/read_latency", d), &v) == 0)
 			nd->read_lat = (uint32_t)v;
 		list_nodes(d, &nd->initiators);
 		return;
@@ -407,8 +373,8 @@ static int read_flat(hmpt_topo_t *t, const char *root)
 	hmpt_nodemask_set(&t->cpu, 0);
 	hmpt_nodemask_set(&t->memory, 0);
 	t->max_node = 0;
-	t->node[0].mem_total = meminfo_kb(buf, "MemTotal:") * 1024;
-	t->node[0].mem_free = meminfo_kb(buf, "MemFree:") * 1024;
+	t->node[0].mem_total = hmpt_sys_meminfo_kb(buf, "MemTotal:") * 1024;
+	t->node[0].mem_free = hmpt_sys_meminfo_kb(buf, "MemFree:") * 1024;
 	t->distance[0][0] = 10;
 	read_cpulist(t, path(p, sizeof(p), root, "/sys/devices/system/cpu/online", -1, NULL), 0);
 	if (t->ncpus == 0 && ncpu > 0)
@@ -427,13 +393,15 @@ int hmpt_topo_read(hmpt_topo_t *t, const char *root)
 	for (int c = 0; c < HMPT_MAX_CPUS; c++)
 		t->cpu_node[c] = -1;
 	read_thp(t, root);
-	if (read_u64(path(p, sizeof(p), root,
-	                  "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", -1, NULL),
-	             &v) == 0)
+	if (hmpt_sys_read_u64(path(p, sizeof(p), root,
+	                           "/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages", -1,
+	                           NULL),
+	                      &v) == 0)
 		t->huge_total = v;
-	if (read_u64(path(p, sizeof(p), root,
-	                  "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", -1, NULL),
-	             &v) == 0)
+	if (hmpt_sys_read_u64(path(p, sizeof(p), root,
+	                           "/sys/kernel/mm/hugepages/hugepages-2048kB/free_hugepages", -1,
+	                           NULL),
+	                      &v) == 0)
 		t->huge_free_total = v;
 	if (read_mask(path(p, sizeof(p), root, NODE_DIR "/online", -1, NULL), &t->online) != 0)
 		return read_flat(t, root);
@@ -447,16 +415,16 @@ int hmpt_topo_read(hmpt_topo_t *t, const char *root)
 		t->max_node = n;
 		if (read_text(path(p, sizeof(p), root, NODE_DIR "/node", n, "/meminfo"), buf,
 		              sizeof(buf)) == 0) {
-			nd->mem_total = meminfo_kb(buf, "MemTotal:") * 1024;
-			nd->mem_free = meminfo_kb(buf, "MemFree:") * 1024;
+			nd->mem_total = hmpt_sys_meminfo_kb(buf, "MemTotal:") * 1024;
+			nd->mem_free = hmpt_sys_meminfo_kb(buf, "MemFree:") * 1024;
 		}
-		if (read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
-		                  "/hugepages/hugepages-2048kB/nr_hugepages"),
-		             &v) == 0)
+		if (hmpt_sys_read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
+		                           "/hugepages/hugepages-2048kB/nr_hugepages"),
+		                      &v) == 0)
 			nd->huge_total = v;
-		if (read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
-		                  "/hugepages/hugepages-2048kB/free_hugepages"),
-		             &v) == 0)
+		if (hmpt_sys_read_u64(path(p, sizeof(p), root, NODE_DIR "/node", n,
+		                           "/hugepages/hugepages-2048kB/free_hugepages"),
+		                      &v) == 0)
 			nd->huge_free = v;
 		read_cpulist(t, path(p, sizeof(p), root, NODE_DIR "/node", n, "/cpulist"), n);
 		read_distances(t, root, n);
