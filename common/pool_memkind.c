@@ -145,11 +145,12 @@ int hmpt_backend_memkind_probe_hbw(hmpt_nodemask_t *hbm, void *ctx)
 	return hmpt_nodemask_empty(hbm) ? -ENODEV : 0;
 }
 
-/* memkind's blocks, in the table of blocks outside the arena */
+/* memkind's blocks, in the table of blocks outside the arena; the kind
+ * was found when the pool was opened (no dlsym here) */
 static void *memkind_alloc(hmpt_backend_pool_t *bp, size_t size, size_t align, bool zero,
                            uint32_t site, uint16_t tag)
 {
-	memkind_t k = kind_of(bp->plan ? bp->plan->kind : -1);
+	memkind_t k = bp->state;
 	void *p = NULL;
 	int rc;
 
@@ -191,7 +192,8 @@ void hmpt_backend_memkind_describe(hmpt_fmt_t *f, const struct hmpt_plan_pool *p
 	                p->kind >= 0 ? hmpt_backend_kinds_g[p->kind].name : "?");
 }
 
-/* Load memkind and check that the pool's kind is available here. */
+/* Load memkind, check that the pool's kind is available here, and keep
+ * the kind in the instance. */
 static int memkind_open_pool(hmpt_backend_pool_t *bp, const char **field, char *err, size_t errlen)
 {
 	int rc = memkind_load(err, errlen);
@@ -207,6 +209,7 @@ static int memkind_open_pool(hmpt_backend_pool_t *bp, const char **field, char *
 		              hmpt_backend_kinds_g[bp->plan->kind].name);
 		return -ENODEV;
 	}
+	bp->state = kind_of(bp->plan->kind);
 	return 0;
 }
 
