@@ -390,11 +390,12 @@ int hmpt_pools_resolve(hmpt_pools_t *ps, const hmpt_plan_t *plan, const hmpt_top
 			const hmpt_nodemask_t *l = NULL;
 			hmpt_nodemask_t in_tier;
 			if (local && hmpt_nodemask_has(&topo->cpu, (unsigned)c)) {
-				l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
-				                               : &topo->local_hbm[c];
 				if (p->nodes == HMPT_NODES_TIER) {
 					hmpt_topo_local_of(topo, c, &nodes, &in_tier);
 					l = &in_tier;
+				} else {
+					l = p->nodes == HMPT_NODES_DDR ? &topo->local_ddr[c]
+					                               : &topo->local_hbm[c];
 				}
 			}
 			rt->by_node[c] =

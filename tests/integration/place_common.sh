@@ -34,6 +34,12 @@ huge_small_plan() {
 		-s "$3" -o "$1" "$work/prof" 2>/dev/null || fail "plan make $1"
 }
 
+# one_pool_plan PLAN PROFILE_DIR NAME=POOL_JSON SITES: a plan of one pool,
+# named in SITES ("ID,ID=NAME"), every other site in "system"; quiet
+one_pool_plan() {
+	$TUNE plan make -p "$3" -d system -s "$4" -o "$1" "$2" 2>/dev/null || fail "plan make $1"
+}
+
 # field OUT NAME KEY: the value of KEY= on the line of array NAME
 field() {
 	awk -v n="$2" -v k="$3" '$1 == n { for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] } }' "$1"

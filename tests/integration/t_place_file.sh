@@ -23,8 +23,8 @@ learn_arrays "$work/prof" $M
 
 # 1. a named tmpfs file of 20 MiB: A and C fit (16 MiB), D (8 MiB) does not
 truncate -s 20M "$shm/pool"
-$TUNE plan make -p 'pm={"backend":"file","file":"'"$shm/pool"'","fallback":"system"}' \
-	-d system -s "$A,$C,$D=pm" -o "$work/plan.json" "$work/prof" 2>/dev/null || fail "plan make"
+one_pool_plan "$work/plan.json" "$work/prof" \
+	'pm={"backend":"file","file":"'"$shm/pool"'","fallback":"system"}' "$A,$C,$D=pm"
 $TUNE plan check "$work/plan.json" >"$work/check" 2>&1 || fail "plan check: $(cat "$work/check")"
 grep -q "pm  *file $shm/pool" "$work/check" || fail "plan check does not name the file: $(cat "$work/check")"
 grep -q "budget 20.0 MiB (its file)" "$work/check" || fail "plan check budget: $(cat "$work/check")"
@@ -43,8 +43,8 @@ grep -q "^hmpt: pool pm cannot take 8.00 MiB for site $D (budget 20.0 MiB from i
 [ "$(stat -c %s "$shm/pool")" = $((20 << 20)) ] || fail "the file changed size"
 
 # 2. a directory: an unnamed file of the capacity, gone with the process
-$TUNE plan make -p 'pd={"backend":"file","file":"'"$shm"'","capacity":"32M"}' \
-	-d system -s "$A,$C=pd" -o "$work/plan2.json" "$work/prof" 2>/dev/null || fail "plan make 2"
+one_pool_plan "$work/plan2.json" "$work/prof" \
+	'pd={"backend":"file","file":"'"$shm"'","capacity":"32M"}' "$A,$C=pd"
 run_placed "$work/plan2.json" "$work/run2" arrays $M
 cat "$work/run2"
 case $(field "$work/run2" A file) in "$shm/#"*"_(deleted)") ;; *) fail "A not in an unnamed file of $shm: $(grep '^A ' "$work/run2")" ;; esac
@@ -53,8 +53,8 @@ case $(field "$work/run2" A file) in "$shm/#"*"_(deleted)") ;; *) fail "A not in
 # 3. fork: each side keeps its own data; the freed range is reused, zero
 learn_sites "$work/profk" fork $M
 FA=$(site_id "$work/profk" alloc_a) FB=$(site_id "$work/profk" alloc_b)
-$TUNE plan make -p 'pm={"backend":"file","file":"'"$shm/pool"'"}' -d system -s "$FA,$FB=pm" \
-	-o "$work/plan3.json" "$work/profk" 2>/dev/null || fail "plan make 3"
+one_pool_plan "$work/plan3.json" "$work/profk" \
+	'pm={"backend":"file","file":"'"$shm/pool"'"}' "$FA,$FB=pm"
 run_placed "$work/plan3.json" "$work/run3" fork $M
 cat "$work/run3"
 grep -qx "fork parent=intact child=intact" "$work/run3" || fail "fork: $(cat "$work/run3")"
@@ -65,8 +65,8 @@ expect "$work/run3" B file "$shm/pool"
 # 3b. realloc: moved within the file, out of it and back, contents intact
 learn_sites "$work/profr" realloc $M
 RA=$(site_id "$work/profr" alloc_a) RB=$(site_id "$work/profr" grow_b)
-$TUNE plan make -p 'pm={"backend":"file","file":"'"$shm/pool"'"}' -d system -s "$RA,$RB=pm" \
-	-o "$work/planr.json" "$work/profr" 2>/dev/null || fail "plan make realloc"
+one_pool_plan "$work/planr.json" "$work/profr" \
+	'pm={"backend":"file","file":"'"$shm/pool"'"}' "$RA,$RB=pm"
 run_placed "$work/planr.json" "$work/runr" realloc $M
 cat "$work/runr"
 grep -qx "realloc contents intact" "$work/runr" || fail "realloc: $(cat "$work/runr")"
@@ -100,8 +100,8 @@ echo $((old + 12)) >$nr
 free=$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)
 [ "$free" -ge 12 ] || skip "could reserve only $free free 2 MiB pages (memory too fragmented)"
 mkdir -p "$huge" && mount -t hugetlbfs -o pagesize=2M none "$huge" || fail "cannot mount hugetlbfs"
-$TUNE plan make -p 'ph={"backend":"file","file":"'"$huge"'","capacity":"16M"}' \
-	-d system -s "$A=ph" -o "$work/plan5.json" "$work/prof" 2>/dev/null || fail "plan make 5"
+one_pool_plan "$work/plan5.json" "$work/prof" \
+	'ph={"backend":"file","file":"'"$huge"'","capacity":"16M"}' "$A=ph"
 run_placed "$work/plan5.json" "$work/run5" arrays $M
 cat "$work/run5"
 expect "$work/run5" A pagesize_kb 2048
@@ -111,8 +111,8 @@ expect "$work/run5" B pagesize_kb 4
 [ "$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)" = "$free" ] || fail "huge pages not given back"
 # a capacity above the free huge pages: the pool is still made (nothing is
 # reserved up front); a block that finds no huge pages goes to the fallback
-$TUNE plan make -p 'ph={"backend":"file","file":"'"$huge"'","capacity":"1G"}' \
-	-d system -s "$A,$C,$D=ph" -o "$work/plan6.json" "$work/prof" 2>/dev/null || fail "plan make 6"
+one_pool_plan "$work/plan6.json" "$work/prof" \
+	'ph={"backend":"file","file":"'"$huge"'","capacity":"1G"}' "$A,$C,$D=ph"
 run_placed "$work/plan6.json" "$work/run6" arrays $M 20
 cat "$work/run6" "$work/run6.err"
 for x in A C; do expect "$work/run6" $x pagesize_kb 2048; done

@@ -19,8 +19,8 @@ ndctl create-namespace -f -e namespace0.0 -m devdax -a 2M >"$work/ns" 2>&1 ||
 	ndctl create-namespace -m devdax -a 2M >"$work/ns" 2>&1 || fail "ndctl devdax: $(cat "$work/ns")"
 dax=$(ls /dev/dax* 2>/dev/null | head -n 1)
 [ -c "$dax" ] || fail "no device-DAX device after ndctl: $(cat "$work/ns"; ls /dev)"
-$TUNE plan make -p 'pm={"backend":"file","file":"'"$dax"'"}' -d system -s "$FA,$FB=pm" \
-	-o "$work/plan1.json" "$work/prof" 2>/dev/null || fail "plan make 1"
+one_pool_plan "$work/plan1.json" "$work/prof" \
+	'pm={"backend":"file","file":"'"$dax"'"}' "$FA,$FB=pm"
 $TUNE plan check "$work/plan1.json" >"$work/check1" 2>&1 || fail "plan check: $(cat "$work/check1")"
 cat "$work/check1"
 grep -q "pm  *file $dax" "$work/check1" || fail "plan check does not name $dax"
@@ -47,8 +47,8 @@ mkfs.ext4 -q -F -b 4096 "$pmem" >"$work/mkfs" 2>&1 || fail "mkfs.ext4: $(cat "$w
 mkdir -p "$work/pmem"
 mount -o dax "$pmem" "$work/pmem" 2>"$work/mount" || fail "mount -o dax: $(cat "$work/mount")"
 trap 'umount "$work/pmem" 2>/dev/null; rm -rf "$work"' EXIT
-$TUNE plan make -p 'pd={"backend":"file","file":"'"$work/pmem"'","capacity":"64M"}' -d system \
-	-s "$FA,$FB=pd" -o "$work/plan3.json" "$work/prof" 2>/dev/null || fail "plan make 3"
+one_pool_plan "$work/plan3.json" "$work/prof" \
+	'pd={"backend":"file","file":"'"$work/pmem"'","capacity":"64M"}' "$FA,$FB=pd"
 run_placed "$work/plan3.json" "$work/run3" fork $M
 cat "$work/run3"
 case $(field "$work/run3" A file) in "$work/pmem/#"*) ;; *) fail "A not on the DAX filesystem: $(grep '^A ' "$work/run3")" ;; esac
