@@ -143,19 +143,70 @@ static void report_bad(const hmpt_option_t *o, const char *value, const char *wh
 	       ctx);
 }
 
-static void report_unknown(const char *entry, hmpt_opt_report_fn report, void *ctx)
+static char lower(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
+/* The edits that make a into b, or more than `most` when there are more:
+ * the optimal string alignment distance, case ignored, on three rows */
+static unsigned edits(const char *a, size_t na, const char *b, size_t nb, unsigned most)
+{
+	enum { ROW = 64 };
+	unsigned rows[3][ROW + 1], *two = rows[0], *one = rows[1], *cur = rows[2];
+
+	if (na > ROW || nb > ROW || (na > nb ? na - nb : nb - na) > most)
+		return most + 1;
+	for (size_t j = 0; j <= nb; j++)
+		one[j] = (unsigned)j;
+	for (size_t i = 1; i <= na; i++) {
+		cur[0] = (unsigned)i;
+		for (size_t j = 1; j <= nb; j++) {
+			unsigned cost = lower(a[i - 1]) != lower(b[j - 1]);
+			unsigned d = one[j - 1] + cost;
+			if (one[j] + 1 < d)
+				d = one[j] + 1;
+			if (cur[j - 1] + 1 < d)
+				d = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+			    lower(a[i - 2]) == lower(b[j - 1]) && two[j - 2] + 1 < d)
+				d = two[j - 2] + 1;
+			cur[j] = d;
+		}
+		unsigned *t = two;
+		two = one;
+		one = cur;
+		cur = t;
+	}
+	return one[nb];
+}
+
+int hmpt_options_nearest(const char *entry)
+{
+	size_t n = strcspn(entry, "=");
+	unsigned best = HMPT_OPT_NEAR + 1;
+	int near = -1;
+
+	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
+		const char *name = hmpt_options_g[i].name;
+		unsigned d = edits(entry, n, name, strlen(name), HMPT_OPT_NEAR);
+		if (d < best) {
+			best = d;
+			near = i;
+		}
+	}
+	return near;
+}
+
+static void report_unknown(const char *entry, int near, hmpt_opt_report_fn report, void *ctx)
 {
 	char buf[512];
-	hmpt_fmt_t f;
-	size_t n = strcspn(entry, "=");
 
-	hmpt_fmt_init(&f, buf, sizeof(buf), -1);
-	hmpt_fmt_printf(&f, "unknown variable %.*s ignored (known:", (int)n, entry);
-	for (int i = 0; i < HMPT_OPT_COUNT; i++) {
-		hmpt_fmt_printf(&f, " %s", hmpt_options_g[i].name);
-	}
-	hmpt_fmt_char(&f, ')');
-	report(hmpt_fmt_cstr(&f), ctx);
+	report(hmpt_fmt_text(buf, sizeof(buf),
+	                     "unknown variable %.*s ignored: did you mean %s? (hmpt-tune env "
+	                     "lists the variables hmpt reads)",
+	                     (int)strcspn(entry, "="), entry, hmpt_options_g[near].name),
+	       ctx);
 }
 
 static void parse_one(const hmpt_option_t *o, const char *value, hmpt_opt_value_t *v,
@@ -244,7 +295,8 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
 				break;
 			}
 		}
-		if (!known && report)
-			report_unknown(e, report, ctx);
+		int near = known || !report ? -1 : hmpt_options_nearest(e);
+		if (near >= 0)
+			report_unknown(e, near, report, ctx);
 	}
 }

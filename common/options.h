@@ -76,6 +76,15 @@ void hmpt_options_load(char *const *envp, hmpt_opt_value_t values[HMPT_OPT_COUNT
  * not the shim's, and not unknown either. */
 bool hmpt_options_tool_var(const char *entry);
 
+/* An HMPT_* name no option has, read as a likely misspelling: the known
+ * option within HMPT_OPT_NEAR edits (insert, delete, replace, swap two
+ * neighbours; case ignored) of the environment entry "NAME=value", the
+ * nearest, or -1.  Only those are warned about: other HMPT_* variables
+ * (a job script's own HMPT_SRC) are someone else's, and a warning on
+ * every process's stderr broke programs that check it (CPython's tests). */
+#define HMPT_OPT_NEAR 2
+int hmpt_options_nearest(const char *entry);
+
 /* Parse a size ("4096", "64K", "1M", "2G", "1T"; binary multiples).
  * Returns 0, -EINVAL (not a size) or -ERANGE (overflows 64 bits). */
 int hmpt_options_parse_size(const char *s, uint64_t *out);

@@ -229,10 +229,14 @@ static int cmd_show(int argc, char **argv)
 
 /* ----------------------------------------------------------------- env */
 
-static const char env_usage[] = "Usage: hmpt-tune env [--markdown]\n"
-                                "\n"
-                                "List every HMPT_* environment variable the shim reads, with its\n"
-                                "default and meaning.\n";
+static const char env_usage[] =
+    "Usage: hmpt-tune env [--markdown]\n"
+    "\n"
+    "List every HMPT_* environment variable the shim reads, with its\n"
+    "default and meaning; then those set in this environment, each\n"
+    "marked: read by the shim, a tool's (the tests, the guest, Slurm),\n"
+    "or not hmpt's. The shim ignores the last quietly, and warns only\n"
+    "about a name within two edits of one it reads (HMPT_SAMPEL).\n";
 
 static void wrap(const char *text, int indent, int width)
 {
@@ -258,6 +262,39 @@ static void wrap(const char *text, int indent, int width)
 	putchar('\n');
 }
 
+/* The HMPT_* variables of this environment, and what the shim makes of
+ * each: an unknown one is said here, where it is asked for, rather than
+ * on every process's stderr. */
+static void list_set_vars(void)
+{
+	bool any = false;
+
+	for (char **e = environ; *e; e++) {
+		int n = (int)strcspn(*e, "=");
+		const char *what = "not hmpt's: the shim ignores it";
+		int near = -1;
+		if (strncmp(*e, "HMPT_", 5) != 0)
+			continue;
+		if (!any)
+			printf("\nSet in this environment:\n");
+		any = true;
+		bool known = false;
+		for (int i = 0; i < HMPT_OPT_COUNT; i++)
+			known |= (int)strlen(hmpt_options_g[i].name) == n &&
+			         !strncmp(*e, hmpt_options_g[i].name, (size_t)n);
+		if (known)
+			what = "read by the shim";
+		else if (hmpt_options_tool_var(*e))
+			what = "hmpt's build and test tools'; not the shim's";
+		else if ((near = hmpt_options_nearest(*e)) >= 0)
+			what = "not known: the shim warns, did you mean";
+		printf("  %-24.*s %s%s%s\n", n, *e, what, near >= 0 ? " " : "",
+		       near >= 0 ? hmpt_options_g[near].name : "");
+	}
+	if (!any)
+		printf("\nNo HMPT_* variable is set in this environment.\n");
+}
+
 static int cmd_env(int argc, char **argv)
 {
 	int markdown = argc > 1 && !strcmp(argv[1], "--markdown");
@@ -280,6 +317,8 @@ static int cmd_env(int argc, char **argv)
 			wrap(o->meaning, 4, 78);
 		}
 	}
+	if (!markdown)
+		list_set_vars();
 	return 0;
 }
 

@@ -20,7 +20,20 @@ bad HMPT_STACK_DEPTH=1000 "HMPT_STACK_DEPTH='1000'"
 bad HMPT_VERBOSE=x "HMPT_VERBOSE='x'"
 bad HMPT_ARENA_SIZE=1K "HMPT_ARENA_SIZE='1K'"
 bad HMPT_PROFILE= "HMPT_PROFILE='': expected a non-empty value"
-bad HMPT_FOO=1 "unknown variable HMPT_FOO"
+bad HMPT_SAMPEL=1 "unknown variable HMPT_SAMPEL ignored: did you mean HMPT_SAMPLE?"
+# a variable of someone else's (a job script's HMPT_SRC) is passed over in
+# silence: programs check their stderr (CPython's tests run json.tool)
+echo '{"a": [1, 2]}' >"$work/in.json"
+env HMPT_SRC=/src HMPT_FOO=1 LD_PRELOAD=$LIB python3 -m json.tool "$work/in.json" \
+	>"$work/out" 2>"$work/err" || fail "json.tool under the shim exited with $?"
+[ ! -s "$work/err" ] || fail "HMPT_SRC, HMPT_FOO: stderr is not empty: $(cat "$work/err")"
+grep -q '"a"' "$work/out" || fail "json.tool wrote no JSON: $(cat "$work/out")"
+# hmpt-tune env lists them all, with what the shim makes of each
+env HMPT_SRC=/src HMPT_SAMPEL=1 HMPT_PLAN=p.json $TUNE env >"$work/env" ||
+	fail "hmpt-tune env failed"
+grep -q '^  HMPT_SRC .*not hmpt.s' "$work/env" || fail "env: HMPT_SRC: $(tail -5 "$work/env")"
+grep -q '^  HMPT_SAMPEL .*did you mean HMPT_SAMPLE' "$work/env" || fail "env: HMPT_SAMPEL"
+grep -q '^  HMPT_PLAN .*read by the shim' "$work/env" || fail "env: HMPT_PLAN"
 # defaults really used: 1 MiB threshold after a bad HMPT_MIN_SIZE
 env HMPT_MIN_SIZE=abc HMPT_PROFILE="$work/q.json" LD_PRELOAD=$LIB "$P/alloc_c" >/dev/null 2>&1
 grep -q '"min_size": 1048576' "$work/q.json" || fail "default min_size not used"

@@ -92,20 +92,49 @@ static void test_options_load(void)
 	CHECK(r.n == 1 && strstr(r.last, "HMPT_STACK_DEPTH") && strstr(r.last, "1 to 64"));
 	CHECK_OP(v[HMPT_OPT_STACK_DEPTH].num, ==, 16);
 
+	/* an unknown name is someone else's, said nothing of; a near miss of
+	 * a known one (two edits at most, case ignored) is a misspelling */
 	r.n = 0;
 	hmpt_options_load(unknown, v, text, collect, &r);
-	CHECK(r.n == 1 && strstr(r.last, "unknown variable HMPT_FOO"));
+	CHECK_OP(r.n, ==, 0);
+	static const struct {
+		const char *entry, *near; /* near: NULL when nothing is said */
+	} spelt[] = {
+	    {"HMPT_SAMPEL=1", "HMPT_SAMPLE"},           /* swapped neighbours */
+	    {"HMPT_plan=x", "HMPT_PLAN"},               /* case */
+	    {"HMPT_PLANS=x", "HMPT_PLAN"},              /* one inserted */
+	    {"HMPT_MINSIZE=1M", "HMPT_MIN_SIZE"},       /* one dropped */
+	    {"HMPT_STACK_DEPHT=4", "HMPT_STACK_DEPTH"}, /* swapped */
+	    {"HMPT_VERBOSITY=1", NULL},                 /* four edits */
+	    {"HMPT_SRC=/x", NULL},
+	    {"HMPT_=1", NULL},
+	    {"HMPT_PLANNING=x", NULL}, /* three inserted */
+	};
+	for (unsigned i = 0; i < sizeof(spelt) / sizeof(spelt[0]); i++) {
+		char *one[] = {(char *)spelt[i].entry, NULL};
+		r.n = 0;
+		hmpt_options_load(one, v, text, collect, &r);
+		if (!spelt[i].near) {
+			CHECK_OP(r.n, ==, 0);
+			CHECK_OP(hmpt_options_nearest(spelt[i].entry), ==, -1);
+			continue;
+		}
+		char want[128];
+		snprintf(want, sizeof(want), "unknown variable %.*s ignored: did you mean %s?",
+		         (int)strcspn(spelt[i].entry, "="), spelt[i].entry, spelt[i].near);
+		CHECK(r.n == 1 && strstr(r.last, want));
+	}
 
 	/* the build and test tools' variables are not the shim's, nor unknown;
-	 * a near miss still is */
+	 * a near miss of a shim's variable still is */
 	char *tools[] = {"HMPT_TEST_TOP=/x",  "HMPT_VM_CACHE=/y",
 	                 "HMPT_SLURM_DIR=/z", "HMPT_DEPS=build",
 	                 "HMPT_DEPS_KEYS=cc", "HMPT_OS_RELEASE=/etc/os-release",
-	                 "HMPT_DEPSX=1",      NULL};
+	                 "HMPT_RANK=1",       NULL};
 	r.n = 0;
 	hmpt_options_load(tools, v, text, collect, &r);
 	CHECK_OP(r.n, ==, 1);
-	CHECK(strstr(r.last, "unknown variable HMPT_DEPSX"));
+	CHECK(strstr(r.last, "unknown variable HMPT_RANK ignored: did you mean HMPT_RANKS?"));
 
 	r.n = 0;
 	hmpt_options_load(empty, v, text, collect, &r);
