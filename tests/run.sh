@@ -4,6 +4,11 @@
 # (the last line of output says why), anything else = fail.
 # Usage: tests/run.sh [NAME-GLOB...]   (run from anywhere)
 #
+# It first makes what the tests run (`make check-build`: the sanitized
+# builds, the unit tests, the test and bench programs), a second or two
+# when they are up to date; HMPT_TEST_NO_BUILD=1 skips that (make check,
+# which has just made them).
+#
 # Time limits: 300 s a test, unless the test's script says otherwise in a
 # line "# hmpt-test: timeout=SECONDS" (the long ones: the QEMU guest, the
 # tuner's statistics); HMPT_TEST_TIMEOUT_SCALE multiplies every limit (say 3
@@ -30,6 +35,13 @@ limit_of() {
 	esac
 	awk -v s="${own:-300}" -v k="$scale" 'BEGIN { printf "%d", s * k + 0.5 }'
 }
+
+if [ "${HMPT_TEST_NO_BUILD:-0}" != 1 ]; then
+	make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" check-build \
+		>"$logs/build.log" 2>&1 ||
+		{ echo "run.sh: building the tests' programs failed (build/test-logs/build.log);" \
+			"run 'make check' once, which installs what they need" >&2; exit 2; }
+fi
 
 . "$top/tests/knobs.sh"
 # a kernel setting a killed test changed (t_sample_mthp's mTHP size) goes
