@@ -62,10 +62,11 @@ selected() {
 	return 1
 }
 
-pass=0 fail=0 skip=0 failed=() skipped=()
-for t in "${tests[@]}"; do
+# run_test TEST: runs it under its time limit, its output in its log;
+# prints "RC SECONDS"
+run_test() {
+	local t=$1 name log env_file limit start rc
 	name=$(basename "$t" .sh)
-	selected "$name" "$@" || continue
 	log=$logs/$name.log
 	env_file=${t%.sh}.env
 	limit=$(limit_of "$t")
@@ -78,24 +79,57 @@ for t in "${tests[@]}"; do
 		esac
 	) >"$log" 2>&1 </dev/null
 	rc=$?
-	knobs_put_back || echo "run.sh: $name left $(cat $knob_record 2>/dev/null) changed" >&2
-	secs=$(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')
-	if [ $rc -eq 0 ]; then
+	[ $rc -eq 124 ] && echo "(timed out after $limit s)" >>"$log"
+	echo "$rc $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
+}
+
+pass=0 fail=0 skip=0 failed=() skipped=()
+# say NAME RC SECONDS [NOTE]: the test's line, counted
+say() {
+	local name=$1 rc=$2 secs=$3 note=${4:-} log=$logs/$1.log why
+	if [ "$rc" -eq 0 ]; then
 		pass=$((pass + 1))
-		printf 'PASS  %-28s (%s s)\n' "$name" "$secs"
-	elif [ $rc -eq 77 ]; then
+		printf 'PASS  %-28s (%s s%s)\n' "$name" "$secs" "$note"
+	elif [ "$rc" -eq 77 ]; then
 		skip=$((skip + 1))
 		why=$(tail -n 1 "$log")
 		why=${why#skip: }
 		skipped+=("$name: $why")
-		printf 'SKIP  %-28s (%s s) %s\n' "$name" "$secs" "$why"
+		printf 'SKIP  %-28s (%s s%s) %s\n' "$name" "$secs" "$note" "$why"
 	else
 		fail=$((fail + 1))
 		failed+=("$name")
-		[ $rc -eq 124 ] && echo "(timed out after $limit s)" >>"$log"
-		printf 'FAIL  %-28s (exit %d, %s s; log: %s)\n' "$name" "$rc" "$secs" "${log#"$top"/}"
+		printf 'FAIL  %-28s (exit %d, %s s%s; log: %s)\n' "$name" "$rc" "$secs" "$note" \
+			"${log#"$top"/}"
 		tail -n 40 "$log" | sed 's/^/      | /'
 	fi
+}
+
+# A test marked "# hmpt-test: beside" (the QEMU guest's: a machine of its
+# own, no host setting touched) runs in the background beside the others,
+# which run one at a time: on 2 cores that takes its minutes off the
+# suite's.  HMPT_TEST_SERIAL=1 runs it in turn instead.
+beside=() beside_pids=()
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	selected "$name" "$@" || continue
+	[ "${HMPT_TEST_SERIAL:-0}" != 1 ] && [[ $t == *.sh ]] &&
+		grep -q '^# hmpt-test: beside' "$t" || continue
+	run_test "$t" >"$logs/$name.result" &
+	beside+=("$name") beside_pids+=($!)
+done
+for t in "${tests[@]}"; do
+	name=$(basename "$t" .sh)
+	selected "$name" "$@" || continue
+	[[ " ${beside[*]} " == *" $name "* ]] && continue
+	read -r rc secs < <(run_test "$t")
+	knobs_put_back || echo "run.sh: $name left $(cat $knob_record 2>/dev/null) changed" >&2
+	say "$name" "$rc" "$secs"
+done
+for i in "${!beside[@]}"; do
+	wait "${beside_pids[$i]}"
+	read -r rc secs <"$logs/${beside[$i]}.result"
+	say "${beside[$i]}" "${rc:-1}" "${secs:-?}" ", beside the others"
 done
 # every skip again with its reason, so that none goes unnoticed in a long run
 for s in "${skipped[@]}"; do echo "skipped: $s"; done

@@ -1,5 +1,6 @@
 . "$(dirname "$0")/lib.sh"
 # hmpt-test: timeout=1800  (eleven guest boots under TCG: 290-550 s on a loaded 2-core VM)
+# hmpt-test: beside  (a machine of its own: run.sh runs it beside the other tests)
 # Placement on real NUMA nodes: tests/vm/placement.sh inside a QEMU guest
 # with 2 CPU+DDR nodes and 2 memory-only HBM-like nodes (tests/vm/guest.sh
 # boots it; the first run downloads Debian's kernel package into build/vm),
