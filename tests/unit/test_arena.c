@@ -173,9 +173,11 @@ static size_t resident_pages(const void *p, size_t len)
 
 /* A zeroed request on kept pages faults nothing in: resident pages are
  * cleared where they are, pages not resident left so, and a large block
- * (32 MiB and up) that was used sparsely is dropped whole; either way it
- * reads as zeros. */
-static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
+ * (32 MiB and up) that was used sparsely is dropped whole, sparse as its
+ * first 64 pages say; either way it reads as zeros.  The old block wrote
+ * one page in `stride`, and every page of [from, to). */
+static void test_sparse_calloc_range(size_t len, int stride, size_t from, size_t to,
+                                     size_t want_resident)
 {
 	hmpt_block_t b;
 	size_t pages = len / page_g;
@@ -189,7 +191,9 @@ static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
 	 * fault in, and khugepaged collapse, whole 2 MiB pages) */
 	CHECK_OP(madvise(p, len, MADV_NOHUGEPAGE), ==, 0);
 	CHECK_OP(madvise(p, len, MADV_DONTNEED), ==, 0);
-	for (size_t i = 0; i < pages; i += (size_t)stride)
+	for (size_t i = 0; stride && i < pages; i += (size_t)stride)
+		p[i * page_g] = 1;
+	for (size_t i = from; i < to; i++)
 		p[i * page_g] = 1;
 	CHECK_OP(hmpt_arena_free(p, &b), ==, 0);
 	char *q = hmpt_arena_alloc(len, 0, true, 1, 0);
@@ -199,6 +203,11 @@ static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
 	CHECK_OP(resident_pages(q, len), ==, want_resident);
 	CHECK(all_zero(q, len));
 	CHECK_OP(hmpt_arena_free(q, &b), ==, 0);
+}
+
+static void test_sparse_calloc(size_t len, int stride, size_t want_resident)
+{
+	test_sparse_calloc_range(len, stride, 0, 0, want_resident);
 }
 
 static bool resident(const void *p)
@@ -476,6 +485,11 @@ int main(void)
 	test_sparse_calloc(32 * MIB, 64, 0);
 	/* 32 MiB, every page written: cleared where they are */
 	test_sparse_calloc(32 * MIB, 1, 32 * MIB / page_g);
+	/* 32 MiB, its first 256 pages written and one in 64 of the rest: the
+	 * first pages say dense, so all cleared where they are */
+	test_sparse_calloc_range(32 * MIB, 64, 0, 256, 256 + (32 * MIB / page_g - 256) / 64);
+	/* 32 MiB, every page written but the first 64: dropped whole */
+	test_sparse_calloc_range(32 * MIB, 0, 64, 32 * MIB / page_g, 0);
 	test_full();
 	test_alignment();
 	test_trim();
