@@ -29,11 +29,11 @@ static inline double bench_median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* The caller's environment without HMPT_* or LD_PRELOAD (so that only what
- * the benchmark sets applies), with LD_PRELOAD=lib added unless lib is
- * NULL: a NULL-terminated array, allocated for the program's life, or
- * NULL. */
-static inline char **bench_env(const char *lib)
+/* The caller's environment without LD_PRELOAD, and without HMPT_* unless
+ * `keep_hmpt` (so that only what the benchmark sets applies), with
+ * LD_PRELOAD=lib added unless lib is NULL: a NULL-terminated array,
+ * allocated for the program's life, or NULL. */
+static inline char **bench_env_keep(const char *lib, int keep_hmpt)
 {
 	extern char **environ;
 	size_t n = 0, k = 0;
@@ -44,7 +44,8 @@ static inline char **bench_env(const char *lib)
 	if (!env)
 		return NULL;
 	for (char **e = environ; *e; e++)
-		if (strncmp(*e, "HMPT_", 5) != 0 && strncmp(*e, "LD_PRELOAD=", 11) != 0)
+		if ((keep_hmpt || strncmp(*e, "HMPT_", 5) != 0) &&
+		    strncmp(*e, "LD_PRELOAD=", 11) != 0)
 			env[k++] = *e;
 	if (lib) {
 		size_t len = strlen(lib) + 12;
@@ -53,6 +54,12 @@ static inline char **bench_env(const char *lib)
 		snprintf(env[k], len, "LD_PRELOAD=%s", lib);
 	}
 	return env;
+}
+
+/* bench_env_keep() without the caller's HMPT_* variables */
+static inline char **bench_env(const char *lib)
+{
+	return bench_env_keep(lib, 0);
 }
 
 #endif

@@ -18,9 +18,10 @@
 #   -r ROWS     alloc_rows's rows, comma-separated (default: alloc_rows --list)
 # One run, under LD_PRELOAD of the shim with no plan, no profile and no
 # sampling (every HMPT_ variable of the caller's is dropped):
-#   malloc_overhead  bench/malloc_overhead: a tracked 1 MiB malloc+free at
-#                    stack depth 16 in ns, and the 64 B malloc+free against
-#                    glibc's in the same process (x)
+#   malloc_overhead  bench/malloc_overhead -s 64 -t 1 -r 7: a tracked 1 MiB
+#                    malloc+free at stack depth 16 in ns, and the 64 B
+#                    malloc+free against glibc's and against a forwarding
+#                    interposer's, each in its own process, in the same run (x)
 #   stress_mix       bench/stress_mix at one thread count, OPS operations a
 #                    thread, its default seed: the throughput in kops/s;
 #                    corrupt contents or a refused allocation stop the
@@ -129,12 +130,18 @@ run_one() {
 	local prog=$top/build/bench/$bench
 	case $bench in
 	malloc_overhead)
-		LD_PRELOAD=$shim "$prog" | awk '
-			/^small/ { for (i = 1; i <= NF; i++) if ($i == "ratio") r = $(i + 1) }
+		LD_PRELOAD=$shim "$prog" -s 64 -t 1 -r 7 | awk '
+			/^small/ {
+				for (i = 1; i <= NF; i++) {
+					if ($i == "ratio") r = $(i + 1)
+					if ($i == "hmpt/fwd") f = $(i + 1)
+				}
+			}
 			/^tracked/ { for (i = 1; i <= NF; i++) if ($i == "16:") t = $(i + 1) }
 			END {
-				if (t == "" || r == "") exit 1
-				sub(/x$/, "", r); print "tracked", t, "-"; print "small", r, "-"
+				if (t == "" || r == "" || f == "") exit 1
+				sub(/x;?$/, "", r); sub(/x$/, "", f)
+				print "tracked", t, "-"; print "small", r, "-"; print "floor", f, "-"
 			}' || die 1 "malloc_overhead under $shim failed, or printed what this script does not read"
 
 		;;
@@ -202,6 +209,7 @@ for bench in "${benches[@]}"; do
 		header "figure"
 		line "tracked 1 MiB ns" "%10.0f" malloc_overhead tracked
 		line "small 64 B / glibc" "%9.3fx" malloc_overhead small
+		line "small 64 B / fwd" "%9.3fx" malloc_overhead floor
 		;;
 	stress_mix)
 		echo "== stress_mix (bench/stress_mix.c), $ops ops a thread, kops/s (higher is faster), $pairs pairs"
