@@ -35,6 +35,11 @@
 #define EXPORT      __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
+/* The fast paths each start a 64-byte line, so that none of their few
+ * instructions straddles one wherever the linker puts them: built from
+ * one source, a malloc whose last jump crossed a line cost 3-5 % more of a
+ * 64 B malloc+free than one that did not (bench/malloc_overhead -b). */
+#define HOT_ENTRY __attribute__((aligned(64)))
 
 extern void *__libc_realloc(void *, size_t);
 
@@ -60,7 +65,7 @@ static void *slow_malloc(size_t size)
 	return slow_alloc(size, false, &p) ? p : hmpt_real_malloc_g(size);
 }
 
-EXPORT void *malloc(size_t size)
+EXPORT HOT_ENTRY void *malloc(size_t size)
 {
 	if (likely(size < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE)))
 		return hmpt_real_malloc_g(size);
@@ -85,7 +90,7 @@ static __attribute__((noinline)) void free_rare(void *p)
 /* One test of the low bits passes nearly every free() on (boot.h); a
  * pointer into the middle of a tracked block, which free() must never get,
  * reaches the next allocator, as it would without hmpt. */
-EXPORT void free(void *p)
+EXPORT HOT_ENTRY void free(void *p)
 {
 	if (likely(!hmpt_boot_may_own_any(p)))
 		return hmpt_real_free_g(p);
@@ -102,7 +107,7 @@ static __attribute__((noinline)) void *slow_calloc(size_t n, size_t size, size_t
 	return slow_alloc(total, true, &p) ? p : hmpt_real_calloc_g(n, size);
 }
 
-EXPORT void *calloc(size_t n, size_t size)
+EXPORT HOT_ENTRY void *calloc(size_t n, size_t size)
 {
 	size_t total;
 
@@ -150,7 +155,7 @@ static __attribute__((noinline)) void *slow_realloc(void *p, size_t size)
 	return hmpt_real_realloc_g(p, size);
 }
 
-EXPORT void *realloc(void *p, size_t size)
+EXPORT HOT_ENTRY void *realloc(void *p, size_t size)
 {
 	/* small, and not a block of hmpt's (boot.h): NULL takes the slow path */
 	if (likely(size < __atomic_load_n(&hmpt_min_size_g, __ATOMIC_ACQUIRE) &&
