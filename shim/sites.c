@@ -11,8 +11,13 @@
 #include <libunwind.h>
 
 #include "lockrank.h"
+#include "log.h"
 #include "siteid.h"
 #include "sys.h"
+
+#ifndef HMPT_UNWIND_SONAME
+#define HMPT_UNWIND_SONAME "libunwind.so.8"
+#endif
 
 #define MAX_SITES   HMPT_SITES_MAX
 #define SLOTS       (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
@@ -39,6 +44,95 @@ static unsigned depth_g = 16;
 static uint64_t t0_g;
 static hmpt_totals_t totals_g;
 static char exe_path_g[4096];
+static uintptr_t self_lo_g, self_hi_g; /* libhmpt's own code */
+/* the frame-pointer walk's verdicts on return addresses (below) */
+enum { RA_UNKNOWN, RA_SOUND, RA_UNSOUND, RA_LAST };
+typedef struct {
+	uintptr_t ra;  /* claimed once (0: empty), never changed */
+	uint64_t meta; /* generation << 2 | RA_* */
+} ra_slot_t;
+#define RA_SLOTS  (1u << 16)
+#define RA_PROBES 32u
+static ra_slot_t *ras_g;
+static int learn_off_g; /* a verdict found no slot, or no frame matched: learn no more */
+/* Whole chains the walk named a site by: a walk that meets a recorded
+ * chain's return addresses, one by one, needs no verdict for them (each
+ * was sound when recorded, in the same generation) and its site is the
+ * chain's, with no lock taken.  Records are immutable once published and
+ * never freed (readers hold no lock), from a fixed region; when it is
+ * used up, walks go on without new records. */
+typedef struct {
+	uint64_t gen;  /* dlpi_adds + dlpi_subs when recorded: the modules then */
+	uint32_t site; /* the site the chain named */
+	uint32_t n;    /* return addresses r_0 .. r_{n-1} */
+	uintptr_t ras[];
+} chain_t;
+#define CHAIN_KEY    3 /* return addresses that choose the bucket */
+#define CHAIN_SLOTS  (1u << 12)
+#define CHAIN_WAYS   4u
+#define CHAIN_REGION ((size_t)8 << 20)
+static chain_t **chains_g;
+static char *chain_mem_g;
+static size_t chain_used_g;
+
+/* ---------------------------------------------------------- libunwind
+ * Opened (dlopen) at the first capture that needs it, not linked: a
+ * process whose stacks the frame-pointer walk below names, or that tracks
+ * nothing, never maps it (nor liblzma, which it pulls in).  No hmpt lock
+ * is held while loading: another thread may hold the loader's lock and
+ * allocate.  Threads that race here each load it and write the same
+ * pointers. */
+#define UNW_STR_(x) #x
+#define UNW_STR(x)  UNW_STR_(x)
+static struct {
+	int (*backtrace)(void **, int);
+	int (*getcontext)(unw_context_t *);
+	int (*init_local)(unw_cursor_t *, unw_context_t *);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+	int (*is_signal_frame)(unw_cursor_t *);
+	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+	unw_addr_space_t *local_as;
+} unw_g;
+static int unw_state_g; /* 0: not tried, 1: loaded, -1: cannot be */
+
+static __attribute__((noinline)) bool unwinder_load(void)
+{
+	static const hmpt_sys_sym_t syms[] = {
+	    {"unw_backtrace", (void **)&unw_g.backtrace},
+#ifdef __x86_64__ /* elsewhere unw_getcontext is inline assembly */
+	    {UNW_STR(unw_tdep_getcontext), (void **)&unw_g.getcontext},
+#endif
+	    {UNW_STR(unw_init_local), (void **)&unw_g.init_local},
+	    {UNW_STR(unw_step), (void **)&unw_g.step},
+	    {UNW_STR(unw_get_reg), (void **)&unw_g.get_reg},
+	    {UNW_STR(unw_is_signal_frame), (void **)&unw_g.is_signal_frame},
+	    {UNW_STR(unw_get_proc_info), (void **)&unw_g.get_proc_info},
+	    {UNW_STR(unw_set_caching_policy), (void **)&unw_g.set_caching_policy},
+	    {UNW_STR(unw_local_addr_space), (void **)&unw_g.local_as},
+	};
+	static int said;
+	const char *why = NULL;
+	void *h;
+	int rc = hmpt_sys_dlopen_syms(HMPT_UNWIND_SONAME, syms,
+	                              (int)(sizeof(syms) / sizeof(syms[0])), &h, &why);
+	if (rc == 0)
+		unw_g.set_caching_policy(*unw_g.local_as, UNW_CACHE_PER_THREAD);
+	__atomic_store_n(&unw_state_g, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+	if (rc && hmpt_log_first(&said))
+		hmpt_log_printf(HMPT_LOG_WARN,
+		                "%s %s: sites are named by the frames a frame-pointer walk reaches",
+		                rc == -ENOENT ? "cannot load" : HMPT_UNWIND_SONAME " has no", why);
+	return rc == 0;
+}
+
+static inline bool unwinder_ready(void)
+{
+	int st = __atomic_load_n(&unw_state_g, __ATOMIC_ACQUIRE);
+
+	return st ? st > 0 : unwinder_load();
+}
 
 static const char *base_name(const char *path)
 {
@@ -119,6 +213,10 @@ static int refresh_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	 * wrapper) and skipped; later ones are no part of a site's identity */
 	m->runtime = hmpt_siteid_runtime(m->name);
 	m->self = (uintptr_t)&hmpt_sites_capture >= lo && (uintptr_t)&hmpt_sites_capture < hi;
+	if (m->self) {
+		self_lo_g = lo;
+		self_hi_g = hi;
+	}
 	read_build_id(info, m);
 	nmodules_g++;
 	return 0;
@@ -135,12 +233,17 @@ static int counters_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 1; /* the first object is enough */
 }
 
-/* Re-read the module list when something was loaded or unloaded. */
-static void refresh_modules(void)
+/* The loader's counts of objects loaded and unloaded, c[0] and c[1]. */
+static void dl_counters(unsigned long long c[2])
 {
-	unsigned long long c[2] = {0, 0};
-
+	c[0] = c[1] = 0;
 	dl_iterate_phdr(counters_cb, c);
+}
+
+/* Re-read the module list when something was loaded or unloaded since;
+ * c: dl_counters() read now. */
+static void refresh_modules(const unsigned long long c[2])
+{
 	if (nmodules_g && c[0] == dl_adds_g && c[1] == dl_subs_g)
 		return;
 	for (uint32_t i = 0; i < nmodules_g; i++)
@@ -148,6 +251,15 @@ static void refresh_modules(void)
 	dl_iterate_phdr(refresh_cb, NULL);
 	dl_adds_g = c[0];
 	dl_subs_g = c[1];
+}
+
+/* With lock_g held, or before any capture: refresh_modules() now. */
+static void refresh_now(void)
+{
+	unsigned long long c[2];
+
+	dl_counters(c);
+	refresh_modules(c);
 }
 
 static uint32_t module_of(uintptr_t ip)
@@ -194,14 +306,16 @@ int hmpt_sites_init(unsigned depth)
 	sites_g = hmpt_sys_map(MAX_SITES * sizeof(hmpt_site_t));
 	slots_g = hmpt_sys_map(SLOTS * sizeof(uint32_t));
 	modules_g = hmpt_sys_map(MAX_MODULES * sizeof(hmpt_module_t));
-	if (!sites_g || !slots_g || !modules_g)
+	ras_g = hmpt_sys_map(RA_SLOTS * sizeof(ra_slot_t));
+	chains_g = hmpt_sys_map(CHAIN_SLOTS * sizeof(chain_t *));
+	chain_mem_g = hmpt_sys_map(CHAIN_REGION);
+	if (!sites_g || !slots_g || !modules_g || !ras_g || !chains_g || !chain_mem_g)
 		return -ENOMEM;
 	if (hmpt_sys_readlink("/proc/self/exe", exe_path_g, sizeof(exe_path_g)) < 0)
 		exe_path_g[0] = '\0';
 	nsites_g = 1; /* index 0: the overflow site, no frames */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	hmpt_lock_drop(&lock_g);
 	return 0;
 }
@@ -210,7 +324,8 @@ void hmpt_sites_warmup(void)
 {
 	void *raw[8];
 
-	unw_backtrace(raw, 8);
+	if (unwinder_ready())
+		unw_g.backtrace(raw, 8);
 }
 
 /* The in-process key of a raw stack: a word at a time (the stable id is
@@ -366,26 +481,251 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
 {
 	void *raw[RAW_DEEP];
 	uint32_t mods[RAW_DEEP], site;
-	int got = unw_backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
+	int got = unw_g.backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
 
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	site_of(raw, got < 0 ? 0 : got, mods, true, &site);
 	hmpt_lock_drop(&lock_g);
 	return site;
 }
 
-uint32_t hmpt_sites_capture(void)
+/* ------------------------------------------------ the frame-pointer walk
+ * From the capture's own frame along the saved frame pointers: fp0 is
+ * hmpt_sites_capture's, r_i = fp_i[1], fp_{i+1} = fp_i[0].  fp_{i+1} is a
+ * true frame pointer exactly when the function holding return address r_i
+ * keeps its frame base in the frame-pointer register at that call, which
+ * the code at r_i decides once and for all.  Each return address is
+ * therefore verified once, by libunwind, and its verdict kept (ra_state):
+ * the walk reads through fp_{i+1} only after r_i was found sound, so it
+ * never reads an address that is not a frame of this stack, and it yields
+ * the very frames libunwind's walk gives, hence the same site ids.  A
+ * stack with a frame before the depth that is not (code built without
+ * frame pointers, a signal frame, JIT code) goes to unw_backtrace. */
+#if defined(__x86_64__) || defined(__aarch64__)
+#define FP_WALK 1
+#ifdef __x86_64__
+#define FP_REG UNW_X86_64_RBP
+#else
+#define FP_REG UNW_AARCH64_X29
+#endif
+#endif
+
+static uint32_t ra_slot(uintptr_t ra)
+{
+	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 48) & (RA_SLOTS - 1);
+}
+
+/* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
+ * verdicts die with it; lock-free: a signal handler may walk). */
+__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen)
+{
+	uint32_t i = ra_slot(ra);
+
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
+		if (v == ra) {
+			uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
+			return m >> 2 == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
+		}
+		if (v == 0)
+			break;
+	}
+	return RA_UNKNOWN;
+}
+
+static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state)
+{
+	uint32_t i = ra_slot(ra);
+
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+		uintptr_t v = 0;
+		if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_ACQUIRE) ||
+		    v == ra) {
+			__atomic_store_n(&ras_g[i].meta, gen << 2 | state, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+}
+
+#ifdef FP_WALK
+static uint32_t chain_bucket(const uintptr_t *ras)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < CHAIN_KEY; i++)
+		h = (h ^ ras[i]) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40) & (CHAIN_SLOTS - CHAIN_WAYS);
+}
+
+/* A recorded chain of generation cgen that starts with ras[0, k] and goes
+ * on no shorter. */
+static const chain_t *chain_find(const uintptr_t *ras, int k, uint64_t cgen)
+{
+	chain_t **b = &chains_g[chain_bucket(ras)];
+
+	for (uint32_t w = 0; w < CHAIN_WAYS; w++) {
+		const chain_t *c = __atomic_load_n(&b[w], __ATOMIC_ACQUIRE);
+		if (!c || c->gen != cgen || c->n <= (uint32_t)k)
+			continue;
+		int i = 0;
+		while (i <= k && c->ras[i] == ras[i])
+			i++;
+		if (i > k)
+			return c;
+	}
+	return NULL;
+}
+
+/* Record the chain ras[0, n) of generation cgen as naming `site`. */
+static void chain_record(const uintptr_t *ras, uint32_t n, uint64_t cgen, uint32_t site)
+{
+	size_t len = (sizeof(chain_t) + n * sizeof(uintptr_t) + 15) & ~(size_t)15;
+	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
+
+	if (n <= CHAIN_KEY || at + len > CHAIN_REGION)
+		return;
+	chain_t *c = (chain_t *)(chain_mem_g + at);
+	c->gen = cgen;
+	c->site = site;
+	c->n = n;
+	memcpy(c->ras, ras, n * sizeof(*ras));
+	chain_t **b = &chains_g[chain_bucket(ras)];
+	uint32_t w = 0;
+	while (w < CHAIN_WAYS - 1) { /* a free or stale way, else the last */
+		const chain_t *o = __atomic_load_n(&b[w], __ATOMIC_ACQUIRE);
+		if (!o || o->gen != cgen)
+			break;
+		w++;
+	}
+	__atomic_store_n(&b[w], c, __ATOMIC_RELEASE);
+}
+
+/* The walk, inlined into hmpt_sites_capture (fp0 is its frame): raw[0] an
+ * address of this function, which site_of skips as hmpt's as it skips
+ * libunwind's first frame, then r_0, r_1, ... while sound: by their
+ * verdicts, or by a recorded chain they follow (then *hit is the chain,
+ * matched whole).  Without libunwind (`learned` false), hmpt's own frames
+ * are taken as sound (it is built with frame pointers), no other.
+ * *stop: the state of the last frame taken. */
+__attribute__((always_inline)) static inline int fp_walk(void **raw, int want, uint64_t gen,
+                                                         uint64_t cgen, bool learned,
+                                                         unsigned *stop, const chain_t **hit)
+{
+	const uintptr_t *fp = __builtin_frame_address(0);
+	const uintptr_t *ras = (const uintptr_t *)raw + 1;
+	const chain_t *c = NULL;
+	int n = 0;
+
+	raw[n++] = (void *)(uintptr_t)&hmpt_sites_capture;
+	for (;;) {
+		uintptr_t ra = fp[1];
+		int k = n - 1; /* ra is r_k */
+		unsigned st;
+		raw[n++] = (void *)ra;
+		if (c && (ra == c->ras[k] || (c = chain_find(ras, k, cgen)))) {
+			st = RA_SOUND; /* it was, in this generation */
+		} else {
+			st = learned                             ? ra_state(ra, gen)
+			     : ra >= self_lo_g && ra < self_hi_g ? RA_SOUND
+			                                         : RA_UNSOUND;
+			if (k == CHAIN_KEY - 1 && learned)
+				c = chain_find(ras, k, cgen);
+		}
+		if (c && (uint32_t)n - 1 == c->n) { /* the whole chain: its site */
+			*hit = c;
+			return n;
+		}
+		if (st != RA_SOUND || n == want) {
+			*stop = st;
+			return n;
+		}
+		fp = (const uintptr_t *)fp[0];
+	}
+}
+
+/* Verdicts on the return addresses of the stack above frame fp0 (the
+ * capture's), from libunwind's cursor: frame j's return address r is sound
+ * when the frame pointer it recovers for r's function, fp, lies in that
+ * function's frame just below its canonical frame address (the stack
+ * pointer of the frame above; on x86-64 exactly 16 bytes below, where
+ * push rbp puts it) and the pair there is the caller's frame pointer and
+ * return address as libunwind found them.  Reads only this stack's own
+ * frames (fp is checked against them before it is read).  Signal frames,
+ * and frames libunwind has no unwind information for, are unsound. */
+__attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	unw_proc_info_t pi;
+	unw_word_t ip, sp, fp, ip2, sp2, fp2;
+	int k = 0;
+
+#ifdef __x86_64__
+	if (unw_g.getcontext(&uc) < 0)
+		return;
+#else
+	if (unw_getcontext(&uc) < 0)
+		return;
+#endif
+	if (unw_g.init_local(&c, &uc) < 0)
+		return;
+	/* to the frame of r_0: the one whose stack pointer is fp0's CFA */
+	do {
+		if (unw_g.step(&c) <= 0 || unw_g.get_reg(&c, UNW_REG_SP, &sp) < 0)
+			return;
+	} while (sp != (uintptr_t)(fp0 + 2) && ++k < SKIP_ROOM);
+	if (sp != (uintptr_t)(fp0 + 2) || unw_g.get_reg(&c, UNW_REG_IP, &ip) < 0 || ip != fp0[1] ||
+	    unw_g.get_reg(&c, FP_REG, &fp) < 0) {
+		/* this libunwind sees the capture's frame elsewhere: every
+		 * capture would come here again */
+		__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (k = 0; k < RAW_DEEP; k++) {
+		bool frame = unw_g.is_signal_frame(&c) <= 0 && unw_g.get_proc_info(&c, &pi) == 0;
+		int r = unw_g.step(&c);
+		if (r <= 0) {
+			ra_learn(ip, gen, r == 0 && frame ? RA_LAST : RA_UNSOUND);
+			return;
+		}
+		if (unw_g.get_reg(&c, UNW_REG_IP, &ip2) < 0 ||
+		    unw_g.get_reg(&c, UNW_REG_SP, &sp2) < 0 ||
+		    unw_g.get_reg(&c, FP_REG, &fp2) < 0) {
+			ra_learn(ip, gen, RA_UNSOUND);
+			return;
+		}
+#ifdef __x86_64__
+		bool placed = fp + 2 * sizeof(uintptr_t) == sp2;
+#else
+		bool placed = fp >= sp && fp + 2 * sizeof(uintptr_t) <= sp2;
+#endif
+		bool sound = frame && placed && ((const uintptr_t *)fp)[0] == fp2 &&
+		             ((const uintptr_t *)fp)[1] == ip2;
+		ra_learn(ip, gen, sound ? RA_SOUND : RA_UNSOUND);
+		ip = ip2;
+		sp = sp2;
+		fp = fp2;
+	}
+}
+#endif
+
+/* libunwind's walk; without libunwind, the overflow site. */
+__attribute__((noinline)) static uint32_t capture_unwind(void)
 {
 	void *raw[RAW_MAX];
 	uint32_t mods[RAW_MAX], site;
 	int want = (int)depth_g + 2 * SKIP_ROOM; /* RAW_MAX at most */
-	int got = unw_backtrace(raw, want);
 
+	if (!unwinder_ready())
+		return HMPT_SITE_OVERFLOW;
+	int got = unw_g.backtrace(raw, want);
 	if (got < 0)
 		got = 0;
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	/* a stack that goes on past a full buffer may hold its naming frames
 	 * deeper */
 	bool found = site_of(raw, got, mods, got < want, &site);
@@ -393,11 +733,65 @@ uint32_t hmpt_sites_capture(void)
 	return found ? site : capture_deep();
 }
 
+static __thread bool unwind_only_tl;
+static __thread uint64_t fp_named_tl, captures_tl;
+
+void hmpt_sites_set_unwind_only(bool on)
+{
+	unwind_only_tl = on;
+}
+
+void hmpt_sites_walk_counts(uint64_t *fp, uint64_t *all)
+{
+	*fp = fp_named_tl;
+	*all = captures_tl;
+}
+
+uint32_t hmpt_sites_capture(void)
+{
+	captures_tl++;
+#ifdef FP_WALK
+	void *raw[RAW_MAX];
+	uint32_t mods[RAW_MAX], site;
+	unsigned long long c[2];
+	unsigned stop = RA_UNKNOWN;
+	const chain_t *hit = NULL;
+	/* outside any lock: it may load libunwind */
+	bool learned = unwinder_ready();
+
+	if (unwind_only_tl)
+		return capture_unwind();
+	dl_counters(c);
+	int got =
+	    fp_walk(raw, (int)depth_g + 2 * SKIP_ROOM, c[1], c[0] + c[1], learned, &stop, &hit);
+	if (hit) {
+		fp_named_tl++;
+		return hit->site;
+	}
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
+	refresh_modules(c);
+	/* a prefix that reaches the depth names the site as the whole stack
+	 * would; without libunwind, what the walk reached is all there is */
+	bool found = site_of(raw, got, mods, stop == RA_LAST || !learned, &site);
+	hmpt_lock_drop(&lock_g);
+	if (found) {
+		fp_named_tl++;
+		if (learned)
+			chain_record((const uintptr_t *)raw + 1, (uint32_t)got - 1, c[0] + c[1],
+			             site);
+		return site;
+	}
+	if (stop == RA_UNKNOWN && !__atomic_load_n(&learn_off_g, __ATOMIC_RELAXED))
+		learn(__builtin_frame_address(0), c[1]);
+#endif
+	return capture_unwind();
+}
+
 uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
                                const char *section)
 {
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	/* not in the stack table: no call stack can name a data address */
 	uint32_t i = new_site(0, &addr, 1);
 	if (i != HMPT_SITE_OVERFLOW) {
