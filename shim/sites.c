@@ -49,8 +49,10 @@ static uintptr_t self_lo_g, self_hi_g; /* libhmpt's own code */
 enum { RA_UNKNOWN, RA_SOUND, RA_UNSOUND, RA_LAST };
 typedef struct {
 	uintptr_t ra;  /* claimed once (0: empty), never changed */
-	uint64_t meta; /* generation << 2 | RA_* */
+	uint64_t meta; /* generation << RA_GEN | frame size / 8 << 2 | RA_* */
 } ra_slot_t;
+#define RA_GEN    18 /* frame sizes to 64 KiB - 8 */
+#define RA_MAX_SP ((uint64_t)8 << 13)
 #define RA_SLOTS  (1u << 16)
 #define RA_PROBES 32u
 static ra_slot_t *ras_g;
@@ -62,9 +64,10 @@ static int learn_off_g; /* a verdict found no slot, or no frame matched: learn n
  * never freed (readers hold no lock), from a fixed region; when it is
  * used up, walks go on without new records. */
 typedef struct {
-	uint64_t gen;  /* dlpi_adds + dlpi_subs when recorded: the modules then */
-	uint32_t site; /* the site the chain named */
-	uint32_t n;    /* return addresses r_0 .. r_{n-1} */
+	uint64_t gen;    /* dlpi_adds + dlpi_subs when recorded: the modules then */
+	uint32_t site;   /* the site the chain named */
+	uint32_t n;      /* return addresses r_0 .. r_{n-1} */
+	uint32_t *sizes; /* each one's step: its frame's size, 0: the frame pointer */
 	uintptr_t ras[];
 } chain_t;
 #define CHAIN_KEY    3 /* return addresses that choose the bucket */
@@ -92,6 +95,7 @@ static struct {
 	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 	int (*is_signal_frame)(unw_cursor_t *);
 	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+	int (*get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
 	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
 	unw_addr_space_t *local_as;
 } unw_g;
@@ -101,7 +105,7 @@ static __attribute__((noinline)) bool unwinder_load(void)
 {
 	static const hmpt_sys_sym_t syms[] = {
 	    {"unw_backtrace", (void **)&unw_g.backtrace},
-#ifdef __x86_64__ /* elsewhere unw_getcontext is inline assembly */
+#ifdef __x86_64__ /* the walk's learning; elsewhere unw_getcontext is inline */
 	    {UNW_STR(unw_tdep_getcontext), (void **)&unw_g.getcontext},
 #endif
 	    {UNW_STR(unw_init_local), (void **)&unw_g.init_local},
@@ -109,6 +113,7 @@ static __attribute__((noinline)) bool unwinder_load(void)
 	    {UNW_STR(unw_get_reg), (void **)&unw_g.get_reg},
 	    {UNW_STR(unw_is_signal_frame), (void **)&unw_g.is_signal_frame},
 	    {UNW_STR(unw_get_proc_info), (void **)&unw_g.get_proc_info},
+	    {UNW_STR(unw_get_save_loc), (void **)&unw_g.get_save_loc},
 	    {UNW_STR(unw_set_caching_policy), (void **)&unw_g.set_caching_policy},
 	    {UNW_STR(unw_local_addr_space), (void **)&unw_g.local_as},
 	};
@@ -502,14 +507,8 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
  * the very frames libunwind's walk gives, hence the same site ids.  A
  * stack with a frame before the depth that is not (code built without
  * frame pointers, a signal frame, JIT code) goes to unw_backtrace. */
-#if defined(__x86_64__) || defined(__aarch64__)
+#ifdef __x86_64__ /* aarch64's frame records lie elsewhere in the frame */
 #define FP_WALK 1
-#ifdef __x86_64__
-#define FP_REG UNW_X86_64_RBP
-#else
-#define FP_REG UNW_AARCH64_X29
-#endif
-#endif
 
 static uint32_t ra_slot(uintptr_t ra)
 {
@@ -517,8 +516,11 @@ static uint32_t ra_slot(uintptr_t ra)
 }
 
 /* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
- * verdicts die with it; lock-free: a signal handler may walk). */
-__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen)
+ * verdicts die with it; lock-free: a signal handler may walk), and for a
+ * sound one the size of its frame where it keeps no frame pointer (else 0)
+ * in *size. */
+__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen,
+                                                               uint32_t *size)
 {
 	uint32_t i = ra_slot(ra);
 
@@ -526,7 +528,8 @@ __attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uin
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
 		if (v == ra) {
 			uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
-			return m >> 2 == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
+			*size = (uint32_t)(m >> 2 & (RA_MAX_SP / 8 - 1)) * 8;
+			return m >> RA_GEN == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
 		}
 		if (v == 0)
 			break;
@@ -534,7 +537,7 @@ __attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uin
 	return RA_UNKNOWN;
 }
 
-static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state)
+static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
 {
 	uint32_t i = ra_slot(ra);
 
@@ -543,14 +546,14 @@ static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state)
 		if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_ACQUIRE) ||
 		    v == ra) {
-			__atomic_store_n(&ras_g[i].meta, gen << 2 | state, __ATOMIC_RELEASE);
+			__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | size / 8 << 2 | state,
+			                 __ATOMIC_RELEASE);
 			return;
 		}
 	}
 	__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
 }
 
-#ifdef FP_WALK
 static uint32_t chain_bucket(const uintptr_t *ras)
 {
 	uint64_t h = 0;
@@ -579,10 +582,13 @@ static const chain_t *chain_find(const uintptr_t *ras, int k, uint64_t cgen)
 	return NULL;
 }
 
-/* Record the chain ras[0, n) of generation cgen as naming `site`. */
-static void chain_record(const uintptr_t *ras, uint32_t n, uint64_t cgen, uint32_t site)
+/* Record the chain ras[0, n), its steps sizes[0, n), of generation cgen
+ * as naming `site`. */
+static void chain_record(const uintptr_t *ras, const uint32_t *sizes, uint32_t n, uint64_t cgen,
+                         uint32_t site)
 {
-	size_t len = (sizeof(chain_t) + n * sizeof(uintptr_t) + 15) & ~(size_t)15;
+	size_t len =
+	    (sizeof(chain_t) + n * (sizeof(uintptr_t) + sizeof(uint32_t)) + 15) & ~(size_t)15;
 	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
 
 	if (n <= CHAIN_KEY || at + len > CHAIN_REGION)
@@ -592,6 +598,8 @@ static void chain_record(const uintptr_t *ras, uint32_t n, uint64_t cgen, uint32
 	c->site = site;
 	c->n = n;
 	memcpy(c->ras, ras, n * sizeof(*ras));
+	c->sizes = (uint32_t *)(c->ras + n);
+	memcpy(c->sizes, sizes, n * sizeof(*sizes));
 	chain_t **b = &chains_g[chain_bucket(ras)];
 	uint32_t w = 0;
 	while (w < CHAIN_WAYS - 1) { /* a free or stale way, else the last */
@@ -607,33 +615,40 @@ static void chain_record(const uintptr_t *ras, uint32_t n, uint64_t cgen, uint32
  * address of this function, which site_of skips as hmpt's as it skips
  * libunwind's first frame, then r_0, r_1, ... while sound: by their
  * verdicts, or by a recorded chain they follow (then *hit is the chain,
- * matched whole).  Without libunwind (`learned` false), hmpt's own frames
- * are taken as sound (it is built with frame pointers), no other.
- * *stop: the state of the last frame taken. */
-__attribute__((always_inline)) static inline int fp_walk(void **raw, int want, uint64_t gen,
-                                                         uint64_t cgen, bool learned,
+ * matched whole).  Each sound r_k says how to reach r_{k+1}: through the
+ * frame pointer bp of its function (bp[1], and bp[0] is the caller's), or
+ * past a frame of known size that leaves bp alone (the return address
+ * just below the frame's top, sp + size).  Without libunwind (`learned`
+ * false), hmpt's own frames are taken as sound (it is built with frame
+ * pointers), no other.  sizes[k]: r_k's step; *stop: the state of the
+ * last frame taken. */
+__attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *sizes, int want,
+                                                         uint64_t gen, uint64_t cgen, bool learned,
                                                          unsigned *stop, const chain_t **hit)
 {
-	const uintptr_t *fp = __builtin_frame_address(0);
+	const uintptr_t *fp0 = __builtin_frame_address(0);
 	const uintptr_t *ras = (const uintptr_t *)raw + 1;
+	uintptr_t ra = fp0[1], bp = fp0[0], sp = (uintptr_t)(fp0 + 2);
 	const chain_t *c = NULL;
 	int n = 0;
 
 	raw[n++] = (void *)(uintptr_t)&hmpt_sites_capture;
 	for (;;) {
-		uintptr_t ra = fp[1];
 		int k = n - 1; /* ra is r_k */
+		uint32_t size = 0;
 		unsigned st;
 		raw[n++] = (void *)ra;
 		if (c && (ra == c->ras[k] || (c = chain_find(ras, k, cgen)))) {
 			st = RA_SOUND; /* it was, in this generation */
+			size = c->sizes[k];
 		} else {
-			st = learned                             ? ra_state(ra, gen)
+			st = learned                             ? ra_state(ra, gen, &size)
 			     : ra >= self_lo_g && ra < self_hi_g ? RA_SOUND
 			                                         : RA_UNSOUND;
 			if (k == CHAIN_KEY - 1 && learned)
 				c = chain_find(ras, k, cgen);
 		}
+		sizes[k] = size;
 		if (c && (uint32_t)n - 1 == c->n) { /* the whole chain: its site */
 			*hit = c;
 			return n;
@@ -642,45 +657,48 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, int want, u
 			*stop = st;
 			return n;
 		}
-		fp = (const uintptr_t *)fp[0];
+		if (size == 0) {
+			sp = bp + 2 * sizeof(uintptr_t);
+			ra = ((const uintptr_t *)bp)[1];
+			bp = ((const uintptr_t *)bp)[0];
+		} else {
+			sp += size;
+			ra = ((const uintptr_t *)sp)[-1];
+		}
 	}
 }
 
 /* Verdicts on the return addresses of the stack above frame fp0 (the
- * capture's), from libunwind's cursor: frame j's return address r is sound
- * when the frame pointer it recovers for r's function, fp, lies in that
- * function's frame just below its canonical frame address (the stack
- * pointer of the frame above; on x86-64 exactly 16 bytes below, where
- * push rbp puts it) and the pair there is the caller's frame pointer and
- * return address as libunwind found them.  Reads only this stack's own
- * frames (fp is checked against them before it is read).  Signal frames,
- * and frames libunwind has no unwind information for, are unsound. */
+ * capture's), from libunwind's cursor.  Frame k's return address r_k is
+ * sound, with a frame pointer, when the rbp libunwind recovers for r_k's
+ * function lies 16 bytes below the frame's top (its canonical frame
+ * address: the stack pointer of the frame above), and the pair there is
+ * the caller's rbp and return address as libunwind found them; sound, with
+ * a frame of fixed size, when the function does not save rbp (libunwind
+ * finds the caller's rbp where it found this frame's: the unwind
+ * information says the function never changes it, so its frame's top is
+ * its stack pointer plus a size fixed at that call).  Reads only this
+ * stack's own frames.  Signal frames, and frames libunwind has no unwind
+ * information for, are unsound. */
 __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 {
 	unw_context_t uc;
 	unw_cursor_t c;
 	unw_proc_info_t pi;
-	unw_word_t ip, sp, fp, ip2, sp2, fp2;
+	unw_save_loc_t loc, loc2;
+	unw_word_t ip = 0, sp = 0, fp = 0, ip2, sp2, fp2;
 	int k = 0;
 
-#ifdef __x86_64__
-	if (unw_g.getcontext(&uc) < 0)
-		return;
-#else
-	if (unw_getcontext(&uc) < 0)
-		return;
-#endif
-	if (unw_g.init_local(&c, &uc) < 0)
-		return;
 	/* to the frame of r_0: the one whose stack pointer is fp0's CFA */
-	do {
-		if (unw_g.step(&c) <= 0 || unw_g.get_reg(&c, UNW_REG_SP, &sp) < 0)
-			return;
-	} while (sp != (uintptr_t)(fp0 + 2) && ++k < SKIP_ROOM);
-	if (sp != (uintptr_t)(fp0 + 2) || unw_g.get_reg(&c, UNW_REG_IP, &ip) < 0 || ip != fp0[1] ||
-	    unw_g.get_reg(&c, FP_REG, &fp) < 0) {
-		/* this libunwind sees the capture's frame elsewhere: every
-		 * capture would come here again */
+	bool at = unw_g.getcontext(&uc) == 0 && unw_g.init_local(&c, &uc) == 0;
+	while (at && unw_g.step(&c) > 0 && unw_g.get_reg(&c, UNW_REG_SP, &sp) == 0 &&
+	       sp != (uintptr_t)(fp0 + 2) && ++k < SKIP_ROOM)
+		;
+	if (!at || sp != (uintptr_t)(fp0 + 2) || unw_g.get_reg(&c, UNW_REG_IP, &ip) < 0 ||
+	    ip != fp0[1] || unw_g.get_reg(&c, UNW_X86_64_RBP, &fp) < 0 ||
+	    unw_g.get_save_loc(&c, UNW_X86_64_RBP, &loc) < 0) {
+		/* this libunwind cannot find the capture's frame: every capture
+		 * would come here again */
 		__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -688,35 +706,42 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 		bool frame = unw_g.is_signal_frame(&c) <= 0 && unw_g.get_proc_info(&c, &pi) == 0;
 		int r = unw_g.step(&c);
 		if (r <= 0) {
-			ra_learn(ip, gen, r == 0 && frame ? RA_LAST : RA_UNSOUND);
+			ra_learn(ip, gen, r == 0 && frame ? RA_LAST : RA_UNSOUND, 0);
 			return;
 		}
 		if (unw_g.get_reg(&c, UNW_REG_IP, &ip2) < 0 ||
 		    unw_g.get_reg(&c, UNW_REG_SP, &sp2) < 0 ||
-		    unw_g.get_reg(&c, FP_REG, &fp2) < 0) {
-			ra_learn(ip, gen, RA_UNSOUND);
+		    unw_g.get_reg(&c, UNW_X86_64_RBP, &fp2) < 0 ||
+		    unw_g.get_save_loc(&c, UNW_X86_64_RBP, &loc2) < 0) {
+			ra_learn(ip, gen, RA_UNSOUND, 0);
 			return;
 		}
-#ifdef __x86_64__
-		bool placed = fp + 2 * sizeof(uintptr_t) == sp2;
-#else
-		bool placed = fp >= sp && fp + 2 * sizeof(uintptr_t) <= sp2;
-#endif
-		bool sound = frame && placed && ((const uintptr_t *)fp)[0] == fp2 &&
-		             ((const uintptr_t *)fp)[1] == ip2;
-		ra_learn(ip, gen, sound ? RA_SOUND : RA_UNSOUND);
+		bool by_fp = fp + 2 * sizeof(uintptr_t) == sp2 &&
+		             ((const uintptr_t *)fp)[0] == fp2 && ((const uintptr_t *)fp)[1] == ip2;
+		bool rbp_kept = loc.type == loc2.type &&
+		                (loc.type != UNW_SLT_MEMORY || loc.u.addr == loc2.u.addr) &&
+		                (loc.type != UNW_SLT_REG || loc.u.regnum == loc2.u.regnum);
+		uint64_t size = sp2 - sp;
+		bool by_size = !by_fp && rbp_kept && fp == fp2 && sp2 > sp && size < RA_MAX_SP &&
+		               size % sizeof(uintptr_t) == 0 && ((const uintptr_t *)sp2)[-1] == ip2;
+		ra_learn(ip, gen, frame && (by_fp || by_size) ? RA_SOUND : RA_UNSOUND,
+		         frame && by_size ? size : 0);
 		ip = ip2;
 		sp = sp2;
 		fp = fp2;
+		loc = loc2;
 	}
 }
 #endif
 
-/* libunwind's walk; without libunwind, the overflow site. */
-__attribute__((noinline)) static uint32_t capture_unwind(void)
+/* libunwind's walk into raw and mods (RAW_MAX each), inlined into
+ * hmpt_sites_capture (libunwind walks one frame less); without libunwind,
+ * the overflow site.  c: the loader's counts (dl_counters) read by the
+ * caller, or NULL. */
+__attribute__((always_inline)) static inline uint32_t capture_unwind(void **raw, uint32_t *mods,
+                                                                     const unsigned long long *c)
 {
-	void *raw[RAW_MAX];
-	uint32_t mods[RAW_MAX], site;
+	uint32_t site;
 	int want = (int)depth_g + 2 * SKIP_ROOM; /* RAW_MAX at most */
 
 	if (!unwinder_ready())
@@ -725,7 +750,10 @@ __attribute__((noinline)) static uint32_t capture_unwind(void)
 	if (got < 0)
 		got = 0;
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_now();
+	if (c)
+		refresh_modules(c);
+	else
+		refresh_now();
 	/* a stack that goes on past a full buffer may hold its naming frames
 	 * deeper */
 	bool found = site_of(raw, got, mods, got < want, &site);
@@ -752,7 +780,7 @@ uint32_t hmpt_sites_capture(void)
 	captures_tl++;
 #ifdef FP_WALK
 	void *raw[RAW_MAX];
-	uint32_t mods[RAW_MAX], site;
+	uint32_t mods[RAW_MAX], sizes[RAW_MAX], site;
 	unsigned long long c[2];
 	unsigned stop = RA_UNKNOWN;
 	const chain_t *hit = NULL;
@@ -760,14 +788,18 @@ uint32_t hmpt_sites_capture(void)
 	bool learned = unwinder_ready();
 
 	if (unwind_only_tl)
-		return capture_unwind();
+		return capture_unwind(raw, mods, NULL);
 	dl_counters(c);
-	int got =
-	    fp_walk(raw, (int)depth_g + 2 * SKIP_ROOM, c[1], c[0] + c[1], learned, &stop, &hit);
+	int got = fp_walk(raw, sizes, (int)depth_g + 2 * SKIP_ROOM, c[1], c[0] + c[1], learned,
+	                  &stop, &hit);
 	if (hit) {
 		fp_named_tl++;
 		return hit->site;
 	}
+	/* fewer frames than the depth, and more beyond: libunwind's walk
+	 * (the frames runtime libraries and hmpt have count for nothing) */
+	if (learned && stop != RA_LAST && got - 1 < (int)depth_g)
+		goto unwind;
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
 	refresh_modules(c);
 	/* a prefix that reaches the depth names the site as the whole stack
@@ -777,14 +809,20 @@ uint32_t hmpt_sites_capture(void)
 	if (found) {
 		fp_named_tl++;
 		if (learned)
-			chain_record((const uintptr_t *)raw + 1, (uint32_t)got - 1, c[0] + c[1],
-			             site);
+			chain_record((const uintptr_t *)raw + 1, sizes, (uint32_t)got - 1,
+			             c[0] + c[1], site);
 		return site;
 	}
+unwind:
 	if (stop == RA_UNKNOWN && !__atomic_load_n(&learn_off_g, __ATOMIC_RELAXED))
 		learn(__builtin_frame_address(0), c[1]);
+	return capture_unwind(raw, mods, c);
+#else
+	void *raw[RAW_MAX];
+	uint32_t mods[RAW_MAX];
+
+	return capture_unwind(raw, mods, NULL);
 #endif
-	return capture_unwind();
 }
 
 uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
