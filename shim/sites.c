@@ -45,6 +45,8 @@ static uint64_t t0_g;
 static hmpt_totals_t totals_g;
 static char exe_path_g[4096];
 static uintptr_t self_lo_g, self_hi_g; /* libhmpt's own code */
+#ifdef __x86_64__                      /* aarch64's frame records lie elsewhere in the frame */
+#define FP_WALK 1
 /* the frame-pointer walk's verdicts on return addresses (below) */
 enum { RA_UNKNOWN, RA_SOUND, RA_UNSOUND, RA_LAST };
 typedef struct {
@@ -77,6 +79,7 @@ typedef struct {
 static chain_t **chains_g;
 static char *chain_mem_g;
 static size_t chain_used_g;
+#endif
 
 /* ---------------------------------------------------------- libunwind
  * Opened (dlopen) at the first capture that needs it, not linked: a
@@ -311,11 +314,15 @@ int hmpt_sites_init(unsigned depth)
 	sites_g = hmpt_sys_map(MAX_SITES * sizeof(hmpt_site_t));
 	slots_g = hmpt_sys_map(SLOTS * sizeof(uint32_t));
 	modules_g = hmpt_sys_map(MAX_MODULES * sizeof(hmpt_module_t));
+	if (!sites_g || !slots_g || !modules_g)
+		return -ENOMEM;
+#ifdef FP_WALK
 	ras_g = hmpt_sys_map(RA_SLOTS * sizeof(ra_slot_t));
 	chains_g = hmpt_sys_map(CHAIN_SLOTS * sizeof(chain_t *));
 	chain_mem_g = hmpt_sys_map(CHAIN_REGION);
-	if (!sites_g || !slots_g || !modules_g || !ras_g || !chains_g || !chain_mem_g)
+	if (!ras_g || !chains_g || !chain_mem_g)
 		return -ENOMEM;
+#endif
 	if (hmpt_sys_readlink("/proc/self/exe", exe_path_g, sizeof(exe_path_g)) < 0)
 		exe_path_g[0] = '\0';
 	nsites_g = 1; /* index 0: the overflow site, no frames */
@@ -507,9 +514,7 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
  * the very frames libunwind's walk gives, hence the same site ids.  A
  * stack with a frame before the depth that is not (code built without
  * frame pointers, a signal frame, JIT code) goes to unw_backtrace. */
-#ifdef __x86_64__ /* aarch64's frame records lie elsewhere in the frame */
-#define FP_WALK 1
-
+#ifdef FP_WALK
 static uint32_t ra_slot(uintptr_t ra)
 {
 	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 48) & (RA_SLOTS - 1);
