@@ -662,6 +662,33 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
 			*stop = st;
 			return n;
 		}
+		if (c) { /* along the chain while it matches: its steps are known */
+			const uint32_t *cs = c->sizes;
+			const uintptr_t *cr = c->ras;
+			uint32_t j = (uint32_t)k, last = c->n - 1;
+			for (;;) {
+				if (cs[j] == 0) {
+					sp = bp + 2 * sizeof(uintptr_t);
+					ra = ((const uintptr_t *)bp)[1];
+					bp = ((const uintptr_t *)bp)[0];
+				} else {
+					sp += cs[j];
+					ra = ((const uintptr_t *)sp)[-1];
+				}
+				raw[++j + 1] = (void *)ra; /* r_j */
+				if (ra != cr[j])
+					break;
+				if (j == last) {
+					*hit = c;
+					return (int)j + 2;
+				}
+			}
+			/* r_j differs: the frames before it as the chain has them
+			 * (chains are shorter than `want`), r_j as any */
+			memcpy(&sizes[k + 1], &cs[k + 1], (j - (uint32_t)k - 1) * sizeof(*sizes));
+			n = (int)j + 1;
+			continue;
+		}
 		if (size == 0) {
 			sp = bp + 2 * sizeof(uintptr_t);
 			ra = ((const uintptr_t *)bp)[1];
