@@ -12,10 +12,12 @@
  *
  * Contract: hmpt_sites_init() once, before any other call.  capture() takes
  * the stack outside any lock (a chain it walked before needs no lock at
- * all), then looks a new one up under the sites lock.  No malloc: tables live in mmap'ed memory of
- * fixed capacity; when full, new stacks count against the overflow site (index 0, no frames).  The
- * caller must hold its re-entrancy guard, because libunwind and dl_iterate_phdr may allocate.
- * Accounting functions and the getters are called with the sites lock held (hmpt_sites_lock()).
+ * all), then looks a new one up under the sites lock.  No malloc: tables
+ * live in mmap'ed memory of fixed capacity; when full, new stacks count
+ * against the overflow site (index 0, no frames).  The caller must hold
+ * its re-entrancy guard, because libunwind and dl_iterate_phdr may
+ * allocate.  Accounting functions and the getters are called with the
+ * sites lock held (hmpt_sites_lock()).
  */
 #ifndef HMPT_SITES_H
 #define HMPT_SITES_H
