@@ -35,13 +35,21 @@ SHIM_CFLAGS  := $(CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec \
                 -fno-omit-frame-pointer -fno-strict-aliasing
 SHIM_LDFLAGS := -shared -Wl,--version-script=shim/libhmpt.map -Wl,-z,now \
                 -Wl,-z,nodelete -Wl,-z,defs
-SHIM_LIBS    := -lunwind -ldl -lpthread
+# libunwind (shim/sites.c) and Zydis (shim/decode.c) are opened with dlopen
+# when first needed, not linked: a process that never walks a stack the
+# frame pointers cannot, or never decodes a sample, does not map them (nor
+# liblzma, which libunwind pulls in).  Their sonames are those of the
+# libraries the headers came with.
+SHIM_LIBS    := -ldl -lpthread
+soname = $(or $(shell objdump -p "$$($(CC) -print-file-name=$(1))" 2>/dev/null | \
+                awk '/SONAME/ { print $$2 }'),$(2))
+CPPFLAGS     += -DHMPT_UNWIND_SONAME=\"$(call soname,libunwind.so,libunwind.so.8)\"
 # Zydis decodes the instruction of a timer sample (shim/decode.c); without
 # it the shim builds and HMPT_SAMPLE=timer says it has no decoder
 HAVE_ZYDIS   := $(shell printf '\043include <Zydis/Zydis.h>\nint main(void){return 0;}\n' | \
                   $(CC) -x c - -o /dev/null -lZydis 2>/dev/null && echo 1)
 ifeq ($(HAVE_ZYDIS),1)
-SHIM_LIBS    += -lZydis
+CPPFLAGS     += -DHMPT_ZYDIS_SONAME=\"$(call soname,libZydis.so,libZydis.so.4.0)\"
 else
 CPPFLAGS     += -DHMPT_NO_ZYDIS
 endif
@@ -135,6 +143,14 @@ $(B)/asan/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(SHIM_PURE:$(B)/%=$
 		$(filter-out $(B)/asan/tuner/main.o,$(TUNER_OBJ:$(B)/%=$(B)/asan/%)) \
 		$(TOOLS_OBJ:$(B)/%=$(B)/asan/%) | $(B)/asan/unit
 	$(CC) $(CPPFLAGS) -Ishim -Ituner -Itools -Itests/unit $(CFLAGS) $(SAN) -o $@ $(filter %.c %.o,$^) $(TUNER_LIBS) $(SHIM_LIBS)
+
+# test_walk's libraries: frames with frame pointers and without, in a
+# module of their own (walk_lib.c)
+$(B)/asan/unit/libwalk_fp.so: tests/unit/walk_lib.c | $(B)/asan/unit
+	$(CC) $(CFLAGS) -fPIC -shared -fno-omit-frame-pointer -o $@ $<
+$(B)/asan/unit/libwalk_nofp.so: tests/unit/walk_lib.c | $(B)/asan/unit
+	$(CC) $(CFLAGS) -fPIC -shared -fomit-frame-pointer -DWALK_NOFP -o $@ $<
+$(B)/asan/unit/test_walk: $(B)/asan/unit/libwalk_fp.so $(B)/asan/unit/libwalk_nofp.so
 
 # The confirmation's statistics at full power (120,000 simulated phases):
 # optimised and without the sanitizers, which would make it ten times

@@ -11,8 +11,8 @@
 # A and B: a libhmpt.so, or a git revision of this repository, which is
 # built into a temporary directory (its shim only; the benchmark programs
 # are this tree's build/bench).  B defaults to build/libhmpt.so.
-#   -b BENCH    malloc_overhead (the default), stress_mix, alloc_rows, or
-#               all; a comma-separated list names several
+#   -b BENCH    malloc_overhead (the default), stress_mix, alloc_rows,
+#               walk, or all; a comma-separated list names several
 #   -n PAIRS    pairs of runs per figure (default 7)
 #   -t THREADS  stress_mix's thread counts, comma-separated (default 1,2,4,16)
 #   -r ROWS     alloc_rows's rows, comma-separated (default: alloc_rows --list)
@@ -29,6 +29,10 @@
 #   alloc_rows       bench/alloc_rows at one row, work SCALE: the row's own
 #                    wall time in s; A's and B's checksums must match, or
 #                    the script stops with status 1
+#   walk             bench/walk_overhead: a tracked 1 MiB malloc+free at
+#                    depth 16 in ns, in a program with frame pointers
+#                    (malloc), through libstdc++'s operator new (new), and
+#                    in the program built without them (nofp)
 # Environment: OPS (default 4000) and SCALE (default 1), as for
 # bench/stress_mix.sh and bench/alloc_rows.sh.
 # For each pair, every figure of the chosen benchmarks is run once under A
@@ -67,12 +71,13 @@ shift $((OPTIND - 1))
 [[ $threads =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]] || die 2 "-t $threads: expected thread counts such as 1,2,4"
 [[ $ops =~ ^[1-9][0-9]*$ ]] || die 2 "OPS=$ops: expected a positive count"
 [[ $scale =~ ^[0-9]*\.?[0-9]+$ && ! $scale =~ ^[0.]*$ ]] || die 2 "SCALE=$scale: expected a positive number"
-[[ $benches == all ]] && benches=malloc_overhead,stress_mix,alloc_rows
+[[ $benches == all ]] && benches=malloc_overhead,stress_mix,alloc_rows,walk
 IFS=, read -r -a benches <<<"$benches"
 for bench in "${benches[@]}"; do
 	case $bench in
 	malloc_overhead | stress_mix | alloc_rows) ;;
-	*) die 2 "-b $bench: expected malloc_overhead, stress_mix, alloc_rows or all" ;;
+	walk) continue ;;
+	*) die 2 "-b $bench: expected malloc_overhead, stress_mix, alloc_rows, walk or all" ;;
 	esac
 	[ -x "$top/build/bench/$bench" ] || die 2 "$top/build/bench/$bench is missing: run 'make bench-build' first"
 done
@@ -89,6 +94,12 @@ figures=()
 for bench in "${benches[@]}"; do
 	case $bench in
 	malloc_overhead) figures+=("malloc_overhead -") ;;
+	walk)
+		for p in walk_overhead walk_overhead_nofp; do
+			[ -x "$top/build/bench/$p" ] || die 2 "$top/build/bench/$p is missing: run 'make bench-build' first"
+		done
+		figures+=("walk malloc" "walk new" "walk nofp")
+		;;
 	stress_mix)
 		IFS=, read -r -a list <<<"$threads"
 		for t in "${list[@]}"; do figures+=("stress_mix $t"); done
@@ -151,6 +162,16 @@ run_one() {
 		set -- $out
 		[ "${12}" = 0 ] || die 1 "stress_mix $arg threads under $shim: ${12} allocations refused: $out"
 		echo "threads$arg ${8} -"
+		;;
+	walk)
+		prog=$top/build/bench/walk_overhead
+		mode=$arg
+		[ "$arg" != nofp ] || { prog=${prog}_nofp; mode=malloc; }
+		out=$(LD_PRELOAD=$shim "$prog" "$mode" 2>"$work/err") ||
+			die 1 "walk_overhead $arg under $shim: $(cat "$work/err")"
+		set -- $out
+		echo "$arg $2 -"
+		echo "$arg-glibc $4 -"
 		;;
 	alloc_rows)
 		out=$(LD_PRELOAD=$shim "$prog" "$arg" "$scale" 2>"$work/err") ||
@@ -216,6 +237,14 @@ for bench in "${benches[@]}"; do
 		header "threads"
 		IFS=, read -r -a list <<<"$threads"
 		for t in "${list[@]}"; do line "$t" "%10.1f" stress_mix "threads$t"; done
+		;;
+	walk)
+		echo "== walk (bench/walk_overhead.c): tracked 1 MiB malloc+free, depth 16, ns, $pairs pairs"
+		header "figure"
+		line "fp program, malloc" "%10.0f" walk malloc
+		line "fp program, new" "%10.0f" walk new
+		line "no-fp program" "%10.0f" walk nofp
+		line "glibc alone" "%10.0f" walk malloc-glibc
 		;;
 	alloc_rows)
 		echo "== alloc_rows (bench/alloc_rows.c), scale $scale, the row's time in s, $pairs pairs"

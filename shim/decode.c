@@ -332,11 +332,50 @@ hmpt_decode_status_t hmpt_decode_insn(const uint8_t *code, size_t n, hmpt_decode
 
 #else
 
+#include <errno.h>
+
 #include <Zydis/Zydis.h>
+
+#include "log.h"
+#include "sys.h"
+
+#ifndef HMPT_ZYDIS_SONAME
+#define HMPT_ZYDIS_SONAME "libZydis.so.4.0"
+#endif
+
+/* Zydis is opened at its first use, not linked: a process that never
+ * decodes a timer sample does not map it.  Its types come from the
+ * headers this was built with; the soname pins the same library. */
+static struct {
+	__typeof__(&ZydisDecoderInit) init;
+	__typeof__(&ZydisDecoderDecodeFull) decode;
+	__typeof__(&ZydisRegisterGetLargestEnclosing) enclosing;
+} zy_g;
+static int zy_state_g; /* 0: not tried, 1: loaded, -1: cannot be */
 
 bool hmpt_decode_available(void)
 {
-	return true;
+	static const hmpt_sys_sym_t syms[] = {
+	    {"ZydisDecoderInit", (void **)&zy_g.init},
+	    {"ZydisDecoderDecodeFull", (void **)&zy_g.decode},
+	    {"ZydisRegisterGetLargestEnclosing", (void **)&zy_g.enclosing},
+	};
+	static int said;
+	int st = __atomic_load_n(&zy_state_g, __ATOMIC_ACQUIRE);
+	const char *why = NULL;
+	void *h;
+
+	if (st)
+		return st > 0;
+	/* no lock: threads that race here each load it, and write the same
+	 * pointers */
+	int rc = hmpt_sys_dlopen_syms(HMPT_ZYDIS_SONAME, syms,
+	                              (int)(sizeof(syms) / sizeof(syms[0])), &h, &why);
+	__atomic_store_n(&zy_state_g, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+	if (rc && hmpt_log_first(&said))
+		hmpt_log_printf(HMPT_LOG_WARN, "%s %s: timer samples cannot be decoded",
+		                rc == -ENOENT ? "cannot load" : HMPT_ZYDIS_SONAME " has no", why);
+	return rc == 0;
 }
 
 /* Zydis's register as perf's register number (the 64-bit register that
@@ -357,7 +396,7 @@ static int perf_reg(ZydisRegister r)
 		return HMPT_DECODE_NONE;
 	if (r == ZYDIS_REGISTER_RIP || r == ZYDIS_REGISTER_EIP)
 		return 8;
-	ZydisRegister big = ZydisRegisterGetLargestEnclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
+	ZydisRegister big = zy_g.enclosing(ZYDIS_MACHINE_MODE_LONG_64, r);
 	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
 		if (map[i].z == big)
 			return map[i].perf;
@@ -493,12 +532,16 @@ hmpt_decode_status_t hmpt_decode_insn(const uint8_t *code, size_t n, hmpt_decode
 
 	memset(out, 0, sizeof(*out));
 	out->mem.base = out->mem.index = out->dst = out->src = HMPT_DECODE_NONE;
+	if (!hmpt_decode_available()) {
+		out->status = HMPT_DECODE_NO_DECODER;
+		return HMPT_DECODE_NO_DECODER;
+	}
 	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
 		/* the same bytes every time: a race writes the same values */
-		ZydisDecoderInit(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
+		zy_g.init(&dec, ZYDIS_MACHINE_MODE_LONG_64, ZYDIS_STACK_WIDTH_64);
 		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
 	}
-	if (!ZYAN_SUCCESS(ZydisDecoderDecodeFull(&dec, code, n, &in, ops))) {
+	if (!ZYAN_SUCCESS(zy_g.decode(&dec, code, n, &in, ops))) {
 		out->status = HMPT_DECODE_BAD_BYTES;
 		return HMPT_DECODE_BAD_BYTES;
 	}

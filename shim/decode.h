@@ -46,8 +46,11 @@
  *
  * Contract: no malloc, no locks, no system calls except the reads of
  * hmpt_decode_read_code and hmpt_decode_read_data; Zydis's decoder allocates
- * nothing.  Built without Zydis (HMPT_NO_ZYDIS), hmpt_decode_available()
- * is false and everything reports HMPT_DECODE_NO_DECODER.
+ * nothing.  Zydis is opened (dlopen) by the first hmpt_decode_available()
+ * or hmpt_decode_insn(): the sampler's set-up calls the first, with the
+ * re-entrancy guard held.  Built without Zydis (HMPT_NO_ZYDIS), or where it
+ * cannot be loaded (said once), hmpt_decode_available() is false and
+ * everything reports HMPT_DECODE_NO_DECODER.
  */
 #ifndef HMPT_DECODE_H
 #define HMPT_DECODE_H

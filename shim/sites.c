@@ -11,8 +11,13 @@
 #include <libunwind.h>
 
 #include "lockrank.h"
+#include "log.h"
 #include "siteid.h"
 #include "sys.h"
+
+#ifndef HMPT_UNWIND_SONAME
+#define HMPT_UNWIND_SONAME "libunwind.so.8"
+#endif
 
 #define MAX_SITES   HMPT_SITES_MAX
 #define SLOTS       (MAX_SITES * 2u) /* open addressing, load <= 1/2 */
@@ -39,6 +44,103 @@ static unsigned depth_g = 16;
 static uint64_t t0_g;
 static hmpt_totals_t totals_g;
 static char exe_path_g[4096];
+static uintptr_t self_lo_g, self_hi_g; /* libhmpt's own code */
+#ifdef __x86_64__                      /* aarch64's frame records lie elsewhere in the frame */
+#define FP_WALK 1
+/* the frame-pointer walk's verdicts on return addresses (below) */
+enum { RA_UNKNOWN, RA_SOUND, RA_UNSOUND, RA_LAST };
+typedef struct {
+	uintptr_t ra;  /* claimed once (0: empty), never changed */
+	uint64_t meta; /* generation << RA_GEN | frame size / 8 << 2 | RA_* */
+} ra_slot_t;
+#define RA_GEN    18 /* frame sizes to 64 KiB - 8 */
+#define RA_MAX_SP ((uint64_t)8 << 13)
+#define RA_SLOTS  (1u << 16)
+#define RA_PROBES 32u
+static ra_slot_t *ras_g;
+static int learn_off_g; /* a verdict found no slot, or no frame matched: learn no more */
+/* Whole chains the walk named a site by: a walk that meets a recorded
+ * chain's return addresses, one by one, needs no verdict for them (each
+ * was sound when recorded, in the same generation) and its site is the
+ * chain's, with no lock taken.  Records are immutable once published and
+ * never freed (readers hold no lock), from a fixed region; when it is
+ * used up, walks go on without new records. */
+typedef struct {
+	uint64_t gen;    /* dlpi_adds + dlpi_subs when recorded: the modules then */
+	uint32_t site;   /* the site the chain named */
+	uint32_t n;      /* return addresses r_0 .. r_{n-1} */
+	uint32_t *sizes; /* each one's step: its frame's size, 0: the frame pointer */
+	uintptr_t ras[];
+} chain_t;
+#define CHAIN_KEY    3 /* return addresses that choose the bucket */
+#define CHAIN_SLOTS  (1u << 12)
+#define CHAIN_WAYS   4u
+#define CHAIN_REGION ((size_t)8 << 20)
+static chain_t **chains_g;
+static char *chain_mem_g;
+static size_t chain_used_g;
+#endif
+
+/* ---------------------------------------------------------- libunwind
+ * Opened (dlopen) at the first capture that needs it, not linked: a
+ * process whose stacks the frame-pointer walk below names, or that tracks
+ * nothing, never maps it (nor liblzma, which it pulls in).  No hmpt lock
+ * is held while loading: another thread may hold the loader's lock and
+ * allocate.  Threads that race here each load it and write the same
+ * pointers. */
+#define UNW_STR_(x) #x
+#define UNW_STR(x)  UNW_STR_(x)
+static struct {
+	int (*backtrace)(void **, int);
+	int (*getcontext)(unw_context_t *);
+	int (*init_local)(unw_cursor_t *, unw_context_t *);
+	int (*step)(unw_cursor_t *);
+	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
+	int (*is_signal_frame)(unw_cursor_t *);
+	int (*get_proc_info)(unw_cursor_t *, unw_proc_info_t *);
+	int (*get_save_loc)(unw_cursor_t *, int, unw_save_loc_t *);
+	int (*set_caching_policy)(unw_addr_space_t, unw_caching_policy_t);
+	unw_addr_space_t *local_as;
+} unw_g;
+static int unw_state_g; /* 0: not tried, 1: loaded, -1: cannot be */
+
+static __attribute__((noinline)) bool unwinder_load(void)
+{
+	static const hmpt_sys_sym_t syms[] = {
+	    {"unw_backtrace", (void **)&unw_g.backtrace},
+#ifdef __x86_64__ /* the walk's learning; elsewhere unw_getcontext is inline */
+	    {UNW_STR(unw_tdep_getcontext), (void **)&unw_g.getcontext},
+#endif
+	    {UNW_STR(unw_init_local), (void **)&unw_g.init_local},
+	    {UNW_STR(unw_step), (void **)&unw_g.step},
+	    {UNW_STR(unw_get_reg), (void **)&unw_g.get_reg},
+	    {UNW_STR(unw_is_signal_frame), (void **)&unw_g.is_signal_frame},
+	    {UNW_STR(unw_get_proc_info), (void **)&unw_g.get_proc_info},
+	    {UNW_STR(unw_get_save_loc), (void **)&unw_g.get_save_loc},
+	    {UNW_STR(unw_set_caching_policy), (void **)&unw_g.set_caching_policy},
+	    {UNW_STR(unw_local_addr_space), (void **)&unw_g.local_as},
+	};
+	static int said;
+	const char *why = NULL;
+	void *h;
+	int rc = hmpt_sys_dlopen_syms(HMPT_UNWIND_SONAME, syms,
+	                              (int)(sizeof(syms) / sizeof(syms[0])), &h, &why);
+	if (rc == 0)
+		unw_g.set_caching_policy(*unw_g.local_as, UNW_CACHE_PER_THREAD);
+	__atomic_store_n(&unw_state_g, rc == 0 ? 1 : -1, __ATOMIC_RELEASE);
+	if (rc && hmpt_log_first(&said))
+		hmpt_log_printf(HMPT_LOG_WARN,
+		                "%s %s: sites are named by the frames a frame-pointer walk reaches",
+		                rc == -ENOENT ? "cannot load" : HMPT_UNWIND_SONAME " has no", why);
+	return rc == 0;
+}
+
+static inline bool unwinder_ready(void)
+{
+	int st = __atomic_load_n(&unw_state_g, __ATOMIC_ACQUIRE);
+
+	return st ? st > 0 : unwinder_load();
+}
 
 static const char *base_name(const char *path)
 {
@@ -119,6 +221,10 @@ static int refresh_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	 * wrapper) and skipped; later ones are no part of a site's identity */
 	m->runtime = hmpt_siteid_runtime(m->name);
 	m->self = (uintptr_t)&hmpt_sites_capture >= lo && (uintptr_t)&hmpt_sites_capture < hi;
+	if (m->self) {
+		self_lo_g = lo;
+		self_hi_g = hi;
+	}
 	read_build_id(info, m);
 	nmodules_g++;
 	return 0;
@@ -135,12 +241,17 @@ static int counters_cb(struct dl_phdr_info *info, size_t size, void *ctx)
 	return 1; /* the first object is enough */
 }
 
-/* Re-read the module list when something was loaded or unloaded. */
-static void refresh_modules(void)
+/* The loader's counts of objects loaded and unloaded, c[0] and c[1]. */
+static void dl_counters(unsigned long long c[2])
 {
-	unsigned long long c[2] = {0, 0};
-
+	c[0] = c[1] = 0;
 	dl_iterate_phdr(counters_cb, c);
+}
+
+/* Re-read the module list when something was loaded or unloaded since;
+ * c: dl_counters() read now. */
+static void refresh_modules(const unsigned long long c[2])
+{
 	if (nmodules_g && c[0] == dl_adds_g && c[1] == dl_subs_g)
 		return;
 	for (uint32_t i = 0; i < nmodules_g; i++)
@@ -148,6 +259,15 @@ static void refresh_modules(void)
 	dl_iterate_phdr(refresh_cb, NULL);
 	dl_adds_g = c[0];
 	dl_subs_g = c[1];
+}
+
+/* With lock_g held, or before any capture: refresh_modules() now. */
+static void refresh_now(void)
+{
+	unsigned long long c[2];
+
+	dl_counters(c);
+	refresh_modules(c);
 }
 
 static uint32_t module_of(uintptr_t ip)
@@ -196,12 +316,18 @@ int hmpt_sites_init(unsigned depth)
 	modules_g = hmpt_sys_map(MAX_MODULES * sizeof(hmpt_module_t));
 	if (!sites_g || !slots_g || !modules_g)
 		return -ENOMEM;
+#ifdef FP_WALK
+	ras_g = hmpt_sys_map(RA_SLOTS * sizeof(ra_slot_t));
+	chains_g = hmpt_sys_map(CHAIN_SLOTS * sizeof(chain_t *));
+	chain_mem_g = hmpt_sys_map(CHAIN_REGION);
+	if (!ras_g || !chains_g || !chain_mem_g)
+		return -ENOMEM;
+#endif
 	if (hmpt_sys_readlink("/proc/self/exe", exe_path_g, sizeof(exe_path_g)) < 0)
 		exe_path_g[0] = '\0';
 	nsites_g = 1; /* index 0: the overflow site, no frames */
-	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	hmpt_lock_drop(&lock_g);
 	return 0;
 }
@@ -210,7 +336,8 @@ void hmpt_sites_warmup(void)
 {
 	void *raw[8];
 
-	unw_backtrace(raw, 8);
+	if (unwinder_ready())
+		unw_g.backtrace(raw, 8);
 }
 
 /* The in-process key of a raw stack: a word at a time (the stable id is
@@ -366,26 +493,299 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
 {
 	void *raw[RAW_DEEP];
 	uint32_t mods[RAW_DEEP], site;
-	int got = unw_backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
+	int got = unw_g.backtrace(raw, (int)depth_g + 2 * SKIP_ROOM + SKIP_MAX);
 
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	site_of(raw, got < 0 ? 0 : got, mods, true, &site);
 	hmpt_lock_drop(&lock_g);
 	return site;
 }
 
-uint32_t hmpt_sites_capture(void)
+/* ------------------------------------------------ the frame-pointer walk
+ * From the capture's own frame along the saved frame pointers: fp0 is
+ * hmpt_sites_capture's, r_i = fp_i[1], fp_{i+1} = fp_i[0].  fp_{i+1} is a
+ * true frame pointer exactly when the function holding return address r_i
+ * keeps its frame base in the frame-pointer register at that call, which
+ * the code at r_i decides once and for all.  Each return address is
+ * therefore verified once, by libunwind, and its verdict kept (ra_state):
+ * the walk reads through fp_{i+1} only after r_i was found sound, so it
+ * never reads an address that is not a frame of this stack, and it yields
+ * the very frames libunwind's walk gives, hence the same site ids.  A
+ * stack with a frame before the depth that is not (code built without
+ * frame pointers, a signal frame, JIT code) goes to unw_backtrace. */
+#ifdef FP_WALK
+static uint32_t ra_slot(uintptr_t ra)
 {
-	void *raw[RAW_MAX];
-	uint32_t mods[RAW_MAX], site;
-	int want = (int)depth_g + 2 * SKIP_ROOM; /* RAW_MAX at most */
-	int got = unw_backtrace(raw, want);
+	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 48) & (RA_SLOTS - 1);
+}
 
+/* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
+ * verdicts die with it; lock-free: a signal handler may walk), and for a
+ * sound one the size of its frame where it keeps no frame pointer (else 0)
+ * in *size. */
+__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen,
+                                                               uint32_t *size)
+{
+	uint32_t i = ra_slot(ra);
+
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
+		if (v == ra) {
+			uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
+			*size = (uint32_t)(m >> 2 & (RA_MAX_SP / 8 - 1)) * 8;
+			return m >> RA_GEN == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
+		}
+		if (v == 0)
+			break;
+	}
+	return RA_UNKNOWN;
+}
+
+static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
+{
+	uint32_t i = ra_slot(ra);
+
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+		uintptr_t v = 0;
+		if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_ACQUIRE) ||
+		    v == ra) {
+			__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | size / 8 << 2 | state,
+			                 __ATOMIC_RELEASE);
+			return;
+		}
+	}
+	__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+}
+
+static uint32_t chain_bucket(const uintptr_t *ras)
+{
+	uint64_t h = 0;
+
+	for (int i = 0; i < CHAIN_KEY; i++)
+		h = (h ^ ras[i]) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 40) & (CHAIN_SLOTS - CHAIN_WAYS);
+}
+
+/* A recorded chain of generation cgen that starts with ras[0, k] and goes
+ * on no shorter. */
+static const chain_t *chain_find(const uintptr_t *ras, int k, uint64_t cgen)
+{
+	chain_t **b = &chains_g[chain_bucket(ras)];
+
+	for (uint32_t w = 0; w < CHAIN_WAYS; w++) {
+		const chain_t *c = __atomic_load_n(&b[w], __ATOMIC_ACQUIRE);
+		if (!c || c->gen != cgen || c->n <= (uint32_t)k)
+			continue;
+		int i = 0;
+		while (i <= k && c->ras[i] == ras[i])
+			i++;
+		if (i > k)
+			return c;
+	}
+	return NULL;
+}
+
+/* Record the chain ras[0, n), its steps sizes[0, n), of generation cgen
+ * as naming `site`. */
+static void chain_record(const uintptr_t *ras, const uint32_t *sizes, uint32_t n, uint64_t cgen,
+                         uint32_t site)
+{
+	size_t len =
+	    (sizeof(chain_t) + n * (sizeof(uintptr_t) + sizeof(uint32_t)) + 15) & ~(size_t)15;
+	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
+
+	if (n <= CHAIN_KEY || at + len > CHAIN_REGION)
+		return;
+	chain_t *c = (chain_t *)(chain_mem_g + at);
+	c->gen = cgen;
+	c->site = site;
+	c->n = n;
+	memcpy(c->ras, ras, n * sizeof(*ras));
+	c->sizes = (uint32_t *)(c->ras + n);
+	memcpy(c->sizes, sizes, n * sizeof(*sizes));
+	chain_t **b = &chains_g[chain_bucket(ras)];
+	uint32_t w = 0;
+	while (w < CHAIN_WAYS - 1) { /* a free or stale way, else the last */
+		const chain_t *o = __atomic_load_n(&b[w], __ATOMIC_ACQUIRE);
+		if (!o || o->gen != cgen)
+			break;
+		w++;
+	}
+	__atomic_store_n(&b[w], c, __ATOMIC_RELEASE);
+}
+
+/* The walk, inlined into hmpt_sites_capture (fp0 is its frame): raw[0] an
+ * address of this function, which site_of skips as hmpt's as it skips
+ * libunwind's first frame, then r_0, r_1, ... while sound: by their
+ * verdicts, or by a recorded chain they follow (then *hit is the chain,
+ * matched whole).  Each sound r_k says how to reach r_{k+1}: through the
+ * frame pointer bp of its function (bp[1], and bp[0] is the caller's), or
+ * past a frame of known size that leaves bp alone (the return address
+ * just below the frame's top, sp + size).  Without libunwind (`learned`
+ * false), hmpt's own frames are taken as sound (it is built with frame
+ * pointers), no other.  sizes[k]: r_k's step; *stop: the state of the
+ * last frame taken. */
+__attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *sizes, int want,
+                                                         uint64_t gen, uint64_t cgen, bool learned,
+                                                         unsigned *stop, const chain_t **hit)
+{
+	const uintptr_t *fp0 = __builtin_frame_address(0);
+	const uintptr_t *ras = (const uintptr_t *)raw + 1;
+	uintptr_t ra = fp0[1], bp = fp0[0], sp = (uintptr_t)(fp0 + 2);
+	const chain_t *c = NULL;
+	int n = 0;
+
+	raw[n++] = (void *)(uintptr_t)&hmpt_sites_capture;
+	for (;;) {
+		int k = n - 1; /* ra is r_k */
+		uint32_t size = 0;
+		unsigned st;
+		raw[n++] = (void *)ra;
+		if (c && (ra == c->ras[k] || (c = chain_find(ras, k, cgen)))) {
+			st = RA_SOUND; /* it was, in this generation */
+			size = c->sizes[k];
+		} else {
+			st = learned                             ? ra_state(ra, gen, &size)
+			     : ra >= self_lo_g && ra < self_hi_g ? RA_SOUND
+			                                         : RA_UNSOUND;
+			if (k == CHAIN_KEY - 1 && learned)
+				c = chain_find(ras, k, cgen);
+		}
+		sizes[k] = size;
+		if (c && (uint32_t)n - 1 == c->n) { /* the whole chain: its site */
+			*hit = c;
+			return n;
+		}
+		if (st != RA_SOUND || n == want) {
+			*stop = st;
+			return n;
+		}
+		if (c) { /* along the chain while it matches: its steps are known */
+			const uint32_t *cs = c->sizes;
+			const uintptr_t *cr = c->ras;
+			uint32_t j = (uint32_t)k, last = c->n - 1;
+			for (;;) {
+				if (cs[j] == 0) {
+					sp = bp + 2 * sizeof(uintptr_t);
+					ra = ((const uintptr_t *)bp)[1];
+					bp = ((const uintptr_t *)bp)[0];
+				} else {
+					sp += cs[j];
+					ra = ((const uintptr_t *)sp)[-1];
+				}
+				raw[++j + 1] = (void *)ra; /* r_j */
+				if (ra != cr[j])
+					break;
+				if (j == last) {
+					*hit = c;
+					return (int)j + 2;
+				}
+			}
+			/* r_j differs: the frames before it as the chain has them
+			 * (chains are shorter than `want`), r_j as any */
+			memcpy(&sizes[k + 1], &cs[k + 1], (j - (uint32_t)k - 1) * sizeof(*sizes));
+			n = (int)j + 1;
+			continue;
+		}
+		if (size == 0) {
+			sp = bp + 2 * sizeof(uintptr_t);
+			ra = ((const uintptr_t *)bp)[1];
+			bp = ((const uintptr_t *)bp)[0];
+		} else {
+			sp += size;
+			ra = ((const uintptr_t *)sp)[-1];
+		}
+	}
+}
+
+/* Verdicts on the return addresses of the stack above frame fp0 (the
+ * capture's), from libunwind's cursor.  Frame k's return address r_k is
+ * sound, with a frame pointer, when the rbp libunwind recovers for r_k's
+ * function lies 16 bytes below the frame's top (its canonical frame
+ * address: the stack pointer of the frame above), and the pair there is
+ * the caller's rbp and return address as libunwind found them; sound, with
+ * a frame of fixed size, when the function does not save rbp (libunwind
+ * finds the caller's rbp where it found this frame's: the unwind
+ * information says the function never changes it, so its frame's top is
+ * its stack pointer plus a size fixed at that call).  Reads only this
+ * stack's own frames.  Signal frames, and frames libunwind has no unwind
+ * information for, are unsound. */
+__attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
+{
+	unw_context_t uc;
+	unw_cursor_t c;
+	unw_proc_info_t pi;
+	unw_save_loc_t loc, loc2;
+	unw_word_t ip = 0, sp = 0, fp = 0, ip2, sp2, fp2;
+	int k = 0;
+
+	/* to the frame of r_0: the one whose stack pointer is fp0's CFA */
+	bool at = unw_g.getcontext(&uc) == 0 && unw_g.init_local(&c, &uc) == 0;
+	while (at && unw_g.step(&c) > 0 && unw_g.get_reg(&c, UNW_REG_SP, &sp) == 0 &&
+	       sp != (uintptr_t)(fp0 + 2) && ++k < SKIP_ROOM)
+		;
+	if (!at || sp != (uintptr_t)(fp0 + 2) || unw_g.get_reg(&c, UNW_REG_IP, &ip) < 0 ||
+	    ip != fp0[1] || unw_g.get_reg(&c, UNW_X86_64_RBP, &fp) < 0 ||
+	    unw_g.get_save_loc(&c, UNW_X86_64_RBP, &loc) < 0) {
+		/* this libunwind cannot find the capture's frame: every capture
+		 * would come here again */
+		__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (k = 0; k < RAW_DEEP; k++) {
+		bool frame = unw_g.is_signal_frame(&c) <= 0 && unw_g.get_proc_info(&c, &pi) == 0;
+		int r = unw_g.step(&c);
+		if (r <= 0) {
+			ra_learn(ip, gen, r == 0 && frame ? RA_LAST : RA_UNSOUND, 0);
+			return;
+		}
+		if (unw_g.get_reg(&c, UNW_REG_IP, &ip2) < 0 ||
+		    unw_g.get_reg(&c, UNW_REG_SP, &sp2) < 0 ||
+		    unw_g.get_reg(&c, UNW_X86_64_RBP, &fp2) < 0 ||
+		    unw_g.get_save_loc(&c, UNW_X86_64_RBP, &loc2) < 0) {
+			ra_learn(ip, gen, RA_UNSOUND, 0);
+			return;
+		}
+		bool by_fp = fp + 2 * sizeof(uintptr_t) == sp2 &&
+		             ((const uintptr_t *)fp)[0] == fp2 && ((const uintptr_t *)fp)[1] == ip2;
+		bool rbp_kept = loc.type == loc2.type &&
+		                (loc.type != UNW_SLT_MEMORY || loc.u.addr == loc2.u.addr) &&
+		                (loc.type != UNW_SLT_REG || loc.u.regnum == loc2.u.regnum);
+		uint64_t size = sp2 - sp;
+		bool by_size = !by_fp && rbp_kept && fp == fp2 && sp2 > sp && size < RA_MAX_SP &&
+		               size % sizeof(uintptr_t) == 0 && ((const uintptr_t *)sp2)[-1] == ip2;
+		ra_learn(ip, gen, frame && (by_fp || by_size) ? RA_SOUND : RA_UNSOUND,
+		         frame && by_size ? size : 0);
+		ip = ip2;
+		sp = sp2;
+		fp = fp2;
+		loc = loc2;
+	}
+}
+#endif
+
+/* libunwind's walk into raw and mods (RAW_MAX each), inlined into
+ * hmpt_sites_capture (libunwind walks one frame less); without libunwind,
+ * the overflow site.  c: the loader's counts (dl_counters) read by the
+ * caller, or NULL. */
+__attribute__((always_inline)) static inline uint32_t capture_unwind(void **raw, uint32_t *mods,
+                                                                     const unsigned long long *c)
+{
+	uint32_t site;
+	int want = (int)depth_g + 2 * SKIP_ROOM; /* RAW_MAX at most */
+
+	if (!unwinder_ready())
+		return HMPT_SITE_OVERFLOW;
+	int got = unw_g.backtrace(raw, want);
 	if (got < 0)
 		got = 0;
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	if (c)
+		refresh_modules(c);
+	else
+		refresh_now();
 	/* a stack that goes on past a full buffer may hold its naming frames
 	 * deeper */
 	bool found = site_of(raw, got, mods, got < want, &site);
@@ -393,11 +793,75 @@ uint32_t hmpt_sites_capture(void)
 	return found ? site : capture_deep();
 }
 
+static __thread bool unwind_only_tl;
+static __thread uint64_t fp_named_tl, captures_tl;
+
+void hmpt_sites_set_unwind_only(bool on)
+{
+	unwind_only_tl = on;
+}
+
+void hmpt_sites_walk_counts(uint64_t *fp, uint64_t *all)
+{
+	*fp = fp_named_tl;
+	*all = captures_tl;
+}
+
+uint32_t hmpt_sites_capture(void)
+{
+	captures_tl++;
+#ifdef FP_WALK
+	void *raw[RAW_MAX];
+	uint32_t mods[RAW_MAX], sizes[RAW_MAX], site;
+	unsigned long long c[2];
+	unsigned stop = RA_UNKNOWN;
+	const chain_t *hit = NULL;
+	/* outside any lock: it may load libunwind */
+	bool learned = unwinder_ready();
+
+	if (unwind_only_tl)
+		return capture_unwind(raw, mods, NULL);
+	dl_counters(c);
+	int got = fp_walk(raw, sizes, (int)depth_g + 2 * SKIP_ROOM, c[1], c[0] + c[1], learned,
+	                  &stop, &hit);
+	if (hit) {
+		fp_named_tl++;
+		return hit->site;
+	}
+	/* fewer frames than the depth, and more beyond: libunwind's walk
+	 * (the frames runtime libraries and hmpt have count for nothing) */
+	if (learned && stop != RA_LAST && got - 1 < (int)depth_g)
+		goto unwind;
+	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
+	refresh_modules(c);
+	/* a prefix that reaches the depth names the site as the whole stack
+	 * would; without libunwind, what the walk reached is all there is */
+	bool found = site_of(raw, got, mods, stop == RA_LAST || !learned, &site);
+	hmpt_lock_drop(&lock_g);
+	if (found) {
+		fp_named_tl++;
+		if (learned)
+			chain_record((const uintptr_t *)raw + 1, sizes, (uint32_t)got - 1,
+			             c[0] + c[1], site);
+		return site;
+	}
+unwind:
+	if (stop == RA_UNKNOWN && !__atomic_load_n(&learn_off_g, __ATOMIC_RELAXED))
+		learn(__builtin_frame_address(0), c[1]);
+	return capture_unwind(raw, mods, c);
+#else
+	void *raw[RAW_MAX];
+	uint32_t mods[RAW_MAX];
+
+	return capture_unwind(raw, mods, NULL);
+#endif
+}
+
 uint32_t hmpt_sites_add_static(uintptr_t addr, uint64_t size, const char *symbol,
                                const char *section)
 {
 	hmpt_lock_take(&lock_g, HMPT_LOCK_SITES);
-	refresh_modules();
+	refresh_now();
 	/* not in the stack table: no call stack can name a data address */
 	uint32_t i = new_site(0, &addr, 1);
 	if (i != HMPT_SITE_OVERFLOW) {

@@ -11,12 +11,13 @@
  * stable id are computed once, when a site is first seen.
  *
  * Contract: hmpt_sites_init() once, before any other call.  capture() takes
- * the stack with libunwind outside any lock, then looks the site up under
- * the sites lock.  No malloc: tables live in mmap'ed memory of fixed
- * capacity; when full, new stacks count against the overflow site (index
- * 0, no frames).  The caller must hold its re-entrancy guard, because
- * libunwind and dl_iterate_phdr may allocate.  Accounting functions and the
- * getters are called with the sites lock held (hmpt_sites_lock()).
+ * the stack outside any lock (a chain it walked before needs no lock at
+ * all), then looks a new one up under the sites lock.  No malloc: tables
+ * live in mmap'ed memory of fixed capacity; when full, new stacks count
+ * against the overflow site (index 0, no frames).  The caller must hold
+ * its re-entrancy guard, because libunwind and dl_iterate_phdr may
+ * allocate.  Accounting functions and the getters are called with the
+ * sites lock held (hmpt_sites_lock()).
  */
 #ifndef HMPT_SITES_H
 #define HMPT_SITES_H
@@ -82,11 +83,22 @@ typedef struct {
 } hmpt_totals_t;
 
 int hmpt_sites_init(unsigned depth);
-/* Unwind once, so libunwind sets itself up outside any malloc. */
+/* Load libunwind and unwind once, so that it sets itself up outside any
+ * malloc (when something is asked of the shim at start-up). */
 void hmpt_sites_warmup(void);
 /* Capture the caller's stack; the site index (HMPT_SITE_OVERFLOW if the
- * table is full). */
+ * table is full).  The stack is walked along the frame pointers where
+ * libunwind found each frame on the way sound (sites.c), else by
+ * libunwind; both give the same frames, hence the same sites.  libunwind
+ * is opened at the first capture that needs it (or by warmup); where it
+ * cannot be, said once, sites are named by hmpt's frames and the first
+ * frame beyond them. */
 uint32_t hmpt_sites_capture(void);
+/* Tests: every capture by libunwind's walk alone (true), or as above. */
+void hmpt_sites_set_unwind_only(bool on);
+/* The calling thread's captures named by the frame-pointer walk, and all
+ * of its captures. */
+void hmpt_sites_walk_counts(uint64_t *fp, uint64_t *all);
 
 void hmpt_sites_lock(void);
 /* The lock if it is free, never waiting: for what runs at _exit, which a
