@@ -19,14 +19,31 @@
 static const char *const policies_g[] = {"bind", "preferred", "interleave", NULL};
 static const char *const pages_g[] = {"default", "4k", "thp", "hugetlb", NULL};
 
+/* a version-4 plan's "frames" table, read once */
+typedef struct {
+	const char *module, *symbol;
+	uint64_t name_hash, offset;
+	hmpt_siteid_class_t cls;
+} row_t;
+
 typedef struct {
 	const char *file;
 	char *err;
 	size_t errlen;
 	hmpt_plan_t *plan;
-	char *mem; /* bump storage for sites, frames and names */
+	char *mem; /* bump storage for sites, frames and names: the last chunk */
 	size_t used, cap;
+	row_t *rows;
+	uint32_t nrows;
 } ctx_t;
+
+/* Bump storage is a chain of mappings, each beginning with this: a plan's
+ * sites may take more room than its text when they share frames. */
+typedef struct chunk {
+	struct chunk *next;
+	size_t len;
+} chunk_t;
+#define CHUNK_HEAD 64
 
 /* ------------------------------------------------------------ messages */
 
@@ -174,12 +191,34 @@ static int want_enum(ctx_t *c, const hmpt_json_t *v, const char *field, const ch
 	return fail(c, v, field, expected_one_of(what, sizeof(what), names), v);
 }
 
+/* a new chunk of at least len bytes after c->mem (NULL: the first) */
+static int chunk_add(ctx_t *c, size_t len)
+{
+	chunk_t *k = hmpt_sys_map(len);
+
+	if (!k)
+		return -ENOMEM;
+	k->len = len;
+	if (c->mem)
+		((chunk_t *)c->mem)->next = k;
+	else
+		c->plan->mem = k, c->plan->mem_len = len;
+	c->mem = (char *)k;
+	c->cap = len;
+	c->used = CHUNK_HEAD;
+	return 0;
+}
+
 static void *bump(ctx_t *c, size_t n)
 {
 	size_t at = (c->used + 15) & ~(size_t)15;
 
-	if (at + n > c->cap)
-		return NULL;
+	if (at + n > c->cap) {
+		size_t len = CHUNK_HEAD + n > c->cap ? CHUNK_HEAD + n : c->cap;
+		if (chunk_add(c, len) != 0)
+			return NULL;
+		at = c->used;
+	}
 	c->used = at + n;
 	return c->mem + at;
 }
@@ -637,23 +676,23 @@ static int hex_digit(char h)
 	                              : -1;
 }
 
-/* "module!0x1a2b" -> module (copied) and offset */
-static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const char **module,
-                       uint64_t *hash, uint64_t *off)
+/* "module!0x1a2b" -> module (copied), its hash and offset; 0, -EINVAL
+ * (not a frame), -E2BIG (the offset overflows) or -ENOMEM */
+static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char **module, uint64_t *hash,
+                       uint64_t *off)
 {
-	static const char what[] = "expected a frame \"module!0xoffset\" as profiles write it";
 	const char *bang;
 	uint64_t o = 0;
 
 	if (v->type != HMPT_JSON_STRING || !(bang = strrchr(v->str, '!')) || bang == v->str ||
 	    bang[1] != '0' || (bang[2] != 'x' && bang[2] != 'X') || !bang[3])
-		return fail(c, v, field, what, v);
+		return -EINVAL;
 	for (const char *h = bang + 3; *h; h++) {
 		int d = hex_digit(*h);
 		if (d < 0)
-			return fail(c, v, field, what, v);
+			return -EINVAL;
 		if (o >> 60)
-			return fail(c, v, field, "the offset does not fit in 64 bits", v);
+			return -E2BIG;
 		o = o << 4 | (unsigned)d;
 	}
 	size_t len = (size_t)(bang - v->str);
@@ -668,6 +707,17 @@ static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char *field, const 
 	*hash = strcmp(m, HMPT_SITEID_NO_MODULE) == 0 ? 0 : hmpt_hash_module(m, len);
 	*off = o;
 	return 0;
+}
+
+/* parse_frame's refusal as the message for `field` */
+static int frame_fail(ctx_t *c, const hmpt_json_t *v, const char *field, int rc)
+{
+	if (rc == -E2BIG)
+		return fail(c, v, field, "the offset does not fit in 64 bits", v);
+	if (rc == -EINVAL)
+		return fail(c, v, field,
+		            "expected a frame \"module!0xoffset\" as profiles write it", v);
+	return rc;
 }
 
 static bool same_site(const hmpt_plan_site_t *a, const hmpt_plan_site_t *b)
@@ -700,6 +750,87 @@ static int parse_hex_id(const hmpt_json_t *v, uint64_t *out)
 	*out = id;
 	return 0;
 }
+
+/* ------------------------------------------------------- match index */
+
+static uint32_t site_kind(const hmpt_plan_site_t *s)
+{
+	return s->prefix ? 1 : s->legacy_prefix ? 2 : 0;
+}
+
+static uint32_t slot_of(uint64_t key, uint32_t mask)
+{
+	return (uint32_t)((key ^ key >> 29 ^ key >> 47) * 0x9e3779b97f4a7c15ull >> 32) & mask;
+}
+
+/* The class of sites of this id, kind and identity frames: its first
+ * site, or -1. */
+static int index_find(const hmpt_plan_t *pl, uint64_t key, uint32_t kind, const uint64_t *hashes,
+                      const uint64_t *offsets, uint32_t n)
+{
+	for (uint32_t i = slot_of(key, pl->index_mask);; i = (i + 1) & pl->index_mask) {
+		const hmpt_plan_slot_t *e = &pl->index[i];
+		if (!e->head)
+			return -1;
+		const hmpt_plan_site_t *s = &pl->sites[e->head - 1];
+		if (e->key == key && e->kind == kind && s->nid == n &&
+		    memcmp(s->id_hashes, hashes, n * sizeof(uint64_t)) == 0 &&
+		    memcmp(s->id_offsets, offsets, n * sizeof(uint64_t)) == 0)
+			return (int)e->head - 1;
+	}
+}
+
+/* Site i into the index, last of its class: the class's first site (i
+ * when it is the first). */
+static uint32_t index_add(hmpt_plan_t *pl, uint32_t i)
+{
+	const hmpt_plan_site_t *s = &pl->sites[i];
+	uint32_t kind = site_kind(s), at = slot_of(s->id, pl->index_mask);
+
+	pl->same_next[i] = UINT32_MAX;
+	if (kind)
+		pl->prefix_lens |= 1ull << (s->nid - 1);
+	for (;; at = (at + 1) & pl->index_mask) {
+		hmpt_plan_slot_t *e = &pl->index[at];
+		if (!e->head) {
+			*e = (hmpt_plan_slot_t){
+			    .key = s->id, .head = i + 1, .tail = i, .kind = kind};
+			return i;
+		}
+		if (e->key == s->id && e->kind == kind && same_site(&pl->sites[e->head - 1], s)) {
+			pl->same_next[e->tail] = i;
+			e->tail = i;
+			return e->head - 1;
+		}
+	}
+}
+
+int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
+                    uint32_t n)
+{
+	uint64_t prefix[65], id = HMPT_HASH_SEED;
+	uint32_t upto = n < 64 ? n : 64; /* no site has more frames */
+	int best = -1;
+
+	if (!plan->nsites || !plan->index)
+		return -1;
+	/* the id is a chain: the hash of each prefix comes on the way */
+	prefix[0] = id;
+	for (uint32_t k = 0; k < upto; k++)
+		prefix[k + 1] = id = hmpt_hash_frame(id, name_hashes[k], offsets[k]);
+	if (n <= 64 && (best = index_find(plan, id, 0, name_hashes, offsets, n)) >= 0)
+		return best; /* a whole-stack match is the most specific */
+	for (uint32_t len = upto; len > 0 && best < 0; len--) {
+		if (!(plan->prefix_lens >> (len - 1) & 1))
+			continue;
+		int a = index_find(plan, prefix[len], 1, name_hashes, offsets, len);
+		int b = index_find(plan, prefix[len], 2, name_hashes, offsets, len);
+		best = a < 0 ? b : b < 0 || a < b ? a : b;
+	}
+	return best;
+}
+
+/* ------------------------------------------------------------- sites */
 
 /* Fields of an object read by people and hmpt-tune, not by the shim: each
  * a string ('s') or a whole number ('u'); any may be missing. */
@@ -734,28 +865,80 @@ static int want_fields(ctx_t *c, const hmpt_json_t *v, const char *base, const f
 	return 0;
 }
 
-static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t group,
-                      hmpt_plan_site_t *s)
-{
-	static const char *const keys[] = {"frames", "match",    "id", "symbols",
-	                                   "bytes",  "symbolic", NULL};
-	static const char *const matches[] = {"stack", "prefix", NULL};
-	hmpt_siteid_class_t cls[64];
-	uint32_t idx[64], nold;
-	const hmpt_json_t *fr, *m;
-	path_t f;
-	int rc, e;
-	uint64_t u;
+static const field_t symbolic_fields_g[] = {{"function", 's'},      {"file", 's'},
+                                            {"line", 'u'},          {"column", 'u'},
+                                            {"discriminator", 'u'}, {"inlined_into", 's'},
+                                            {"position", 'u'},      {"positions", 'u'},
+                                            {"variable", 's'},      {NULL, 0}};
 
-	if ((rc = want_type(c, v, base, HMPT_JSON_OBJECT)) || (rc = check_keys(c, v, base, keys)))
-		return rc;
-	s->group = group;
-	s->line = v->line;
-	path_join(&f, base, "frames", -1);
-	if (!(fr = member(v, "frames")))
-		return fail(c, v, f.s, "missing: a site needs its frames", NULL);
+/* every member is one of `keys` or "comment": check_keys without a path */
+static bool keys_ok(const hmpt_json_t *obj, const char *const *keys)
+{
+	for (const hmpt_json_t *m = obj->child; m; m = m->next)
+		if (index_of(keys, m->key) < 0 && strcmp(m->key, "comment") != 0)
+			return false;
+	return true;
+}
+
+/* Where a site is, formatted only for a message: "groups[G].sites[K]",
+ * then `field` and `index` as path_join adds them. */
+typedef struct {
+	uint32_t group, k;
+} site_at_t;
+
+static const char *site_path(path_t *out, site_at_t at, const char *field, long index)
+{
+	path_t g, s;
+
+	path_join(&g, "groups", NULL, at.group);
+	path_join(&s, g.s, "sites", at.k);
+	if (!field && index < 0)
+		*out = s;
+	else
+		path_join(out, s.s, field, index);
+	return out->s;
+}
+
+/* A whole number below `limit` (JSON has checked the syntax: digits alone
+ * are a whole number without leading zeros) */
+static bool small_index(const hmpt_json_t *v, uint32_t limit, uint32_t *out)
+{
+	uint64_t u = 0;
+
+	if (v->type != HMPT_JSON_NUMBER)
+		return false;
+	if (v->len <= 9) {
+		for (size_t i = 0; i < v->len; i++) {
+			if (v->str[i] < '0' || v->str[i] > '9')
+				goto slow;
+			u = u * 10 + (uint64_t)(v->str[i] - '0');
+		}
+		goto done;
+	}
+slow:
+	if (!hmpt_json_u64(v, &u))
+		return false;
+done:
+	*out = (uint32_t)u;
+	return u < limit;
+}
+
+/* The site's frames, versions 1-3: "frames" strings, "symbols" and
+ * "symbolic" beside them; cls gets each frame's class. */
+static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt_plan_site_t *s,
+                              hmpt_siteid_class_t *cls)
+{
+	const hmpt_json_t *fr = member(v, "frames"), *m;
+	path_t f;
+	uint32_t k = 0;
+	int rc;
+
+	if (!fr)
+		return fail(c, v, site_path(&f, at, "frames", -1),
+		            "missing: a site needs its frames", NULL);
 	if (fr->type != HMPT_JSON_ARRAY || fr->count == 0 || fr->count > 64)
-		return fail(c, fr, f.s, "expected an array of 1 to 64 frames \"module!0xoffset\"",
+		return fail(c, fr, site_path(&f, at, "frames", -1),
+		            "expected an array of 1 to 64 frames \"module!0xoffset\"",
 		            fr->type == HMPT_JSON_ARRAY ? NULL : fr);
 	s->nframes = fr->count;
 	s->modules = bump(c, fr->count * sizeof(char *));
@@ -763,25 +946,125 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 	s->offsets = bump(c, fr->count * sizeof(uint64_t));
 	if (!s->modules || !s->name_hashes || !s->offsets)
 		return -ENOMEM;
-	uint32_t k = 0;
 	for (const hmpt_json_t *x = fr->child; x; x = x->next, k++) {
-		path_t xf;
-		path_join(&xf, base, "frames", k);
-		if ((rc = parse_frame(c, x, xf.s, &s->modules[k], &s->name_hashes[k],
-		                      &s->offsets[k])))
-			return rc;
+		if ((rc = parse_frame(c, x, &s->modules[k], &s->name_hashes[k], &s->offsets[k])))
+			return frame_fail(c, x, site_path(&f, at, "frames", k), rc);
 		cls[k] = hmpt_siteid_class(s->modules[k]);
 	}
+	if ((m = member(v, "symbols"))) {
+		if (m->type != HMPT_JSON_ARRAY)
+			return want_type(c, m, site_path(&f, at, "symbols", -1), HMPT_JSON_ARRAY);
+		k = 0;
+		for (const hmpt_json_t *x = m->child; x; x = x->next, k++)
+			if (x->type != HMPT_JSON_STRING)
+				return want_type(c, x, site_path(&f, at, "symbols", k),
+				                 HMPT_JSON_STRING);
+		s->symbol = m->child ? m->child->str : NULL;
+	}
+	if ((m = member(v, "symbolic"))) {
+		if (m->type != HMPT_JSON_ARRAY)
+			return want_type(c, m, site_path(&f, at, "symbolic", -1), HMPT_JSON_ARRAY);
+		k = 0;
+		for (const hmpt_json_t *x = m->child; x; x = x->next, k++)
+			if (x->type != HMPT_JSON_NULL &&
+			    (rc = want_fields(c, x, site_path(&f, at, "symbolic", k),
+			                      symbolic_fields_g)))
+				return rc;
+	}
+	return 0;
+}
+
+/* The site's frames, version 4: "stack", indices into the "frames" table. */
+static int site_frames_table(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt_plan_site_t *s,
+                             hmpt_siteid_class_t *cls)
+{
+	const hmpt_json_t *st = member(v, "stack");
+	path_t f;
+	uint32_t k = 0, r;
+
+	if (!st)
+		return fail(c, v, site_path(&f, at, "stack", -1),
+		            member(v, "frames")
+		                ? "format 4 names a site's frames by \"stack\": their indices in "
+		                  "the top-level \"frames\""
+		                : "missing: a site needs its \"stack\" (indices in the top-level "
+		                  "\"frames\")",
+		            NULL);
+	if (st->type != HMPT_JSON_ARRAY || st->count == 0 || st->count > 64)
+		return fail(c, st, site_path(&f, at, "stack", -1),
+		            "expected an array of 1 to 64 indices in the top-level \"frames\"",
+		            st->type == HMPT_JSON_ARRAY ? NULL : st);
+	s->nframes = st->count;
+	s->modules = bump(c, st->count * sizeof(char *));
+	s->name_hashes = bump(c, st->count * sizeof(uint64_t));
+	s->offsets = bump(c, st->count * sizeof(uint64_t));
+	if (!s->modules || !s->name_hashes || !s->offsets)
+		return -ENOMEM;
+	for (const hmpt_json_t *x = st->child; x; x = x->next, k++) {
+		if (!small_index(x, c->nrows, &r)) {
+			char what[96];
+			hmpt_fmt_text(what, sizeof(what),
+			              "expected an index in the top-level \"frames\" (0 to %ld)",
+			              (long)c->nrows - 1);
+			return fail(c, x, site_path(&f, at, "stack", k), what, x);
+		}
+		const row_t *row = &c->rows[r];
+		s->modules[k] = row->module;
+		s->name_hashes[k] = row->name_hash;
+		s->offsets[k] = row->offset;
+		cls[k] = row->cls;
+		if (k == 0)
+			s->symbol = row->symbol;
+	}
+	return 0;
+}
+
+static int parse_site(ctx_t *c, const hmpt_json_t *v, site_at_t at, uint32_t group,
+                      hmpt_plan_site_t *s)
+{
+	static const char *const keys[] = {"frames", "match",    "id", "symbols",
+	                                   "bytes",  "symbolic", NULL};
+	static const char *const keys4[] = {"stack", "match", "id", "bytes", NULL};
+	static const char *const matches[] = {"stack", "prefix", NULL};
+	bool table = c->plan->version >= HMPT_PLAN_VERSION_COMPACT;
+	hmpt_siteid_class_t cls[64];
+	uint32_t idx[64], nold, k;
+	const hmpt_json_t *m;
+	path_t f, b;
+	int rc, e;
+	uint64_t u;
+
+	if (v->type != HMPT_JSON_OBJECT)
+		return want_type(c, v, site_path(&b, at, NULL, -1), HMPT_JSON_OBJECT);
+	if (!keys_ok(v, table ? keys4 : keys)) {
+		if (table && member(v, "frames") && !member(v, "stack"))
+			return site_frames_table(c, v, at, s, cls);
+		return check_keys(c, v, site_path(&b, at, NULL, -1), table ? keys4 : keys);
+	}
+	s->group = group;
+	s->line = v->line;
+	if ((rc = table ? site_frames_table(c, v, at, s, cls)
+	                : site_frames_inline(c, v, at, s, cls)))
+		return rc;
 	/* version 1 hashed every frame; matching uses the identity frames */
 	s->nid = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED, idx);
 	s->id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, s->nid);
-	s->id_hashes = bump(c, s->nid * sizeof(uint64_t));
-	s->id_offsets = bump(c, s->nid * sizeof(uint64_t));
-	if (!s->id_hashes || !s->id_offsets)
-		return -ENOMEM;
-	for (k = 0; k < s->nid; k++) {
-		s->id_hashes[k] = s->name_hashes[idx[k]];
-		s->id_offsets[k] = s->offsets[idx[k]];
+	/* where the identity frames come first (runtime frames only after
+	 * them, as at a stack's bottom), they are the frames' own arrays */
+	for (k = 0; k < s->nid && idx[k] == k; k++)
+		;
+	if (k == s->nid) {
+		s->id_hashes = s->name_hashes;
+		s->id_offsets = s->offsets;
+	} else {
+		s->id_hashes = bump(c, s->nid * sizeof(uint64_t));
+		s->id_offsets = bump(c, s->nid * sizeof(uint64_t));
+		if (!s->id_hashes || !s->id_offsets)
+			return -ENOMEM;
+		for (k = 0; k < s->nid; k++) {
+			s->id_hashes[k] = s->name_hashes[idx[k]];
+			s->id_offsets[k] = s->offsets[idx[k]];
+		}
 	}
 	/* the id version 1 gave (every frame), or version 2 before frames in
 	 * no module were left out (siteid.h); where those are the same as
@@ -795,19 +1078,17 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 	old_id = c->plan->version == 1 ? given_id
 	                               : hmpt_siteid_hash(s->name_hashes, s->offsets, idx, nold);
 	if ((m = member(v, "match"))) {
-		path_join(&f, base, "match", -1);
-		if ((rc = want_enum(c, m, f.s, matches, &e)))
+		if ((rc = want_enum(c, m, site_path(&f, at, "match", -1), matches, &e)))
 			return rc;
 		s->prefix = e == 1;
 	}
 	/* an empty prefix would match every stack */
-	if (s->prefix && s->nid == 0) {
-		path_join(&f, base, "frames", -1);
-		return fail(c, fr, f.s,
+	if (s->prefix && s->nid == 0)
+		return fail(c, member(v, table ? "stack" : "frames"),
+		            site_path(&f, at, table ? "stack" : "frames", -1),
 		            "a prefix of frames in no module (\"??\": JIT code, at other "
 		            "addresses in every run) names no site",
 		            NULL);
-	}
 	/* a version-1 stack cut at the depth counted runtime frames too: it
 	 * names the first frames of a stack the shim now takes deeper */
 	uint32_t depth = c->plan->stack_depth ? c->plan->stack_depth : 16;
@@ -815,9 +1096,9 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 	                   s->nid < s->nframes && s->nframes == depth;
 	if ((m = member(v, "id"))) {
 		uint64_t id;
-		path_join(&f, base, "id", -1);
 		if (parse_hex_id(m, &id) != 0)
-			return fail(c, m, f.s, "expected a site id of 16 hexadecimal digits", m);
+			return fail(c, m, site_path(&f, at, "id", -1),
+			            "expected a site id of 16 hexadecimal digits", m);
 		/* an old version-2 id, frames in no module hashed: the depth
 		 * counted those too, as version 1's counted runtime frames */
 		if (!s->prefix && id == old_id && id != given_id) {
@@ -829,43 +1110,67 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, const char *base, uint32_t
 			              "does not match the frames (their id is %016" PRIx64
 			              "): the frames or the id were edited",
 			              given_id);
-			return fail(c, m, f.s, what, NULL);
+			return fail(c, m, site_path(&f, at, "id", -1), what, NULL);
 		}
 	}
-	if ((m = member(v, "symbols"))) {
-		path_join(&f, base, "symbols", -1);
-		if ((rc = want_type(c, m, f.s, HMPT_JSON_ARRAY)))
-			return rc;
-		k = 0;
-		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
-			path_t xf;
-			path_join(&xf, base, "symbols", k);
-			if ((rc = want_type(c, x, xf.s, HMPT_JSON_STRING)))
+	if ((m = member(v, "bytes")) && !hmpt_json_u64(m, &u))
+		return fail(c, m, site_path(&f, at, "bytes", -1),
+		            "expected a whole number of bytes", m);
+	return 0;
+}
+
+/* Version 4's top-level "frames": [{"frame": "module!0xoffset", "symbol":
+ * "...", "symbolic": {...} or null}], each read once. */
+static int parse_frames_table(ctx_t *c, const hmpt_json_t *v)
+{
+	static const char *const keys[] = {"frame", "symbol", "symbolic", NULL};
+	const hmpt_json_t *x, *m;
+	path_t b, f;
+	uint32_t k = 0;
+	int rc;
+
+	if (c->plan->version < HMPT_PLAN_VERSION_COMPACT)
+		return fail(c, v, "frames", "needs \"format_version\": 4", NULL);
+	if ((rc = want_type(c, v, "frames", HMPT_JSON_ARRAY)))
+		return rc;
+	c->rows = bump(c, (v->count + 1) * sizeof(row_t));
+	if (!c->rows)
+		return -ENOMEM;
+	for (x = v->child; x; x = x->next, k++) {
+		row_t *r = &c->rows[k];
+		if (x->type != HMPT_JSON_OBJECT || !keys_ok(x, keys)) {
+			path_join(&b, "frames", NULL, k);
+			if ((rc = want_type(c, x, b.s, HMPT_JSON_OBJECT)))
+				return rc;
+			return check_keys(c, x, b.s, keys);
+		}
+		if (!(m = member(x, "frame"))) {
+			path_join(&b, "frames", NULL, k);
+			path_join(&f, b.s, "frame", -1);
+			return fail(c, x, f.s, "missing: expected \"module!0xoffset\"", NULL);
+		}
+		if ((rc = parse_frame(c, m, &r->module, &r->name_hash, &r->offset))) {
+			path_join(&b, "frames", NULL, k);
+			path_join(&f, b.s, "frame", -1);
+			return frame_fail(c, m, f.s, rc);
+		}
+		r->cls = hmpt_siteid_class(r->module);
+		if ((m = member(x, "symbol"))) {
+			if (m->type != HMPT_JSON_STRING) {
+				path_join(&b, "frames", NULL, k);
+				path_join(&f, b.s, "symbol", -1);
+				return want_type(c, m, f.s, HMPT_JSON_STRING);
+			}
+			r->symbol = m->str;
+		}
+		if ((m = member(x, "symbolic")) && m->type != HMPT_JSON_NULL) {
+			path_join(&b, "frames", NULL, k);
+			path_join(&f, b.s, "symbolic", -1);
+			if ((rc = want_fields(c, m, f.s, symbolic_fields_g)))
 				return rc;
 		}
 	}
-	if ((m = member(v, "symbolic"))) {
-		static const field_t fields[] = {{"function", 's'},      {"file", 's'},
-		                                 {"line", 'u'},          {"column", 'u'},
-		                                 {"discriminator", 'u'}, {"inlined_into", 's'},
-		                                 {"position", 'u'},      {"positions", 'u'},
-		                                 {"variable", 's'},      {NULL, 0}};
-		path_join(&f, base, "symbolic", -1);
-		if ((rc = want_type(c, m, f.s, HMPT_JSON_ARRAY)))
-			return rc;
-		k = 0;
-		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
-			path_t xf;
-			path_join(&xf, base, "symbolic", k);
-			if (x->type != HMPT_JSON_NULL && (rc = want_fields(c, x, xf.s, fields)))
-				return rc;
-		}
-	}
-	if ((m = member(v, "bytes"))) {
-		path_join(&f, base, "bytes", -1);
-		if (!hmpt_json_u64(m, &u))
-			return fail(c, m, f.s, "expected a whole number of bytes", m);
-	}
+	c->nrows = k;
 	return 0;
 }
 
@@ -873,7 +1178,7 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 {
 	static const char *const keys[] = {"name", "pool", "share", "rest", "sites", NULL};
 	hmpt_plan_t *pl = c->plan;
-	uint32_t nsites = 0, g = 0;
+	uint32_t nsites = 0, g = 0, slots = 16;
 	int rc;
 
 	if ((rc = want_type(c, groups, "groups", HMPT_JSON_ARRAY)))
@@ -883,10 +1188,15 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 		if (s && s->type == HMPT_JSON_ARRAY)
 			nsites += s->count;
 	}
+	while (slots < 2 * nsites)
+		slots *= 2;
 	pl->groups = bump(c, (groups->count + 1) * sizeof(hmpt_plan_group_t));
 	pl->sites = bump(c, (nsites + 1) * sizeof(hmpt_plan_site_t));
-	if (!pl->groups || !pl->sites)
+	pl->same_next = bump(c, (nsites + 1) * sizeof(uint32_t));
+	pl->index = bump(c, slots * sizeof(hmpt_plan_slot_t));
+	if (!pl->groups || !pl->sites || !pl->same_next || !pl->index)
 		return -ENOMEM;
+	pl->index_mask = slots - 1;
 	for (const hmpt_json_t *v = groups->child; v; v = v->next, g++) {
 		hmpt_plan_group_t *gr = &pl->groups[g];
 		const hmpt_json_t *m;
@@ -948,9 +1258,7 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 		uint32_t k = 0;
 		for (const hmpt_json_t *x = m->child; x; x = x->next, k++) {
 			hmpt_plan_site_t *s = &pl->sites[pl->nsites];
-			path_t sf;
-			path_join(&sf, base.s, "sites", k);
-			if ((rc = parse_site(c, x, sf.s, g, s)))
+			if ((rc = parse_site(c, x, (site_at_t){g, k}, g, s)))
 				return rc;
 			/* one identity twice: harmless in one group (stacks that
 			 * differ only in runtime frames, as two hosts' profiles
@@ -958,8 +1266,9 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 			 * loaded before identity left those frames out (version
 			 * 1: runtime frames; a version-2 id that hashed frames in
 			 * no module): there the first one wins, as matching has it */
-			for (uint32_t o = 0; o < pl->nsites; o++)
-				if (same_site(&pl->sites[o], s) && pl->sites[o].group != g &&
+			uint32_t first = index_add(pl, pl->nsites);
+			for (uint32_t o = first; o != pl->nsites; o = pl->same_next[o])
+				if (pl->sites[o].group != g &&
 				    ((pl->version > 1 && !pl->sites[o].legacy_anon &&
 				      !s->legacy_anon) ||
 				     same_frames(&pl->sites[o], s))) {
@@ -972,7 +1281,10 @@ static int parse_groups(ctx_t *c, const hmpt_json_t *groups)
 					hmpt_fmt_json_str(&w, pl->groups[pl->sites[o].group].name);
 					hmpt_fmt_printf(&w, " at line %u",
 					                (unsigned)pl->sites[o].line);
-					return fail(c, x, sf.s, hmpt_fmt_cstr(&w), NULL);
+					path_t sf;
+					return fail(c, x,
+					            site_path(&sf, (site_at_t){g, k}, NULL, -1),
+					            hmpt_fmt_cstr(&w), NULL);
 				}
 			pl->nsites++;
 		}
@@ -1030,7 +1342,7 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 {
 	static const char *const keys[] = {
 	    "format",    "format_version", "pools",      "default_pool", "groups", "hbm_nodes",
-	    "ddr_nodes", "stack_depth",    "provenance", "modules",      NULL};
+	    "ddr_nodes", "stack_depth",    "provenance", "modules",      "frames", NULL};
 	hmpt_plan_t *pl = c->plan;
 	const hmpt_json_t *m;
 	uint64_t u;
@@ -1045,12 +1357,12 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 	if (m->type != HMPT_JSON_STRING || strcmp(m->str, HMPT_PLAN_FORMAT) != 0)
 		return fail(c, m, "format", "expected \"" HMPT_PLAN_FORMAT "\"", m);
 	if (!(m = member(root, "format_version")))
-		return fail(c, root, "format_version", "missing: expected 2 (1 and 3 are read too)",
+		return fail(c, root, "format_version", "missing: expected 4 (1 to 3 are read too)",
 		            NULL);
-	if (!hmpt_json_u64(m, &u) || u < 1 || u > HMPT_PLAN_VERSION_SPLIT)
+	if (!hmpt_json_u64(m, &u) || u < 1 || u > HMPT_PLAN_VERSION_COMPACT)
 		return fail(c, m, "format_version",
-		            "expected 1, 2 or 3 (this hmpt reads plans of versions 1 to 3; a newer "
-		            "hmpt wrote this?)",
+		            "expected 1, 2, 3 or 4 (this hmpt reads plans of versions 1 to 4; a "
+		            "newer hmpt wrote this?)",
 		            m);
 	pl->version = (uint32_t)u;
 	if ((m = member(root, "stack_depth"))) {
@@ -1074,6 +1386,8 @@ static int parse_top(ctx_t *c, const hmpt_json_t *root)
 		pl->provenance = m;
 	}
 	if ((m = member(root, "modules")) && (rc = parse_modules(c, m)))
+		return rc;
+	if ((m = member(root, "frames")) && (rc = parse_frames_table(c, m)))
 		return rc;
 	if (!(m = member(root, "pools")))
 		return fail(c, root, "pools", "missing: a plan needs at least one pool", NULL);
@@ -1104,15 +1418,12 @@ int hmpt_plan_parse(const char *text, size_t len, const char *path, hmpt_plan_t 
 		hmpt_fmt_text(err, errlen, "%s: %s", path, strerrordesc_np(-rc));
 	if (rc)
 		return rc;
-	/* sites, frames and names: never more than a few times the text */
-	c.cap = len * 4 + 4096;
-	c.mem = hmpt_sys_map(c.cap);
-	if (!c.mem) {
+	/* sites, frames and names: mostly less than the text; more in
+	 * further chunks */
+	if (chunk_add(&c, len + 4096) != 0) {
 		hmpt_json_free(&plan->doc);
 		return -ENOMEM;
 	}
-	plan->mem = c.mem;
-	plan->mem_len = c.cap;
 	rc = parse_top(&c, plan->doc.root);
 	if (rc == -ENOMEM)
 		hmpt_fmt_text(err, errlen, "%s: out of memory while reading the plan", path);
@@ -1183,38 +1494,20 @@ int hmpt_plan_load(const char *path, hmpt_plan_t *plan, char *err, size_t errlen
 void hmpt_plan_free(hmpt_plan_t *plan)
 {
 	hmpt_json_free(&plan->doc);
-	hmpt_sys_unmap(plan->mem, plan->mem_len);
+	for (chunk_t *k = plan->mem, *next; k; k = next) {
+		next = k->next;
+		hmpt_sys_unmap(k, k->len);
+	}
 	plan->mem = NULL;
+	plan->index = NULL;
+	plan->same_next = NULL;
+	plan->prefix_lens = 0;
 	plan->groups = NULL;
 	plan->sites = NULL;
 	plan->ngroups = plan->nsites = 0;
 	plan->modules = NULL;
 	plan->nmodules = 0;
 	plan->npools = 0;
-}
-
-int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
-                    uint32_t n)
-{
-	int best = -1;
-	uint32_t best_len = 0;
-
-	for (uint32_t i = 0; i < plan->nsites; i++) {
-		const hmpt_plan_site_t *s = &plan->sites[i];
-		bool prefix = s->prefix || s->legacy_prefix;
-		if (prefix ? s->nid > n : s->nid != n)
-			continue;
-		if (memcmp(s->id_hashes, name_hashes, s->nid * sizeof(uint64_t)) != 0 ||
-		    memcmp(s->id_offsets, offsets, s->nid * sizeof(uint64_t)) != 0)
-			continue;
-		if (!prefix)
-			return (int)i; /* a whole-stack match is the most specific */
-		if (s->nid > best_len) {
-			best = (int)i;
-			best_len = s->nid;
-		}
-	}
-	return best;
 }
 
 int hmpt_plan_module(const hmpt_plan_t *plan, uint64_t name_hash)

@@ -24,13 +24,19 @@
 #include "json.h"
 #include "topo.h"
 
-#define HMPT_PLAN_FORMAT  "hmpt-plan"
-#define HMPT_PLAN_VERSION 2 /* written; 1 is read too: siteid.h */
-/* a group's "share" (a split placement) needs this version, read too */
+#define HMPT_PLAN_FORMAT "hmpt-plan"
+/* the layout with each site's frames inline: what hmpt-tune builds a plan
+ * in (planout.c writes it as HMPT_PLAN_VERSION_COMPACT); 1 is read too:
+ * siteid.h */
+#define HMPT_PLAN_VERSION 2
+/* a group's "share" (a split placement) needs this version or later */
 #define HMPT_PLAN_VERSION_SPLIT 3
-#define HMPT_PLAN_MAX_POOLS     32
-#define HMPT_PLAN_MAX_BYTES     (64u << 20)
-#define HMPT_POOL_NAME_MAX      32
+/* frames written once, in a top-level table that sites name by index:
+ * what hmpt-tune writes */
+#define HMPT_PLAN_VERSION_COMPACT 4
+#define HMPT_PLAN_MAX_POOLS       32
+#define HMPT_PLAN_MAX_BYTES       (64u << 20)
+#define HMPT_POOL_NAME_MAX        32
 /* What the shim says, in words hmpt-tune compare looks for in a run's
  * output: a plan that could not be used (placer.c), one whose sites
  * matched no allocation at all (stale.c). */
@@ -82,6 +88,7 @@ typedef struct {
 	bool legacy_prefix; /* a version-1 stack cut at the depth: matched as a prefix */
 	bool legacy_anon;   /* its "id" hashed frames in no module (siteid.h): written before */
 	uint64_t id;        /* the site id (siteid.h) */
+	const char *symbol; /* its first frame for people ("symbols"), or NULL */
 	uint32_t group;
 	uint32_t line;
 } hmpt_plan_site_t;
@@ -110,6 +117,14 @@ typedef struct {
 	uint32_t line;
 } hmpt_plan_group_t;
 
+/* A slot of the match index: the first site (in plan order) of a class of
+ * sites with the same identity frames and match, `key` their id. */
+typedef struct {
+	uint64_t key;
+	uint32_t head, tail; /* site + 1 (0: an empty slot); the class's last */
+	uint32_t kind;       /* 0 "stack", 1 "prefix", 2 a legacy prefix */
+} hmpt_plan_slot_t;
+
 typedef struct {
 	char path[256]; /* as given, for messages (truncated) */
 	uint32_t version;
@@ -126,7 +141,14 @@ typedef struct {
 	hmpt_plan_module_t *modules;
 	const hmpt_json_t *provenance; /* or NULL */
 	hmpt_json_doc_t doc;           /* keeps strings and provenance alive */
-	void *mem;
+	/* matching in O(1): open addressing over the sites' ids; same_next
+	 * links a class's sites in plan order; prefix_lens: bit k-1 set when
+	 * some prefix site has k identity frames */
+	hmpt_plan_slot_t *index;
+	uint32_t index_mask;
+	uint32_t *same_next;
+	uint64_t prefix_lens;
+	void *mem; /* the first of a chain of mappings (plan.c) */
 	size_t mem_len;
 } hmpt_plan_t;
 
@@ -137,7 +159,10 @@ void hmpt_plan_free(hmpt_plan_t *plan);
 
 /* The plan site that places a stack whose n identity frames (siteid.h)
  * are given as module-name hashes and offsets: the most specific match (a
- * whole-stack match, else the longest prefix); -1 when none. */
+ * whole-stack match, else the longest prefix; of equals, the first in the
+ * plan); -1 when none.  O(n) in the stack, whatever the plan's size: a
+ * lookup of the stack's id, and of its prefixes' at the lengths the
+ * plan's prefix sites have. */
 int hmpt_plan_match(const hmpt_plan_t *plan, const uint64_t *name_hashes, const uint64_t *offsets,
                     uint32_t n);
 /* The plan's "modules" entry for a module-name hash, or -1. */
