@@ -229,8 +229,12 @@ check: deps
 	$(MAKE) format-check
 	HMPT_TEST_NO_BUILD=1 tests/run.sh
 
-bench-build: all
+bench-build: all $(B)/bench/plan_load
 	$(MAKE) -C bench B=$(abspath $(B))/bench
+
+# plan_load: the plan loader and matcher themselves (common/plan.c)
+$(B)/bench/plan_load: bench/plan_load.c $(COMMON_OBJ) $(HDRS) | $(B)/bench
+	$(CC) $(CPPFLAGS) $(CFLAGS) -o $@ bench/plan_load.c $(COMMON_OBJ) -lnuma -ldl -lpthread -lm
 	$(MAKE) -C tests/progs B=$(abspath $(B))/progs $(abspath $(B))/progs/truthwalk
 
 bench: deps-run

@@ -35,6 +35,11 @@ typedef struct {
 	size_t used, cap;
 	row_t *rows;
 	uint32_t nrows;
+	/* the module of the frame read last: frames mostly repeat it */
+	const char *last_module;
+	size_t last_len;
+	uint64_t last_hash;
+	hmpt_siteid_class_t last_cls;
 } ctx_t;
 
 /* Bump storage is a chain of mappings, each beginning with this: a plan's
@@ -676,10 +681,10 @@ static int hex_digit(char h)
 	                              : -1;
 }
 
-/* "module!0x1a2b" -> module (copied), its hash and offset; 0, -EINVAL
- * (not a frame), -E2BIG (the offset overflows) or -ENOMEM */
+/* "module!0x1a2b" -> module (copied), its hash, offset and class; 0,
+ * -EINVAL (not a frame), -E2BIG (the offset overflows) or -ENOMEM */
 static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char **module, uint64_t *hash,
-                       uint64_t *off)
+                       uint64_t *off, hmpt_siteid_class_t *cls)
 {
 	const char *bang;
 	uint64_t o = 0;
@@ -696,16 +701,24 @@ static int parse_frame(ctx_t *c, const hmpt_json_t *v, const char **module, uint
 		o = o << 4 | (unsigned)d;
 	}
 	size_t len = (size_t)(bang - v->str);
+	*off = o;
+	if (c->last_module && len == c->last_len && memcmp(v->str, c->last_module, len) == 0) {
+		*module = c->last_module;
+		*hash = c->last_hash;
+		*cls = c->last_cls;
+		return 0;
+	}
 	char *m = bump(c, len + 1);
 	if (!m)
 		return -ENOMEM;
 	memcpy(m, v->str, len);
 	m[len] = '\0';
-	*module = m;
+	*module = c->last_module = m;
+	c->last_len = len;
 	/* profiles write "??" for a frame in no known module (JIT code), whose
 	 * module hash the shim takes as 0 (no part of today's ids, siteid.h) */
-	*hash = strcmp(m, HMPT_SITEID_NO_MODULE) == 0 ? 0 : hmpt_hash_module(m, len);
-	*off = o;
+	*hash = c->last_hash = strcmp(m, HMPT_SITEID_NO_MODULE) == 0 ? 0 : hmpt_hash_module(m, len);
+	*cls = c->last_cls = hmpt_siteid_class(m);
 	return 0;
 }
 
@@ -851,18 +864,43 @@ static int want_fields(ctx_t *c, const hmpt_json_t *v, const char *base, const f
 	keys[n] = NULL;
 	if ((rc = want_type(c, v, base, HMPT_JSON_OBJECT)) || (rc = check_keys(c, v, base, keys)))
 		return rc;
-	for (unsigned i = 0; i < n; i++) {
-		const hmpt_json_t *m = member(v, fields[i].name);
+	/* each member once (a plan has many of these): the path only for a
+	 * message */
+	for (const hmpt_json_t *m = v->child; m; m = m->next) {
+		int i = index_of(keys, m->key);
 		path_t f;
-		if (!m)
+		if (i < 0) /* "comment" */
 			continue;
-		path_join(&f, base, fields[i].name, -1);
-		if (fields[i].type == 's' && (rc = want_type(c, m, f.s, HMPT_JSON_STRING)))
-			return rc;
-		if (fields[i].type == 'u' && !hmpt_json_u64(m, &u))
+		if (fields[i].type == 's' && m->type != HMPT_JSON_STRING) {
+			path_join(&f, base, fields[i].name, -1);
+			return want_type(c, m, f.s, HMPT_JSON_STRING);
+		}
+		if (fields[i].type == 'u' && !hmpt_json_u64(m, &u)) {
+			path_join(&f, base, fields[i].name, -1);
 			return fail(c, m, f.s, "expected a whole number", m);
+		}
 	}
 	return 0;
+}
+
+/* want_fields' test without a message: callers format the path only
+ * when it fails */
+static bool fields_ok(const hmpt_json_t *v, const field_t *fields)
+{
+	uint64_t u;
+
+	if (v->type != HMPT_JSON_OBJECT)
+		return false;
+	for (const hmpt_json_t *m = v->child; m; m = m->next) {
+		int i = 0;
+		while (fields[i].name && strcmp(fields[i].name, m->key) != 0)
+			i++;
+		if (!fields[i].name         ? strcmp(m->key, "comment") != 0
+		    : fields[i].type == 's' ? m->type != HMPT_JSON_STRING
+		                            : !hmpt_json_u64(m, &u))
+			return false;
+	}
+	return true;
 }
 
 static const field_t symbolic_fields_g[] = {{"function", 's'},      {"file", 's'},
@@ -870,15 +908,6 @@ static const field_t symbolic_fields_g[] = {{"function", 's'},      {"file", 's'
                                             {"discriminator", 'u'}, {"inlined_into", 's'},
                                             {"position", 'u'},      {"positions", 'u'},
                                             {"variable", 's'},      {NULL, 0}};
-
-/* every member is one of `keys` or "comment": check_keys without a path */
-static bool keys_ok(const hmpt_json_t *obj, const char *const *keys)
-{
-	for (const hmpt_json_t *m = obj->child; m; m = m->next)
-		if (index_of(keys, m->key) < 0 && strcmp(m->key, "comment") != 0)
-			return false;
-	return true;
-}
 
 /* Where a site is, formatted only for a message: "groups[G].sites[K]",
  * then `field` and `index` as path_join adds them. */
@@ -899,36 +928,59 @@ static const char *site_path(path_t *out, site_at_t at, const char *field, long 
 	return out->s;
 }
 
-/* A whole number below `limit` (JSON has checked the syntax: digits alone
- * are a whole number without leading zeros) */
+/* A whole number below `limit` */
 static bool small_index(const hmpt_json_t *v, uint32_t limit, uint32_t *out)
 {
-	uint64_t u = 0;
+	uint64_t u;
 
-	if (v->type != HMPT_JSON_NUMBER)
+	if (!hmpt_json_u64(v, &u) || u >= limit)
 		return false;
-	if (v->len <= 9) {
-		for (size_t i = 0; i < v->len; i++) {
-			if (v->str[i] < '0' || v->str[i] > '9')
-				goto slow;
-			u = u * 10 + (uint64_t)(v->str[i] - '0');
-		}
-		goto done;
-	}
-slow:
-	if (!hmpt_json_u64(v, &u))
-		return false;
-done:
 	*out = (uint32_t)u;
-	return u < limit;
+	return true;
+}
+
+/* A site's members, found in one pass (a plan may have 10^5 sites) */
+typedef struct {
+	const hmpt_json_t *frames, *stack, *match, *id, *symbols, *symbolic, *bytes;
+} site_members_t;
+
+/* false when a member is none of the site's fields in this version */
+static bool site_members(const hmpt_json_t *v, bool table, site_members_t *sm)
+{
+	memset(sm, 0, sizeof(*sm));
+	for (const hmpt_json_t *m = v->child; m; m = m->next) {
+		const char *k = m->key;
+		const hmpt_json_t **at = NULL;
+		switch (k[0]) {
+		case 's':
+			at = !strcmp(k, "stack")      ? &sm->stack
+			     : !strcmp(k, "symbols")  ? &sm->symbols
+			     : !strcmp(k, "symbolic") ? &sm->symbolic
+			                              : NULL;
+			break;
+		case 'f': at = !strcmp(k, "frames") ? &sm->frames : NULL; break;
+		case 'm': at = !strcmp(k, "match") ? &sm->match : NULL; break;
+		case 'i': at = !strcmp(k, "id") ? &sm->id : NULL; break;
+		case 'b': at = !strcmp(k, "bytes") ? &sm->bytes : NULL; break;
+		case 'c':
+			if (!strcmp(k, "comment"))
+				continue;
+			break;
+		}
+		if (!at || (table ? at == &sm->frames || at == &sm->symbols || at == &sm->symbolic
+		                  : at == &sm->stack))
+			return false;
+		*at = m;
+	}
+	return true;
 }
 
 /* The site's frames, versions 1-3: "frames" strings, "symbols" and
  * "symbolic" beside them; cls gets each frame's class. */
-static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt_plan_site_t *s,
-                              hmpt_siteid_class_t *cls)
+static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, const site_members_t *sm,
+                              site_at_t at, hmpt_plan_site_t *s, hmpt_siteid_class_t *cls)
 {
-	const hmpt_json_t *fr = member(v, "frames"), *m;
+	const hmpt_json_t *fr = sm->frames, *m;
 	path_t f;
 	uint32_t k = 0;
 	int rc;
@@ -947,11 +999,11 @@ static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt
 	if (!s->modules || !s->name_hashes || !s->offsets)
 		return -ENOMEM;
 	for (const hmpt_json_t *x = fr->child; x; x = x->next, k++) {
-		if ((rc = parse_frame(c, x, &s->modules[k], &s->name_hashes[k], &s->offsets[k])))
+		if ((rc = parse_frame(c, x, &s->modules[k], &s->name_hashes[k], &s->offsets[k],
+		                      &cls[k])))
 			return frame_fail(c, x, site_path(&f, at, "frames", k), rc);
-		cls[k] = hmpt_siteid_class(s->modules[k]);
 	}
-	if ((m = member(v, "symbols"))) {
+	if ((m = sm->symbols)) {
 		if (m->type != HMPT_JSON_ARRAY)
 			return want_type(c, m, site_path(&f, at, "symbols", -1), HMPT_JSON_ARRAY);
 		k = 0;
@@ -961,12 +1013,12 @@ static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt
 				                 HMPT_JSON_STRING);
 		s->symbol = m->child ? m->child->str : NULL;
 	}
-	if ((m = member(v, "symbolic"))) {
+	if ((m = sm->symbolic)) {
 		if (m->type != HMPT_JSON_ARRAY)
 			return want_type(c, m, site_path(&f, at, "symbolic", -1), HMPT_JSON_ARRAY);
 		k = 0;
 		for (const hmpt_json_t *x = m->child; x; x = x->next, k++)
-			if (x->type != HMPT_JSON_NULL &&
+			if (x->type != HMPT_JSON_NULL && !fields_ok(x, symbolic_fields_g) &&
 			    (rc = want_fields(c, x, site_path(&f, at, "symbolic", k),
 			                      symbolic_fields_g)))
 				return rc;
@@ -975,10 +1027,9 @@ static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt
 }
 
 /* The site's frames, version 4: "stack", indices into the "frames" table. */
-static int site_frames_table(ctx_t *c, const hmpt_json_t *v, site_at_t at, hmpt_plan_site_t *s,
-                             hmpt_siteid_class_t *cls)
+static int site_frames_table(ctx_t *c, const hmpt_json_t *v, const hmpt_json_t *st, site_at_t at,
+                             hmpt_plan_site_t *s, hmpt_siteid_class_t *cls)
 {
-	const hmpt_json_t *st = member(v, "stack");
 	path_t f;
 	uint32_t k = 0, r;
 
@@ -1030,21 +1081,22 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, site_at_t at, uint32_t gro
 	hmpt_siteid_class_t cls[64];
 	uint32_t idx[64], nold, k;
 	const hmpt_json_t *m;
+	site_members_t sm;
 	path_t f, b;
 	int rc, e;
 	uint64_t u;
 
 	if (v->type != HMPT_JSON_OBJECT)
 		return want_type(c, v, site_path(&b, at, NULL, -1), HMPT_JSON_OBJECT);
-	if (!keys_ok(v, table ? keys4 : keys)) {
+	if (!site_members(v, table, &sm)) {
 		if (table && member(v, "frames") && !member(v, "stack"))
-			return site_frames_table(c, v, at, s, cls);
+			return site_frames_table(c, v, NULL, at, s, cls);
 		return check_keys(c, v, site_path(&b, at, NULL, -1), table ? keys4 : keys);
 	}
 	s->group = group;
 	s->line = v->line;
-	if ((rc = table ? site_frames_table(c, v, at, s, cls)
-	                : site_frames_inline(c, v, at, s, cls)))
+	if ((rc = table ? site_frames_table(c, v, sm.stack, at, s, cls)
+	                : site_frames_inline(c, v, &sm, at, s, cls)))
 		return rc;
 	/* version 1 hashed every frame; matching uses the identity frames */
 	s->nid = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED, idx);
@@ -1074,10 +1126,15 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, site_at_t at, uint32_t gro
 		uint32_t all = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_ALL, idx);
 		given_id = hmpt_siteid_hash(s->name_hashes, s->offsets, idx, all);
 	}
-	nold = hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED_ANON, idx);
+	/* without frames in no module, that is today's rule */
+	bool anon = false;
+	for (k = 0; k < s->nframes; k++)
+		anon |= cls[k] == HMPT_SITEID_FRAME_ANON;
+	nold = anon ? hmpt_siteid_frames(cls, s->nframes, HMPT_SITEID_OWNED_ANON, idx) : s->nid;
 	old_id = c->plan->version == 1 ? given_id
-	                               : hmpt_siteid_hash(s->name_hashes, s->offsets, idx, nold);
-	if ((m = member(v, "match"))) {
+	         : anon                ? hmpt_siteid_hash(s->name_hashes, s->offsets, idx, nold)
+	                               : s->id;
+	if ((m = sm.match)) {
 		if ((rc = want_enum(c, m, site_path(&f, at, "match", -1), matches, &e)))
 			return rc;
 		s->prefix = e == 1;
@@ -1094,7 +1151,7 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, site_at_t at, uint32_t gro
 	uint32_t depth = c->plan->stack_depth ? c->plan->stack_depth : 16;
 	s->legacy_prefix = c->plan->version == 1 && !s->prefix && s->nid > 0 &&
 	                   s->nid < s->nframes && s->nframes == depth;
-	if ((m = member(v, "id"))) {
+	if ((m = sm.id)) {
 		uint64_t id;
 		if (parse_hex_id(m, &id) != 0)
 			return fail(c, m, site_path(&f, at, "id", -1),
@@ -1113,7 +1170,7 @@ static int parse_site(ctx_t *c, const hmpt_json_t *v, site_at_t at, uint32_t gro
 			return fail(c, m, site_path(&f, at, "id", -1), what, NULL);
 		}
 	}
-	if ((m = member(v, "bytes")) && !hmpt_json_u64(m, &u))
+	if ((m = sm.bytes) && !hmpt_json_u64(m, &u))
 		return fail(c, m, site_path(&f, at, "bytes", -1),
 		            "expected a whole number of bytes", m);
 	return 0;
@@ -1138,24 +1195,36 @@ static int parse_frames_table(ctx_t *c, const hmpt_json_t *v)
 		return -ENOMEM;
 	for (x = v->child; x; x = x->next, k++) {
 		row_t *r = &c->rows[k];
-		if (x->type != HMPT_JSON_OBJECT || !keys_ok(x, keys)) {
+		const hmpt_json_t *frame = NULL, *symbol = NULL, *symbolic = NULL;
+		bool known = x->type == HMPT_JSON_OBJECT;
+		/* one pass over the members: a plan may have 10^5 rows */
+		for (m = known ? x->child : NULL; m && known; m = m->next) {
+			const hmpt_json_t **at = !strcmp(m->key, "frame")      ? &frame
+			                         : !strcmp(m->key, "symbol")   ? &symbol
+			                         : !strcmp(m->key, "symbolic") ? &symbolic
+			                                                       : NULL;
+			if (at)
+				*at = m;
+			else
+				known = !strcmp(m->key, "comment");
+		}
+		if (!known) {
 			path_join(&b, "frames", NULL, k);
 			if ((rc = want_type(c, x, b.s, HMPT_JSON_OBJECT)))
 				return rc;
 			return check_keys(c, x, b.s, keys);
 		}
-		if (!(m = member(x, "frame"))) {
+		if (!(m = frame)) {
 			path_join(&b, "frames", NULL, k);
 			path_join(&f, b.s, "frame", -1);
 			return fail(c, x, f.s, "missing: expected \"module!0xoffset\"", NULL);
 		}
-		if ((rc = parse_frame(c, m, &r->module, &r->name_hash, &r->offset))) {
+		if ((rc = parse_frame(c, m, &r->module, &r->name_hash, &r->offset, &r->cls))) {
 			path_join(&b, "frames", NULL, k);
 			path_join(&f, b.s, "frame", -1);
 			return frame_fail(c, m, f.s, rc);
 		}
-		r->cls = hmpt_siteid_class(r->module);
-		if ((m = member(x, "symbol"))) {
+		if ((m = symbol)) {
 			if (m->type != HMPT_JSON_STRING) {
 				path_join(&b, "frames", NULL, k);
 				path_join(&f, b.s, "symbol", -1);
@@ -1163,7 +1232,8 @@ static int parse_frames_table(ctx_t *c, const hmpt_json_t *v)
 			}
 			r->symbol = m->str;
 		}
-		if ((m = member(x, "symbolic")) && m->type != HMPT_JSON_NULL) {
+		if ((m = symbolic) && m->type != HMPT_JSON_NULL &&
+		    !fields_ok(m, symbolic_fields_g)) {
 			path_join(&b, "frames", NULL, k);
 			path_join(&f, b.s, "symbolic", -1);
 			if ((rc = want_fields(c, m, f.s, symbolic_fields_g)))
