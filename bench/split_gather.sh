@@ -38,7 +38,7 @@ s = float(sys.argv[3])
 if s == 0:
     p["groups"] = []          # the table in the default pool, small
 elif s < 1:
-    p["format_version"] = 3
+    p["format_version"] = max(p["format_version"], 3)  # a share: 3 or later
     for g in p["groups"]:
         g["share"], g["rest"] = s, "small"
 json.dump(p, open(sys.argv[2], "w"))

@@ -112,22 +112,6 @@ static void print_pool_spec(const hmpt_plan_t *pl, const hmpt_plan_pool_t *p)
 	printf("  %-12s %s\n", p->name, hmpt_fmt_cstr(&f));
 }
 
-/* the group's k-th site's first symbol, from the document, or NULL */
-static const char *site_symbol(const hmpt_plan_t *pl, uint32_t g, uint32_t k)
-{
-	const hmpt_json_t *groups = hmpt_json_get(pl->doc.root, "groups");
-	const hmpt_json_t *gr = groups ? groups->child : NULL;
-
-	for (uint32_t i = 0; gr && i < g; i++)
-		gr = gr->next;
-	const hmpt_json_t *s = gr ? hmpt_json_get(gr, "sites") : NULL;
-	s = s ? s->child : NULL;
-	for (uint32_t i = 0; s && i < k; i++)
-		s = s->next;
-	const hmpt_json_t *sym = s ? hmpt_json_get(s, "symbols") : NULL;
-	return sym && sym->child && sym->child->type == HMPT_JSON_STRING ? sym->child->str : NULL;
-}
-
 static void print_plan(const hmpt_plan_t *pl)
 {
 	printf("%s: plan format %u, %d pool%s, %u group%s, %u site%s; default pool %s\n", pl->path,
@@ -161,7 +145,7 @@ static void print_plan(const hmpt_plan_t *pl)
 			       gr->nsites == 1 ? "" : "s");
 		for (uint32_t k = 0; k < gr->nsites; k++) {
 			const hmpt_plan_site_t *s = &pl->sites[gr->first_site + k];
-			const char *sym = site_symbol(pl, g, k);
+			const char *sym = s->symbol;
 			printf("    %016llx  %-6s %2u frame%s  %s\n", (unsigned long long)s->id,
 			       s->prefix ? "prefix" : "stack", s->nframes,
 			       s->nframes == 1 ? " " : "s", sym ? sym : s->modules[0]);

@@ -21,9 +21,20 @@ json_t *hmpt_plan_site_entry(const json_t *prof, const json_t *s, unsigned prefi
  * frames name (siteid.h), from the profile, so that the shim can say when
  * it runs another build. */
 void hmpt_plan_add_modules(json_t *plan, const json_t *prof);
-/* Check `plan` with the shim's own loader, then write it to path (NULL:
- * standard output); 0, or -1 after a message. */
+/* Check `plan` (frames inline in its sites, as hmpt-tune builds plans)
+ * with the shim's own loader, then write it to path (NULL: standard
+ * output) in format 4 (HMPT_PLAN_VERSION_COMPACT); 0, or -1 after a
+ * message. */
 int hmpt_plan_emit(const json_t *plan, const char *path);
+/* The plan in format 4: each distinct frame (with its symbol and
+ * symbolic entry) once, in a top-level "frames" table that sites name by
+ * "stack" indices; a new document, or NULL. */
+json_t *hmpt_plan_json_compact(const json_t *plan);
+/* A format-4 plan, in place, back to frames inline in its sites (format 2,
+ * or 3 where a group has a share), as `plan rebase` reads them; other
+ * versions are left alone.  0, or -1 on a "stack" index out of the table
+ * (the loader refuses such a plan first). */
+int hmpt_plan_json_expand(json_t *plan);
 /* Now in UTC as ISO 8601, for a plan's provenance "created". */
 void hmpt_plan_created_now(char when[32]);
 

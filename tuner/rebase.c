@@ -437,6 +437,7 @@ static json_t *load_plan(const char *path)
 		        je.text);
 		return NULL;
 	}
+	hmpt_plan_json_expand(plan); /* format 4: the loader checked its indices */
 	bool symbolic = false;
 	const json_t *g, *s;
 	size_t i, k;

@@ -8,6 +8,8 @@ TUNE=${TUNE:-$B/hmpt-tune}
 # it (t_lock_ranks runs some under build/ubsan/libhmpt.so)
 LIB=${HMPT_TEST_LIB:-$B/libhmpt.so}
 PREFIX=${HMPT_TEST_PREFIX:-}
+# tests/integration/planjson.py: plans as hmpt-tune writes them (format 4)
+export PYTHONPATH=$top/tests/integration${PYTHONPATH:+:$PYTHONPATH}
 work=$(mktemp -d "${TMPDIR:-/tmp}/hmpt-test.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 

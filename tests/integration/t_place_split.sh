@@ -16,7 +16,8 @@ split_plan() {
 		-s "$A,$GA=huge" -o "$1.v2" "$work/prof" 2>/dev/null || fail "plan make"
 	python3 - "$1.v2" "$1" "$2" <<'PY' || fail "split plan"
 import json, sys
-p = json.load(open(sys.argv[1]))
+import planjson
+p = planjson.load(sys.argv[1])  # format 4 as format 2: a share in format 3
 p["format_version"] = 3
 for g in p["groups"]:
     if g["pool"] == "huge":

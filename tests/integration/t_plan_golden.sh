@@ -11,16 +11,17 @@
 #    offset; frames in runtime libraries and in no module, "??", left out;
 #    docs/plan-format.md, common/siteid.h);
 # 3. where this compiler laid alloc_c out as the golden plans' compiler did,
-#    both plans still place its arrays as they say (read back from the
+#    the plans still place its arrays as they say (read back from the
 #    profile that run writes).
 G=$top/tests/plans/golden
-for v in v1 v2; do
+for v in v1 v2 v4; do
 	$TUNE plan check "$G/alloc_c-$v.json" >"$work/check-$v" 2>&1 ||
 		fail "alloc_c-$v.json no longer loads: $(cat "$work/check-$v")"
 done
-grep -q '"id": "708bdf35a3c58dce"' "$G/alloc_c-v1.json" && grep -q '"id": "e2368e6d3bbbee2a"' "$G/alloc_c-v2.json" ||
+grep -q '"id": "708bdf35a3c58dce"' "$G/alloc_c-v1.json" && grep -q '"id": "e2368e6d3bbbee2a"' "$G/alloc_c-v2.json" &&
+	grep -q '"id": "e2368e6d3bbbee2a"' "$G/alloc_c-v4.json" ||
 	fail "the golden plans were edited (their literal ids are gone)"
-note "golden plans load: version 1 (ids over every frame) and version 2"
+note "golden plans load: version 1 (ids over every frame), version 2 and version 4 (a frames table)"
 
 run_profile "$work/prof" "$P/alloc_c" >/dev/null || fail "profiling alloc_c"
 tsvs=$work/prof/sites.tsv
@@ -76,7 +77,7 @@ if [ "$got" != "$want" ]; then
 	# parts 1 and 2 passed; part 3 cannot be checked here: say so, as a skip
 	skip "part 3 not checked: alloc_c.c:53 is at $got here, not at the golden plans' $want (another compiler lays it out otherwise); parts 1 and 2 (ids) passed"
 fi
-for v in v1 v2; do
+for v in v1 v2 v4; do
 	HMPT_PLAN=$G/alloc_c-$v.json HMPT_PROFILE=$work/run-$v.json LD_PRELOAD=$LIB "$P/alloc_c" >/dev/null 2>"$work/run-$v.err" ||
 		fail "alloc_c under alloc_c-$v.json exited $?: $(cat "$work/run-$v.err")"
 	[ ! -s "$work/run-$v.err" ] || fail "the shim said, under alloc_c-$v.json: $(cat "$work/run-$v.err")"

@@ -16,7 +16,8 @@ huge_small_plan "$work/plan.json" small "$A,$C=huge"
 shift_plan() {
 	python3 - "$@" <<'PY'
 import json, re, sys
-plan = json.load(open(sys.argv[1]))
+import planjson
+plan = planjson.load(sys.argv[1])
 runtime = re.compile(r"^(libc\.so|ld-linux|libgomp\.so|libpthread\.so)")
 moved = 0
 for g in plan["groups"]:

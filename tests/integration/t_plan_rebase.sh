@@ -93,7 +93,8 @@ diff <(grep '"id"' "$work/rebased.json") <(grep '"id"' "$work/rebased2.json") ||
 # the rest written, its group (grid alone) dropped
 python3 - "$work/plan.json" "$work/edited.json" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))
+import planjson
+p = planjson.load(sys.argv[1])
 p["groups"][0]["sites"][0]["symbolic"][0]["function"] = "alloc_gone"
 json.dump(p, open(sys.argv[2], "w"), indent=2)
 PY

@@ -112,7 +112,8 @@ expect "$work/rund" grid flags hg
 # exit line names the whole group and the part of the other, no build-id line
 python3 - "$plan" "$work/prof/profile.json" "$V" "$R" >"$work/edited.json" <<'PY'
 import json, sys
-p = json.load(open(sys.argv[1]))
+import planjson
+p = planjson.load(sys.argv[1])
 sites = {s["id"]: s for s in json.load(open(sys.argv[2]))["sites"]}
 def edited(s, delta):  # the frames of a build that never was: no id to check
     m, off = s["frames"][0].split("!0x")
@@ -164,7 +165,8 @@ $TUNE plan make -p 'fast={"pages":"thp"}' -s "$kids=fast" -o "$work/fork.json" "
 	fail "plan make (forker)"
 python3 - "$work/fork.json" <<'PY' || fail "editing the forker plan"
 import json, sys
-p = json.load(open(sys.argv[1]))
+import planjson
+p = planjson.load(sys.argv[1])
 p["groups"].append({"name": "gone", "pool": "fast", "sites": [{"frames": ["forker!0x1"]}]})
 json.dump(p, open(sys.argv[1], "w"))
 PY

@@ -75,8 +75,8 @@ expect "$work/run3" B thp_kb 0
 $TUNE plan make -p 'huge={"pages":"thp"}' -d system -m prefix:1 -s "$A=huge" \
 	-o "$work/plan4.json" "$work/r1" 2>"$work/plan4.err" || fail "plan make 4: $(cat "$work/plan4.err")"
 python3 - "$work/plan4.json" <<'PY' || fail "plan 4's site: $(cat "$work/plan4.json")"
-import json, sys
-s = json.load(open(sys.argv[1]))["groups"][0]["sites"][0]
+import planjson, sys
+s = planjson.load(sys.argv[1])["groups"][0]["sites"][0]
 assert s["match"] == "prefix" and len(s["frames"]) == 2, s
 assert s["frames"][0].startswith("??!0x") and s["frames"][1].startswith("jit_stub!0x"), s
 PY

@@ -17,8 +17,8 @@ done
 $TUNE plan make -p 'f={"pages":"thp"}' -s all=f -o "$work/plan.json" "$work/r1" 2>/dev/null ||
 	fail "plan make"
 python3 - "$work/plan.json" "$line" <<'PY' || fail "the plan's symbolic frames (above)"
-import json, sys
-plan, line = json.load(open(sys.argv[1])), int(sys.argv[2])
+import planjson, sys
+plan, line = planjson.load(sys.argv[1]), int(sys.argv[2])
 seen = {}
 for s in plan["groups"][0]["sites"]:
     e = s["symbolic"][0]

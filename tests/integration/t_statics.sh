@@ -130,6 +130,7 @@ $TUNE -q -o "$work/tune" -p thp,4k -g 2 -r 5 --candidates 2 --search exhaustive 
 	2>&1 || fail "hmpt-tune on static_stream: $(tail -5 "$work/tune.out")"
 python3 - "$work/tune" <<'PY' || fail "tuner results (the assertion above)"
 import json, os, sys
+import planjson
 d = sys.argv[1]
 r = json.load(open(os.path.join(d, "results.json")))
 first = [s for s in r["sites"] if s["group"] == "G1"]
@@ -139,7 +140,7 @@ assert len(first) == 1 and first[0]["location"] in (
     "table (static, .bss)", "a (static, .bss)"), (first, ranking)
 assert len(r["sites"]) == 6 and all("(static, ." in s["location"] for s in r["sites"]), r["sites"]
 g1 = [c for c in r["configs"] if c["label"] == "G1"][0]
-plan = json.load(open(os.path.join(d, "plans", g1["key"] + ".json")))
+plan = planjson.load(os.path.join(d, "plans", g1["key"] + ".json"))
 pools = {" ".join(s["symbols"]): g["pool"] for g in plan["groups"] for s in g["sites"]}
 name = first[0]["location"]
 assert pools[name] == "fast" and len(pools) == 6, pools

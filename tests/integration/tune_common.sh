@@ -9,7 +9,8 @@ DEMO=$B/bench/hmpt-demo
 plan_fast_symbols() {
 	python3 - "$@" <<'PY'
 import json, sys
-plan = json.load(open(sys.argv[1]))
+import planjson
+plan = planjson.load(sys.argv[1])
 want = set(sys.argv[2:])
 for g in plan["groups"]:
     if g["pool"] == "fast" and (not want or g["name"] in want):

@@ -212,7 +212,7 @@ $TUNE plan make -p "$HBM" -p "$DDR" -d ddr -s "$SA,$SG=hbm" -o "$work/plan10.v2"
 python3 - "$work/plan10.v2" "$work/plan10.json" <<'PY' || fail "split plan"
 import json, sys
 p = json.load(open(sys.argv[1]))
-p["format_version"] = 3
+p["format_version"] = max(p["format_version"], 3)  # a share: format 3 or later
 for g in p["groups"]:
     if g["pool"] == "hbm":
         g["share"], g["rest"] = 0.5, "ddr"
