@@ -4,10 +4,11 @@
 # (the last line of output says why), anything else = fail.
 # Usage: tests/run.sh [NAME-GLOB...]   (run from anywhere)
 #
-# It first makes what the tests run (`make check-build`: the sanitized
-# builds, the unit tests, the test and bench programs), a second or two
-# when they are up to date; HMPT_TEST_NO_BUILD=1 skips that (make check,
-# which has just made them).
+# It first makes what the selected tests run (a unit test's binary; for
+# integration tests `make check-build-integration`: the sanitized builds,
+# the fuzzers, the test and bench programs; everything when no name is
+# given), 0.1 s when up to date; HMPT_TEST_NO_BUILD=1 skips that (make
+# check, which has just made them).
 #
 # Time limits: 300 s a test, unless the test's script says otherwise in a
 # line "# hmpt-test: timeout=SECONDS" (the long ones: the QEMU guest, the
@@ -36,21 +37,10 @@ limit_of() {
 	awk -v s="${own:-300}" -v k="$scale" 'BEGIN { printf "%d", s * k + 0.5 }'
 }
 
-if [ "${HMPT_TEST_NO_BUILD:-0}" != 1 ]; then
-	make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" check-build \
-		>"$logs/build.log" 2>&1 ||
-		{ echo "run.sh: building the tests' programs failed (build/test-logs/build.log);" \
-			"run 'make check' once, which installs what they need" >&2; exit 2; }
-fi
-
 . "$top/tests/knobs.sh"
 # a kernel setting a killed test changed (t_sample_mthp's mTHP size) goes
 # back after each test and before the first, whatever ended the test
 knobs_put_back || echo "run.sh: could not put back $(cat $knob_record 2>/dev/null)" >&2
-
-tests=()
-for t in build/asan/unit/test_*; do [ -x "$t" ] && tests+=("$t"); done
-for t in tests/integration/t_*.sh; do [ -f "$t" ] && tests+=("$t"); done
 
 selected() {
 	local name=$1; shift
@@ -82,6 +72,33 @@ run_test() {
 	[ $rc -eq 124 ] && echo "(timed out after $limit s)" >>"$log"
 	echo "$rc $(awk -v a="$start" -v b="$(date +%s.%N)" 'BEGIN{printf "%.1f", b-a}')"
 }
+
+# What the selected tests run: a unit test its own binary; integration
+# tests the programs, the sanitized builds and the fuzzers
+# (check-build-integration); all of it, with no name given.
+if [ "${HMPT_TEST_NO_BUILD:-0}" != 1 ]; then
+	targets=()
+	if [ $# -eq 0 ]; then
+		targets=(check-build)
+	else
+		for u in tests/unit/test_*.c; do
+			u=$(basename "$u" .c)
+			selected "$u" "$@" && targets+=("build/asan/unit/$u")
+		done
+		for t in tests/integration/t_*.sh; do
+			selected "$(basename "$t" .sh)" "$@" &&
+				{ targets+=(check-build-integration); break; }
+		done
+	fi
+	[ ${#targets[@]} -eq 0 ] ||
+		make -s --no-print-directory -j"$(nproc 2>/dev/null || echo 2)" "${targets[@]}" \
+			>"$logs/build.log" 2>&1 ||
+		{ echo "run.sh: building the tests' programs failed (build/test-logs/build.log);" \
+			"run 'make check' once, which installs what they need" >&2; exit 2; }
+fi
+tests=()
+for t in build/asan/unit/test_*; do [ -x "$t" ] && tests+=("$t"); done
+for t in tests/integration/t_*.sh; do [ -f "$t" ] && tests+=("$t"); done
 
 pass=0 fail=0 skip=0 failed=() skipped=()
 # say NAME RC SECONDS [NOTE]: the test's line, counted
