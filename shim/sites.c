@@ -94,6 +94,7 @@ static struct {
 	int (*backtrace)(void **, int);
 	int (*getcontext)(unw_context_t *);
 	int (*init_local)(unw_cursor_t *, unw_context_t *);
+	int (*init_local2)(unw_cursor_t *, unw_context_t *, int);
 	int (*step)(unw_cursor_t *);
 	int (*get_reg)(unw_cursor_t *, unw_regnum_t, unw_word_t *);
 	int (*is_signal_frame)(unw_cursor_t *);
@@ -112,6 +113,9 @@ static __attribute__((noinline)) bool unwinder_load(void)
 	    {UNW_STR(unw_tdep_getcontext), (void **)&unw_g.getcontext},
 #endif
 	    {UNW_STR(unw_init_local), (void **)&unw_g.init_local},
+#ifdef __x86_64__
+	    {UNW_STR(unw_init_local2), (void **)&unw_g.init_local2},
+#endif
 	    {UNW_STR(unw_step), (void **)&unw_g.step},
 	    {UNW_STR(unw_get_reg), (void **)&unw_g.get_reg},
 	    {UNW_STR(unw_is_signal_frame), (void **)&unw_g.is_signal_frame},
@@ -721,6 +725,36 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
 	}
 }
 
+/* Is the top of the frame at cursor `at` (stack pointer sp, its caller's
+ * sp2) its stack pointer plus a size fixed at that call?  Not where its
+ * CFA lives in another register (glibc's _dl_runtime_resolve_xsavec keeps
+ * it in rbx and aligns rsp down): libunwind steps again from the frame's
+ * registers with the stack pointer moved by 16 bytes; the caller's must
+ * move with it.  Reads the stack a little above sp2. */
+__attribute__((noinline)) static bool frame_follows_sp(unw_cursor_t *at, unw_word_t sp,
+                                                       unw_word_t sp2)
+{
+	static const struct {
+		int unw, greg;
+	} regs[] = {{UNW_X86_64_RBX, REG_RBX}, {UNW_X86_64_RBP, REG_RBP}, {UNW_X86_64_R12, REG_R12},
+	            {UNW_X86_64_R13, REG_R13}, {UNW_X86_64_R14, REG_R14}, {UNW_X86_64_R15, REG_R15},
+	            {UNW_REG_IP, REG_RIP}};
+	unw_context_t uc;
+	unw_cursor_t c;
+	unw_word_t v;
+
+	if (unw_g.getcontext(&uc) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(regs) / sizeof(regs[0]); i++) {
+		if (unw_g.get_reg(at, regs[i].unw, &v) < 0)
+			return false;
+		uc.uc_mcontext.gregs[regs[i].greg] = (greg_t)v;
+	}
+	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 16);
+	return unw_g.init_local2(&c, &uc, 0) == 0 && unw_g.step(&c) > 0 &&
+	       unw_g.get_reg(&c, UNW_REG_SP, &v) == 0 && v == sp2 + 16;
+}
+
 /* Verdicts on the return addresses of the stack above frame fp0 (the
  * capture's), from libunwind's cursor.  Frame k's return address r_k is
  * sound, with a frame pointer, when the rbp libunwind recovers for r_k's
@@ -729,10 +763,11 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
  * the caller's rbp and return address as libunwind found them; sound, with
  * a frame of fixed size, when the function does not save rbp (libunwind
  * finds the caller's rbp where it found this frame's: the unwind
- * information says the function never changes it, so its frame's top is
- * its stack pointer plus a size fixed at that call).  Reads only this
- * stack's own frames.  Signal frames, and frames libunwind has no unwind
- * information for, are unsound. */
+ * information says the function never changes it) and its frame's top
+ * moves with its stack pointer (frame_follows_sp), so that the size is
+ * fixed at that call.  Reads only this stack's own frames.  Signal
+ * frames, and frames libunwind has no unwind information for, are
+ * unsound. */
 __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 {
 	unw_context_t uc;
@@ -757,6 +792,7 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 	}
 	for (k = 0; k < RAW_DEEP; k++) {
 		bool frame = unw_g.is_signal_frame(&c) <= 0 && unw_g.get_proc_info(&c, &pi) == 0;
+		unw_cursor_t at = c;
 		int r = unw_g.step(&c);
 		if (r <= 0) {
 			ra_learn(ip, gen, r == 0 && frame ? RA_LAST : RA_UNSOUND, 0);
@@ -776,7 +812,9 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 		                (loc.type != UNW_SLT_REG || loc.u.regnum == loc2.u.regnum);
 		uint64_t size = sp2 - sp;
 		bool by_size = !by_fp && rbp_kept && fp == fp2 && sp2 > sp && size < RA_MAX_SP &&
-		               size % sizeof(uintptr_t) == 0 && ((const uintptr_t *)sp2)[-1] == ip2;
+		               size % sizeof(uintptr_t) == 0 &&
+		               ((const uintptr_t *)sp2)[-1] == ip2 && frame &&
+		               frame_follows_sp(&at, sp, sp2);
 		ra_learn(ip, gen, frame && (by_fp || by_size) ? RA_SOUND : RA_UNSOUND,
 		         frame && by_size ? size : 0);
 		ip = ip2;

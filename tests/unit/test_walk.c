@@ -24,6 +24,7 @@
 typedef void (*walk_cb_t)(void *);
 typedef int (*walk_fn_t)(walk_cb_t, void *, int);
 typedef int (*wild_fn_t)(walk_cb_t, void *);
+typedef void (*dyn_fn_t)(walk_cb_t, void *, long, uintptr_t);
 
 enum { FP, NOFP, NLIBS };
 static const char *const names[NLIBS] = {"libwalk_fp.so", "libwalk_nofp.so"};
@@ -31,9 +32,12 @@ static void *handles[NLIBS];
 static walk_fn_t calls[NLIBS], pointers[NLIBS];
 static wild_fn_t wilds[NLIBS];
 static uintptr_t bases[NLIBS];
+static dyn_fn_t dyns[NLIBS];
+static uintptr_t dyn_ras[NLIBS];
+static long dyn_slots = 2;
 
 /* A stack to build: steps taken in turn, the last one captures. */
-enum { CALL, POINTERS, WILD, SIGNAL };
+enum { CALL, POINTERS, WILD, SIGNAL, DYNAMIC };
 typedef struct {
 	int kind, lib, depth;
 } step_t;
@@ -75,6 +79,7 @@ static void step(void *arg)
 	case CALL: calls[t->lib](step, s, t->depth); break;
 	case POINTERS: pointers[t->lib](step, s, t->depth); break;
 	case WILD: wilds[t->lib](step, s); break;
+	case DYNAMIC: dyns[t->lib](step, s, dyn_slots, dyn_ras[t->lib]); break;
 	case SIGNAL:
 		in_signal = s;
 		raise(SIGUSR1);
@@ -133,6 +138,8 @@ static void open_libs(void)
 			exit(1);
 		}
 		bases[i] = (uintptr_t)info.dli_fbase;
+		dyns[i] = (dyn_fn_t)dlsym(handles[i], "walk_lib_dynamic");
+		dyn_ras[i] = (uintptr_t)dlsym(handles[i], "walk_lib_dynamic_ra");
 	}
 }
 
@@ -173,6 +180,15 @@ static int check_all(void)
 		step_t nofp[] = {{POINTERS, NOFP, d}};
 		check_stack("no frame pointers", nofp, 1, NULL);
 	}
+	/* a frame whose size at its call is not fixed (its CFA in rbx): taught
+	 * with one size, walked with others, its unused stack holding a
+	 * return address the walk knows (stale frames hold them) */
+	for (long slots = 2; slots <= 8; slots += 2) {
+		dyn_slots = slots;
+		step_t s[] = {{CALL, FP, 4}, {DYNAMIC, NOFP, 0}, {CALL, FP, 4}};
+		check_stack("a frame of varying size", s, 3, NULL);
+	}
+	dyn_slots = 2;
 	/* signal handlers: above the handler the depth is reached, or not */
 	for (int d = 2; d <= 20; d += 6) {
 		step_t s[] = {{CALL, FP, 4}, {SIGNAL, 0, 0}, {CALL, FP, d}};

@@ -57,3 +57,43 @@ EXPORT int walk_lib_wild(walk_cb_t cb, void *arg)
 	return 0;
 #endif
 }
+
+#ifdef __x86_64__
+/* cb(arg) from a frame whose size at the call is not fixed: it keeps its
+ * frame's top in rbx (CFA = rbx + 16, said in its CFI) and moves rsp down
+ * by `slots` words, filled with `fill`, the way glibc's
+ * _dl_runtime_resolve_xsavec and _dl_runtime_profile, or alloca in hand
+ * code, do; rbp is left alone.  walk_lib_dynamic_ra: its return address. */
+__asm__(".text\n"
+        ".globl walk_lib_dynamic\n"
+        ".type walk_lib_dynamic,@function\n"
+        "walk_lib_dynamic:\n"
+        "	.cfi_startproc\n"
+        "	pushq %rbx\n"
+        "	.cfi_def_cfa_offset 16\n"
+        "	.cfi_offset %rbx, -16\n"
+        "	movq %rsp, %rbx\n"
+        "	.cfi_def_cfa_register %rbx\n"
+        "	leaq 0(,%rdx,8), %rax\n"
+        "	subq %rax, %rsp\n"
+        "	andq $-16, %rsp\n"
+        "	movq %rsp, %r8\n"
+        "1:	cmpq %rbx, %r8\n"
+        "	jae 2f\n"
+        "	movq %rcx, (%r8)\n"
+        "	addq $8, %r8\n"
+        "	jmp 1b\n"
+        "2:	movq %rdi, %rax\n"
+        "	movq %rsi, %rdi\n"
+        "	call *%rax\n"
+        ".globl walk_lib_dynamic_ra\n"
+        "walk_lib_dynamic_ra:\n"
+        "	movq %rbx, %rsp\n"
+        "	.cfi_def_cfa_register %rsp\n"
+        "	popq %rbx\n"
+        "	.cfi_def_cfa_offset 8\n"
+        "	.cfi_restore %rbx\n"
+        "	ret\n"
+        "	.cfi_endproc\n"
+        ".size walk_lib_dynamic, .-walk_lib_dynamic\n");
+#endif
