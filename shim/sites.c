@@ -55,7 +55,8 @@ typedef struct {
 } ra_slot_t;
 #define RA_GEN    18 /* frame sizes to 64 KiB - 8 */
 #define RA_MAX_SP ((uint64_t)8 << 13)
-#define RA_SLOTS  (1u << 16)
+#define RA_BITS   18 /* 4 MiB of table, touched as used: 10^5 sites' frames */
+#define RA_SLOTS  (1u << RA_BITS)
 #define RA_PROBES 32u
 static ra_slot_t *ras_g;
 static int learn_off_g; /* a verdict found no slot, or no frame matched: learn no more */
@@ -72,10 +73,13 @@ typedef struct {
 	uint32_t *sizes; /* each one's step: its frame's size, 0: the frame pointer */
 	uintptr_t ras[];
 } chain_t;
-#define CHAIN_KEY    3 /* return addresses that choose the bucket */
-#define CHAIN_SLOTS  (1u << 12)
+/* return addresses that choose the bucket: hmpt's two, then three of
+ * the program's, so that the sites of one wrapper (operator new, xmalloc)
+ * spread over buckets */
+#define CHAIN_KEY    5
+#define CHAIN_SLOTS  (1u << 16)
 #define CHAIN_WAYS   4u
-#define CHAIN_REGION ((size_t)8 << 20)
+#define CHAIN_REGION ((size_t)32 << 20) /* mapped, touched as used */
 static chain_t **chains_g;
 static char *chain_mem_g;
 static size_t chain_used_g;
@@ -521,7 +525,8 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
 #ifdef FP_WALK
 static uint32_t ra_slot(uintptr_t ra)
 {
-	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> 48) & (RA_SLOTS - 1);
+	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - RA_BITS)) &
+	       (RA_SLOTS - 1);
 }
 
 /* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
@@ -571,16 +576,23 @@ static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
  * is judged. */
 static bool ra_seen_again(uintptr_t ra, uint64_t gen)
 {
-	uint32_t i = ra_slot(ra);
+	uint32_t i = ra_slot(ra), k;
 
-	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+	for (k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
 		if (v == ra && __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE) >> RA_GEN == gen)
 			return true;
-		if (v == 0 || v == ra)
+		if (v == ra)
 			break;
+		if (v == 0) { /* noted; a full table notes nothing, and learning goes on */
+			if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false,
+			                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
+			    v == ra)
+				break;
+		}
 	}
-	ra_learn(ra, gen, RA_UNKNOWN, 0);
+	if (k < RA_PROBES)
+		__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | RA_UNKNOWN, __ATOMIC_RELEASE);
 	return false;
 }
 
@@ -619,9 +631,11 @@ static void chain_record(const uintptr_t *ras, const uint32_t *sizes, uint32_t n
 {
 	size_t len =
 	    (sizeof(chain_t) + n * (sizeof(uintptr_t) + sizeof(uint32_t)) + 15) & ~(size_t)15;
-	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
 
-	if (n <= CHAIN_KEY || at + len > CHAIN_REGION)
+	if (n <= CHAIN_KEY) /* before taking room it would not use */
+		return;
+	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
+	if (at + len > CHAIN_REGION)
 		return;
 	chain_t *c = (chain_t *)(chain_mem_g + at);
 	c->gen = cgen;
