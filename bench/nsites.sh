@@ -44,14 +44,14 @@ build() {
 
 # step NAME CMD...: time and peak RSS of CMD, one run; "> limit" if stopped
 step() {
-	local name=$1; shift
-	if /usr/bin/time -f '%e %M' -o "$work/time" timeout "$limit" "$@" \
-		>"$work/$name.out" 2>"$work/$name.err"; then
+	local name=$1 rc=0; shift
+	/usr/bin/time -f '%e %M' -o "$work/time" timeout "$limit" "$@" \
+		>"$work/$name.out" 2>"$work/$name.err" || rc=$?
+	if [ $rc = 0 ]; then
 		read -r secs kib <"$work/time"
 		printf '  %-14s %9.2f s %9.1f MiB\n' "$name" "$secs" "$(echo "$kib / 1024" | bc -l)"
 		return 0
 	fi
-	local rc=$?
 	[ "$rc" = 124 ] && printf '  %-14s %9s s   (stopped)\n' "$name" "> $limit" ||
 		printf '  %-14s failed (exit %s): %s\n' "$name" "$rc" "$(tail -n 2 "$work/$name.err")"
 	return 1
