@@ -92,7 +92,8 @@ for n in "${ns[@]}"; do
 	[ $ok = 1 ] && { step plan-make "$tune" plan make -p 'slow={"nodes":"all"}' -s all=slow \
 		-o "$d/plan.json" "$d/prof" || ok=0; }
 	[ $ok = 1 ] && echo "  (plan: $(($(stat -c %s "$d/plan.json") / 1024)) KiB)"
-	[ $ok = 1 ] && step plan-check "$tune" plan check -q "$d/plan.json" || true
+	# its listing too, as plan check shows a plan by default
+	[ $ok = 1 ] && step plan-check "$tune" plan check "$d/plan.json" || true
 	[ $ok = 1 ] && step plan-rebase "$tune" plan rebase -o "$d/rebased.json" "$d/plan.json" "$d/prof" || true
 	if [ $ok = 1 ]; then
 		for r in $(seq "$rounds"); do
