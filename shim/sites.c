@@ -6,6 +6,7 @@
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
@@ -77,9 +78,15 @@ typedef struct {
  * the program's, so that the sites of one wrapper (operator new, xmalloc)
  * spread over buckets */
 #define CHAIN_KEY    5
-#define CHAIN_SLOTS  (1u << 16)
+#define CHAIN_SLOTS  (1u << 14)
 #define CHAIN_WAYS   4u
 #define CHAIN_REGION ((size_t)32 << 20) /* mapped, touched as used */
+/* under a finite RLIMIT_AS, where mapped room counts against the program's
+ * (t_aslimit): a quarter of the verdicts, 2 MiB of chains */
+#define RA_SLOTS_AS     (RA_SLOTS / 4)
+#define CHAIN_REGION_AS ((size_t)2 << 20)
+static uint32_t ra_mask_g = RA_SLOTS - 1;
+static size_t chain_region_g = CHAIN_REGION;
 static chain_t **chains_g;
 static char *chain_mem_g;
 static size_t chain_used_g;
@@ -325,9 +332,14 @@ int hmpt_sites_init(unsigned depth)
 	if (!sites_g || !slots_g || !modules_g)
 		return -ENOMEM;
 #ifdef FP_WALK
-	ras_g = hmpt_sys_map(RA_SLOTS * sizeof(ra_slot_t));
+	struct rlimit as;
+	if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+		ra_mask_g = RA_SLOTS_AS - 1;
+		chain_region_g = CHAIN_REGION_AS;
+	}
+	ras_g = hmpt_sys_map(((size_t)ra_mask_g + 1) * sizeof(ra_slot_t));
 	chains_g = hmpt_sys_map(CHAIN_SLOTS * sizeof(chain_t *));
-	chain_mem_g = hmpt_sys_map(CHAIN_REGION);
+	chain_mem_g = hmpt_sys_map(chain_region_g);
 	if (!ras_g || !chains_g || !chain_mem_g)
 		return -ENOMEM;
 #endif
@@ -525,8 +537,7 @@ __attribute__((noinline)) static uint32_t capture_deep(void)
 #ifdef FP_WALK
 static uint32_t ra_slot(uintptr_t ra)
 {
-	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - RA_BITS)) &
-	       (RA_SLOTS - 1);
+	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - RA_BITS)) & ra_mask_g;
 }
 
 /* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
@@ -538,7 +549,7 @@ __attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uin
 {
 	uint32_t i = ra_slot(ra);
 
-	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
 		if (v == ra) {
 			uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
@@ -555,7 +566,7 @@ static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
 {
 	uint32_t i = ra_slot(ra);
 
-	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
 		uintptr_t v = 0;
 		if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
 		                                __ATOMIC_ACQUIRE) ||
@@ -578,7 +589,7 @@ static bool ra_seen_again(uintptr_t ra, uint64_t gen)
 {
 	uint32_t i = ra_slot(ra), k;
 
-	for (k = 0; k < RA_PROBES; k++, i = (i + 1) & (RA_SLOTS - 1)) {
+	for (k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
 		if (v == ra && __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE) >> RA_GEN == gen)
 			return true;
@@ -635,7 +646,7 @@ static void chain_record(const uintptr_t *ras, const uint32_t *sizes, uint32_t n
 	if (n <= CHAIN_KEY) /* before taking room it would not use */
 		return;
 	size_t at = __atomic_fetch_add(&chain_used_g, len, __ATOMIC_RELAXED);
-	if (at + len > CHAIN_REGION)
+	if (at + len > chain_region_g)
 		return;
 	chain_t *c = (chain_t *)(chain_mem_g + at);
 	c->gen = cgen;
