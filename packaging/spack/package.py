@@ -19,7 +19,7 @@ class Hmpt(MakefilePackage):
     depends_on("cxx", type="build")  # hmpt-tune links -lstdc++
     depends_on("gmake", type="build")
     depends_on("numactl")
-    depends_on("libunwind")
+    depends_on("libunwind", type=("build", "link", "run"))  # dlopen()ed by the shim
     depends_on("libpfm4")
     depends_on("jansson")
     depends_on("elfutils")  # libdw and libelf
