@@ -975,6 +975,16 @@ static bool site_members(const hmpt_json_t *v, bool table, site_members_t *sm)
 	return true;
 }
 
+/* A site's frame arrays, n frames: modules, their name hashes, offsets. */
+static int site_arrays(ctx_t *c, hmpt_plan_site_t *s, uint32_t n)
+{
+	s->nframes = n;
+	s->modules = bump(c, n * sizeof(char *));
+	s->name_hashes = bump(c, n * sizeof(uint64_t));
+	s->offsets = bump(c, n * sizeof(uint64_t));
+	return s->modules && s->name_hashes && s->offsets ? 0 : -ENOMEM;
+}
+
 /* The site's frames, versions 1-3: "frames" strings, "symbols" and
  * "symbolic" beside them; cls gets each frame's class. */
 static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, const site_members_t *sm,
@@ -992,11 +1002,7 @@ static int site_frames_inline(ctx_t *c, const hmpt_json_t *v, const site_members
 		return fail(c, fr, site_path(&f, at, "frames", -1),
 		            "expected an array of 1 to 64 frames \"module!0xoffset\"",
 		            fr->type == HMPT_JSON_ARRAY ? NULL : fr);
-	s->nframes = fr->count;
-	s->modules = bump(c, fr->count * sizeof(char *));
-	s->name_hashes = bump(c, fr->count * sizeof(uint64_t));
-	s->offsets = bump(c, fr->count * sizeof(uint64_t));
-	if (!s->modules || !s->name_hashes || !s->offsets)
+	if (site_arrays(c, s, fr->count))
 		return -ENOMEM;
 	for (const hmpt_json_t *x = fr->child; x; x = x->next, k++) {
 		if ((rc = parse_frame(c, x, &s->modules[k], &s->name_hashes[k], &s->offsets[k],
@@ -1045,11 +1051,7 @@ static int site_frames_table(ctx_t *c, const hmpt_json_t *v, const hmpt_json_t *
 		return fail(c, st, site_path(&f, at, "stack", -1),
 		            "expected an array of 1 to 64 indices in the top-level \"frames\"",
 		            st->type == HMPT_JSON_ARRAY ? NULL : st);
-	s->nframes = st->count;
-	s->modules = bump(c, st->count * sizeof(char *));
-	s->name_hashes = bump(c, st->count * sizeof(uint64_t));
-	s->offsets = bump(c, st->count * sizeof(uint64_t));
-	if (!s->modules || !s->name_hashes || !s->offsets)
+	if (site_arrays(c, s, st->count))
 		return -ENOMEM;
 	for (const hmpt_json_t *x = st->child; x; x = x->next, k++) {
 		if (!small_index(x, c->nrows, &r)) {
