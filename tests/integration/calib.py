@@ -269,11 +269,14 @@ def expected(rows, bound, expect):
 def load_independent(tune):
     """Options that keep a tuning's outcome independent of this machine's
     load: retaking runs that other load disturbed (where the tuner does)
-    would add model runs, and so change the seeded noise, as the load goes"""
+    would add model runs, and so change the seeded noise, as the load goes;
+    and a timer's samples, which land in an array or not as the load goes,
+    would reorder the ranking's candidates (by access), and so its runs"""
     p = subprocess.run([tune, "help", "tune"], capture_output=True, text=True)
     text = p.stdout + p.stderr
     return (["--retakes", "0"] if "--retakes" in text else []) + \
-        (["--no-memory-probe"] if "--no-memory-probe" in text else [])
+        (["--no-memory-probe"] if "--no-memory-probe" in text else []) + \
+        (["--sample", "off"] if "--sample MODE" in text else [])
 
 
 def main():

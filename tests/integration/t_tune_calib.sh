@@ -4,7 +4,8 @@
 # A smoke test of the calibration (bench/calibrate.sh, issues 27 and 40):
 # 4 seeded tunings per noise model of tests/progs/model.c (lognormal, drift,
 # burst, heavy, bimodal; carry, position, load, pages, frequency; 2 null,
-# 2 of known gain), with --retakes 0, --no-memory-probe and the tuning's
+# 2 of known gain), with --retakes 0, --no-memory-probe, --sample off (a
+# timer's samples reorder the ranking as the load goes) and the tuning's
 # seed as its order's (--seed), so the same tunings and the same counts on
 # every run of this test, loaded machine or not.  It asserts
 # those exact counts per model (null tunings claiming a plan faster,
