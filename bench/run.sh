@@ -15,6 +15,8 @@ echo "== allocation rows in the manner of mimalloc-bench, nothing asked (bench/a
 bench/alloc_rows.sh
 echo "== real programs, nothing asked (bench/real_programs.sh)"
 bench/real_programs.sh
+echo "== programs of 10^3, 10^4 and 10^5 allocation sites: runs, profile, plan make/check/rebase, a tuning's report (bench/nsites.sh)"
+bench/nsites.sh
 echo "== sampling overhead (bench/sample_overhead.c)"
 "$B/bench/sample_overhead" "$B/libhmpt.so" auto 128 7
 echo "== the timer source's cost at 1 kHz a thread, against HMPT_SAMPLE=off (bench/timer_overhead.sh)"

@@ -24,8 +24,9 @@ static bool sites_ready_g;
 static pthread_once_t sites_once_g = PTHREAD_ONCE_INIT;
 static pthread_once_t place_once_g = PTHREAD_ONCE_INIT;
 static int builds_checked_g;
-/* per site index, with the sites lock held */
-static hmpt_placer_site_t sites_g[HMPT_SITES_MAX];
+/* per site index, with the sites lock held; mapped at the first decision
+ * (HMPT_SITES_MAX of them), touched only as far as sites are used */
+static hmpt_placer_site_t *sites_g;
 
 static void check_loaded_builds(void);
 
@@ -277,10 +278,19 @@ static void decide_split(const hmpt_plan_t *plan, hmpt_placer_site_t *d)
 int hmpt_placer_site_split(uint32_t site, uint32_t *share, int *rest)
 {
 	const hmpt_site_t *s;
-	hmpt_placer_site_t *d = &sites_g[site];
+	hmpt_placer_site_t *d;
 	int pool;
 
 	hmpt_sites_lock();
+	if (!sites_g)
+		sites_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(*sites_g));
+	if (!sites_g) { /* no table: the default pool, whole */
+		hmpt_sites_unlock();
+		*share = HMPT_PLAN_SHARE_ONE;
+		*rest = hmpt_plan_g.default_pool;
+		return hmpt_plan_g.default_pool;
+	}
+	d = &sites_g[site];
 	s = hmpt_sites_get(site);
 	if (!d->decided) {
 		uint64_t hashes[HMPT_MAX_DEPTH], offs[HMPT_MAX_DEPTH];
@@ -319,9 +329,9 @@ int hmpt_placer_site_pool(uint32_t site)
 
 void hmpt_placer_count(uint32_t site, int pool, uint64_t bytes)
 {
-	hmpt_placer_site_t *d = &sites_g[site];
+	hmpt_placer_site_t *d = sites_g ? &sites_g[site] : NULL;
 
-	if (d->placed) {
+	if (d && d->placed) {
 		d->placed[pool + 1].allocations++;
 		d->placed[pool + 1].bytes += bytes;
 	}
@@ -329,12 +339,12 @@ void hmpt_placer_count(uint32_t site, int pool, uint64_t bytes)
 
 const hmpt_placer_site_t *hmpt_placer_site(uint32_t site)
 {
-	return site < HMPT_SITES_MAX && sites_g[site].decided ? &sites_g[site] : NULL;
+	return sites_g && site < HMPT_SITES_MAX && sites_g[site].decided ? &sites_g[site] : NULL;
 }
 
 void hmpt_placer_reset_counts(void)
 {
-	for (uint32_t i = 0; i < hmpt_sites_count(); i++)
+	for (uint32_t i = 0; sites_g && i < hmpt_sites_count(); i++)
 		if (sites_g[i].placed && hmpt_sites_get(i)->kind != HMPT_SITE_STATIC)
 			memset(sites_g[i].placed, 0,
 			       sites_g[i].nplaced * sizeof(hmpt_site_place_t));

@@ -24,7 +24,7 @@
 
 static char out_buf_g[1 << 16];
 static char cmdline_g[1 << 16];
-static uint32_t order_g[1 << 16]; /* site indices, sorted by bytes */
+static uint32_t *order_g; /* site indices, sorted by bytes (HMPT_SITES_MAX) */
 
 static ssize_t cmdline_len_g = -1; /* -1: not kept, read when written */
 
@@ -244,26 +244,50 @@ static void write_totals(hmpt_fmt_t *f)
 	kv_u64(f, "untracked_large", t->untracked_large, "\n  },\n");
 }
 
-/* Shell sort of site indices by bytes, largest first: no malloc, and the
- * number of sites is small enough. */
+/* a before b in the profile: more bytes first, then the site first seen */
+static bool site_before(uint32_t a, uint32_t b)
+{
+	uint64_t x = hmpt_sites_get(a)->st.bytes, y = hmpt_sites_get(b)->st.bytes;
+	return x != y ? x > y : a < b;
+}
+
+static void sift_down(uint32_t *v, uint32_t root, uint32_t n)
+{
+	for (uint32_t child; (child = 2 * root + 1) < n; root = child) {
+		if (child + 1 < n && site_before(v[child], v[child + 1]))
+			child++;
+		if (!site_before(v[root], v[child]))
+			return;
+		uint32_t t = v[root];
+		v[root] = v[child];
+		v[child] = t;
+	}
+}
+
+/* Heap sort of the site indices that allocated, by site_before: no malloc,
+ * and n log n at the most sites a process may have (a shell sort's steps
+ * grew faster).  order_g is mapped at the first write: most processes
+ * never write a profile.  Returns how many, 0 where no map. */
 static uint32_t sort_sites(void)
 {
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i < hmpt_sites_count() && n < sizeof(order_g) / sizeof(order_g[0]);
-	     i++)
+	if (!order_g)
+		order_g = hmpt_sys_map(HMPT_SITES_MAX * sizeof(*order_g));
+	if (!order_g)
+		return 0;
+	for (uint32_t i = 0; i < hmpt_sites_count() && n < HMPT_SITES_MAX; i++)
 		if (hmpt_sites_get(i)->st.allocations || hmpt_sites_get(i)->st.live)
 			order_g[n++] = i;
-	for (uint32_t gap = n / 2; gap > 0; gap /= 2)
-		for (uint32_t i = gap; i < n; i++) {
-			uint32_t v = order_g[i], j = i;
-			uint64_t b = hmpt_sites_get(v)->st.bytes;
-			while (j >= gap && hmpt_sites_get(order_g[j - gap])->st.bytes < b) {
-				order_g[j] = order_g[j - gap];
-				j -= gap;
-			}
-			order_g[j] = v;
-		}
+	/* a heap with the last site (by site_before) on top, moved to the end */
+	for (uint32_t i = n / 2; i-- > 0;)
+		sift_down(order_g, i, n);
+	for (uint32_t end = n; end > 1; end--) {
+		uint32_t t = order_g[0];
+		order_g[0] = order_g[end - 1];
+		order_g[end - 1] = t;
+		sift_down(order_g, 0, end - 1);
+	}
 	return n;
 }
 
@@ -792,7 +816,10 @@ static void write_sites(hmpt_fmt_t *f, uint32_t n)
 		kv_u64(f, "peak_live_bytes", s->st.peak_live, ", ");
 		kv_u64(f, "live_bytes", s->st.live, ",\n      ");
 		kv_sec(f, "first_s", s->st.first_ns, ", ");
-		kv_sec(f, "last_s", s->st.last_ns, "");
+		kv_sec(f, "last_s", s->st.last_ns, ", ");
+		/* the order the shim first saw the stacks in: a heap site's
+		 * is its first allocation's, the tie-break of top:N */
+		kv_u64(f, "seq", order_g[k], "");
 		write_site_placement(f, order_g[k]);
 		write_site_samples(f, order_g[k], s);
 		hmpt_fmt_char(f, '}');

@@ -27,8 +27,10 @@
 
 #include "hash.h"
 
-#define HMPT_MAX_DEPTH      64
-#define HMPT_SITES_MAX      65536u /* sites per process; more count as the overflow site */
+#define HMPT_MAX_DEPTH 64
+/* sites per process; more count as the overflow site.  The tables of this
+ * many are mapped (NORESERVE) and touched only as far as sites are used. */
+#define HMPT_SITES_MAX      131072u
 #define HMPT_SITE_OVERFLOW  0u
 #define HMPT_MODULE_UNKNOWN UINT32_MAX
 

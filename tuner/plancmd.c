@@ -47,7 +47,8 @@ const char hmpt_plan_usage[] =
     "         -d, --default NAME      the default pool (default: system)\n"
     "         -s, --place SITES=POOL  put SITES in POOL: site ids (or unique id\n"
     "                                 prefixes), comma-separated; 'top:N' for the N\n"
-    "                                 largest sites; 'all' for every site\n"
+    "                                 largest sites (of equal ones, those allocated\n"
+    "                                 first); 'all' for every site\n"
     "                                 (repeatable: one group each)\n"
     "         -m, --match prefix:N    match only the first N frames of each stack\n"
     "                                 (default: the whole stack)\n"
@@ -271,7 +272,8 @@ static int select_sites(const json_t *sites, const char *spec, char *chosen)
 			        spec);
 			return -1;
 		}
-		for (i = 0; i < n && i < top; i++) /* sites are sorted by bytes */
+		/* sites are sorted by bytes, then by first allocation */
+		for (i = 0; i < n && i < top; i++)
 			chosen[i] = 1;
 		return 0;
 	}

@@ -630,6 +630,12 @@ static void merge_site(json_t *dst, const json_t *src)
 	add_u64(dst, src, "peak_live_bytes"); /* an upper bound across processes */
 	add_u64(dst, src, "live_bytes");
 	json_object_set_new(dst, "first_s", json_real(f1 < f2 ? f1 : f2));
+	/* the order of the process that allocated first */
+	const json_t *seq = json_object_get(src, "seq");
+	if (f2 < f1 && seq)
+		json_object_set(dst, "seq", (json_t *)seq);
+	else if (f2 < f1)
+		json_object_del(dst, "seq");
 	json_object_set_new(dst, "last_s", json_real(l1 > l2 ? l1 : l2));
 	const json_t *sp = json_object_get(src, "placement");
 	json_t *dp = json_object_get(dst, "placement");
@@ -733,30 +739,51 @@ json_t *hmpt_prof_merge(json_t *const *profiles, const char *const *files, size_
 	return out;
 }
 
+/* a site and what it sorts by, read once */
+typedef struct {
+	json_t *site;
+	uint64_t bytes, seq;
+	double first_s;
+	const char *id;
+} sort_key_t;
+
+/* more bytes first; of equal bytes the site allocated first (first_s, then
+ * the order the shim saw them in, "seq"), which a rebuild does not change
+ * as it changes ids; then the id */
 static int by_bytes(const void *a, const void *b)
 {
-	uint64_t x = hmpt_prof_u64(*(json_t *const *)a, "bytes");
-	uint64_t y = hmpt_prof_u64(*(json_t *const *)b, "bytes");
-	if (x != y)
-		return x < y ? 1 : -1;
-	return strcmp(hmpt_prof_str(*(json_t *const *)a, "id"),
-	              hmpt_prof_str(*(json_t *const *)b, "id"));
+	const sort_key_t *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->first_s != y->first_s)
+		return x->first_s < y->first_s ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->id, y->id);
 }
 
 void hmpt_prof_sort_sites(json_t *prof)
 {
 	json_t *sites = json_object_get(prof, "sites");
 	size_t n = json_array_size(sites), i;
-	json_t **v = calloc(n ? n : 1, sizeof(*v));
+	sort_key_t *v = calloc(n ? n : 1, sizeof(*v));
 
 	if (!v)
 		return;
-	for (i = 0; i < n; i++)
-		v[i] = json_incref(json_array_get(sites, i));
+	for (i = 0; i < n; i++) {
+		json_t *s = json_array_get(sites, i);
+		const json_t *seq = json_object_get(s, "seq");
+		v[i] = (sort_key_t){
+		    json_incref(s), hmpt_prof_u64(s, "bytes"),
+		    /* profiles before "seq": after those with one */
+		    json_is_integer(seq) ? (uint64_t)json_integer_value(seq) : UINT64_MAX,
+		    json_number_value(json_object_get(s, "first_s")), hmpt_prof_str(s, "id") ?: ""};
+	}
 	qsort(v, n, sizeof(*v), by_bytes);
 	json_array_clear(sites);
 	for (i = 0; i < n; i++)
-		json_array_append_new(sites, v[i]);
+		json_array_append_new(sites, v[i].site);
 	free(v);
 }
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "hash.h"
 #include "plan.h"
 #include "planout.h"
 #include "profiles.h"
@@ -198,47 +199,229 @@ static char *target_key(const json_t *old, const json_t *cand)
 	return key;
 }
 
+/* ------------------------------------------------- candidates by key */
+
+/* Comparing every plan site with every new site cost O(n^2) (a 1,000-site
+ * plan took 34 s, a 10,000-site one most of an hour).  A candidate can
+ * only match a site whose identity frames ask for what its own have
+ * (frame_compare): the function, else the variable (static data), else the
+ * frame itself; or one of the same id.  Candidates are filed under those
+ * keys, and each plan site compared with those under its own only. */
+enum { KEY_ID = 1, KEY_FUNCTION, KEY_VARIABLE, KEY_RAW };
+
+static uint64_t key_add(uint64_t h, int kind, const char *str)
+{
+	h = hmpt_hash_bytes(h, &kind, sizeof(kind));
+	return hmpt_hash_bytes(h, str, strlen(str) + 1);
+}
+
+typedef struct {
+	uint64_t key;
+	size_t c;
+} keyed_t;
+
+typedef struct {
+	keyed_t *v;
+	size_t n, cap;
+	size_t *seen; /* per candidate: the lookup that last listed it, + 1 */
+	size_t lookups;
+	size_t *list; /* the last lookup's candidates */
+} cand_index_t;
+
+static void index_put(cand_index_t *ix, uint64_t key, size_t c)
+{
+	if (ix->n == ix->cap) {
+		size_t cap = ix->cap ? 2 * ix->cap : 1024;
+		keyed_t *v = realloc(ix->v, cap * sizeof(*v));
+		if (!v)
+			return; /* fewer keys: fewer matches, never a wrong one */
+		ix->v = v;
+		ix->cap = cap;
+	}
+	ix->v[ix->n++] = (keyed_t){key, c};
+}
+
+static int by_key(const void *x, const void *y)
+{
+	const keyed_t *a = x, *b = y;
+	if (a->key != b->key)
+		return a->key < b->key ? -1 : 1;
+	return a->c < b->c ? -1 : a->c > b->c;
+}
+
+/* the identity frame k's symbolic entry, its function and variable */
+static const json_t *ident_entry(const json_t *site, const uint32_t *idx, uint32_t k,
+                                 const char **fn, const char **var)
+{
+	const json_t *e = json_array_get(json_object_get(site, "symbolic"), idx[k]);
+	*fn = hmpt_prof_str(e, "function");
+	*var = hmpt_prof_str(e, "variable");
+	return e;
+}
+
+/* 0, or -1 out of memory (ix freed by index_free either way) */
+static int index_build(cand_index_t *ix, const json_t *const *cands, size_t ncand)
+{
+	memset(ix, 0, sizeof(*ix));
+	ix->seen = calloc(ncand + 1, sizeof(*ix->seen));
+	ix->list = malloc((ncand + 1) * sizeof(*ix->list));
+	if (!ix->seen || !ix->list)
+		return -1;
+	for (size_t c = 0; c < ncand; c++) {
+		const json_t *cf = json_object_get(cands[c], "frames");
+		const char *id = hmpt_prof_str(cands[c], "id"), *fn, *var;
+		uint32_t ci[MAX_FRAMES], kc = hmpt_prof_identity(cf, ci);
+		if (id)
+			index_put(ix, key_add(HMPT_HASH_SEED, KEY_ID, id), c);
+		if (kc == 0)
+			continue;
+		/* the functions of its first 1, 2, ... kc identity frames */
+		uint64_t h = HMPT_HASH_SEED;
+		for (uint32_t k = 0; k < kc; k++) {
+			ident_entry(cands[c], ci, k, &fn, &var);
+			if (!fn)
+				break;
+			h = key_add(h, KEY_FUNCTION, fn);
+			index_put(ix, h, c);
+		}
+		ident_entry(cands[c], ci, 0, &fn, &var);
+		if (!fn && var)
+			index_put(ix, key_add(HMPT_HASH_SEED, KEY_VARIABLE, var), c);
+		const char *raw = json_string_value(json_array_get(cf, ci[0]));
+		if (raw)
+			index_put(ix, key_add(HMPT_HASH_SEED, KEY_RAW, raw), c);
+	}
+	qsort(ix->v, ix->n, sizeof(*ix->v), by_key);
+	return 0;
+}
+
+static void index_free(cand_index_t *ix)
+{
+	free(ix->v);
+	free(ix->seen);
+	free(ix->list);
+}
+
+/* add the candidates filed under key to the lookup's list, once each */
+static void index_take(cand_index_t *ix, uint64_t key, size_t *n)
+{
+	size_t lo = 0, hi = ix->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (ix->v[mid].key < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < ix->n && ix->v[i].key == key; i++)
+		if (ix->seen[ix->v[i].c] != ix->lookups) {
+			ix->seen[ix->v[i].c] = ix->lookups;
+			ix->list[(*n)++] = ix->v[i].c;
+		}
+}
+
+/* index_lookup's candidates, in the order filed */
+static size_t lookup_keys(cand_index_t *ix, const json_t *old)
+{
+	const json_t *of = json_object_get(old, "frames");
+	const char *id = is_prefix(old) ? NULL : hmpt_prof_str(old, "id"), *fn, *var;
+	uint32_t oi[MAX_FRAMES], ko = hmpt_prof_identity(of, oi);
+	size_t n = 0;
+
+	ix->lookups++;
+	if (id && strlen(id) == 16)
+		index_take(ix, key_add(HMPT_HASH_SEED, KEY_ID, id), &n);
+	if (ko == 0 || !json_is_array(json_object_get(old, "symbolic")))
+		return n;
+	uint64_t h = HMPT_HASH_SEED;
+	uint32_t k = 0;
+	for (; k < ko; k++) {
+		if (!json_is_object(ident_entry(old, oi, k, &fn, &var)) || !fn)
+			break;
+		h = key_add(h, KEY_FUNCTION, fn);
+	}
+	if (k == ko) { /* functions at every frame: the new site's must be those */
+		index_take(ix, h, &n);
+		return n;
+	}
+	const json_t *e = ident_entry(old, oi, 0, &fn, &var);
+	const char *raw = json_string_value(json_array_get(of, oi[0]));
+	if (json_is_object(e) && fn)
+		index_take(ix, key_add(HMPT_HASH_SEED, KEY_FUNCTION, fn), &n);
+	else if (json_is_object(e) && var)
+		index_take(ix, key_add(HMPT_HASH_SEED, KEY_VARIABLE, var), &n);
+	else if (raw)
+		index_take(ix, key_add(HMPT_HASH_SEED, KEY_RAW, raw), &n);
+	return n;
+}
+
+static int by_index(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+/* The candidates that may match old (every one hmpt_rebase_compare would
+ * accept, and maybe others), in ix->list in the candidates' order: how
+ * many. */
+static size_t index_lookup(cand_index_t *ix, const json_t *old)
+{
+	size_t n = lookup_keys(ix, old);
+
+	qsort(ix->list, n, sizeof(*ix->list), by_index);
+	return n;
+}
+
 void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *const *cands,
                         size_t ncand, long *match)
 {
-	pair_t *pairs = malloc((nold * ncand + 1) * sizeof(*pairs));
-	char **taken = calloc(nold + 1, sizeof(*taken));
-	size_t np = 0, nt = 0;
+	cand_index_t ix;
+	pair_t *pairs = NULL;
+	size_t np = 0, cap = 0;
+	json_t *taken = json_object(); /* target keys given to a plan site */
 
 	for (size_t o = 0; o < nold; o++)
 		match[o] = -1;
-	if (!pairs || !taken)
+	if (index_build(&ix, cands, ncand) != 0 || !taken)
 		goto out;
-	for (size_t o = 0; o < nold; o++)
-		for (size_t c = 0; c < ncand; c++) {
+	for (size_t o = 0; o < nold; o++) {
+		size_t nc = index_lookup(&ix, olds[o]);
+		for (size_t i = 0; i < nc; i++) {
 			char how[8];
-			if (hmpt_rebase_compare(olds[o], cands[c], &pairs[np].sc, how,
+			if (np == cap) {
+				size_t ncap = cap ? 2 * cap : 1024;
+				pair_t *p = realloc(pairs, ncap * sizeof(*p));
+				if (!p)
+					goto out;
+				pairs = p;
+				cap = ncap;
+			}
+			if (hmpt_rebase_compare(olds[o], cands[ix.list[i]], &pairs[np].sc, how,
 			                        sizeof(how)) == 0) {
 				pairs[np].o = o;
-				pairs[np].c = c;
+				pairs[np].c = ix.list[i];
 				np++;
 			}
 		}
+	}
 	qsort(pairs, np, sizeof(*pairs), cmp_pairs);
 	for (size_t i = 0; i < np; i++) {
 		const pair_t *p = &pairs[i];
 		if (match[p->o] >= 0)
 			continue;
 		char *key = target_key(olds[p->o], cands[p->c]);
-		bool used = !key;
-		for (size_t t = 0; t < nt && !used; t++)
-			used = !strcmp(taken[t], key);
-		if (used) {
+		if (!key || json_object_get(taken, key)) {
 			free(key);
 			continue;
 		}
-		taken[nt++] = key;
+		json_object_set_new(taken, key, json_true());
+		free(key);
 		match[p->o] = (long)p->c;
 	}
 out:
-	for (size_t t = 0; t < nt; t++)
-		free(taken[t]);
-	free(taken);
+	index_free(&ix);
+	json_decref(taken);
 	free(pairs);
 }
 
@@ -476,6 +659,7 @@ int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 	json_t *plan = NULL, *prof = NULL, *rebased = NULL;
 	json_t **cands = NULL;
 	old_t *olds = NULL;
+	cand_index_t ix = {0};
 	char *const *cmd = NULL;
 	int c, rc = 1;
 
@@ -570,7 +754,12 @@ int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 	free(match);
 	free(oldp);
 
-	/* the report: every site, then the sum */
+	/* the report: every site, then the sum; for those not found, the
+	 * candidates that would have matched */
+	if (index_build(&ix, (const json_t *const *)cands, ncand) != 0) {
+		fprintf(stderr, "hmpt-tune plan rebase: out of memory\n");
+		goto done;
+	}
 	fprintf(stderr, "hmpt-tune: rebasing %s onto %s: %zu site%s\n", plan_path, what, nold,
 	        nold == 1 ? "" : "s");
 	fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", "group", "site", "status", "new site",
@@ -581,9 +770,9 @@ int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 		if (x->match < 0) {
 			char first[512], scratch[512], shape[512] = "";
 			hmpt_rebase_score_t sc;
-			size_t near = 0;
-			for (size_t j = 0; j < ncand; j++)
-				if (hmpt_rebase_compare(x->site, cands[j], &sc, scratch,
+			size_t near = 0, nc = index_lookup(&ix, x->site);
+			for (size_t j = 0; j < nc; j++)
+				if (hmpt_rebase_compare(x->site, cands[ix.list[j]], &sc, scratch,
 				                        sizeof(scratch)) == 0) {
 					near++;
 					/* another number of calls tracked: which is which
@@ -642,6 +831,7 @@ done:
 			json_decref(cands[i]);
 	free(cands);
 	free(olds);
+	index_free(&ix);
 	if (*tmpdir) {
 		char log[PATH_MAX + 16];
 		snprintf(log, sizeof(log), "%s/command.log", tmpdir);

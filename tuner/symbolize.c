@@ -5,16 +5,31 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* from libstdc++ (the C++ ABI); hmpt-tune links it for this one call */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
 
+/* one symbol of a module's table, for lookups by address */
+typedef struct {
+	GElf_Addr addr;
+	GElf_Xword size;
+	const char *name;
+	bool global;
+} sym_entry_t;
+
 typedef struct {
 	char *path;
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	/* the symbol table sorted by address, read at the first lookup:
+	 * dwfl_module_addrinfo scans the whole table per call, which made
+	 * naming N frames of a module of N functions O(N^2) */
+	sym_entry_t *syms;
+	size_t nsyms;
+	bool syms_read;
 } sym_module_t;
 
 typedef struct strnode {
@@ -50,6 +65,7 @@ void hmpt_sym_free(hmpt_sym_t *s)
 	for (size_t i = 0; i < s->n; i++) {
 		if (s->mods[i].dwfl)
 			dwfl_end(s->mods[i].dwfl);
+		free(s->mods[i].syms);
 		free(s->mods[i].path);
 	}
 	free(s->mods);
@@ -90,6 +106,80 @@ static const char *name_of(hmpt_sym_t *s, const char *raw)
 	}
 	free(d);
 	return keep(s, raw);
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const sym_entry_t *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address: the global one first, then by name (a stable choice) */
+	if (x->global != y->global)
+		return x->global ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* the module's defined symbols that name code or data, sorted by address */
+static void read_symbols(sym_module_t *m)
+{
+	int n = dwfl_module_getsymtab(m->mod);
+
+	m->syms_read = true;
+	if (n <= 0)
+		return;
+	m->syms = malloc((size_t)n * sizeof(*m->syms));
+	if (!m->syms)
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name =
+		    dwfl_module_getsym_info(m->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || shndx == SHN_UNDEF || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		m->syms[m->nsyms++] =
+		    (sym_entry_t){addr, sym.st_size, name, GELF_ST_BIND(sym.st_info) != STB_LOCAL};
+	}
+	qsort(m->syms, m->nsyms, sizeof(*m->syms), by_addr);
+}
+
+/* The symbol holding addr: of those at or below it, the nearest whose size
+ * covers it, else the nearest without a size (as dwfl_module_addrinfo
+ * chooses); its name and addr's offset in it, or NULL. */
+static const char *symbol_at(sym_module_t *m, GElf_Addr addr, GElf_Off *off)
+{
+	size_t lo = 0, hi;
+	const sym_entry_t *sizeless = NULL;
+
+	if (!m->syms_read)
+		read_symbols(m);
+	hi = m->nsyms;
+	while (lo < hi) { /* lo: the first symbol above addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->syms[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* a few back at most: symbols nest (a function inside a larger one) */
+	for (size_t i = lo, seen = 0; i-- > 0 && seen < 64; seen++) {
+		const sym_entry_t *e = &m->syms[i];
+		if (e->size && addr < e->addr + e->size) {
+			while (i > 0 && m->syms[i - 1].addr == e->addr && m->syms[i - 1].size)
+				e = &m->syms[--i]; /* sorted first: the global one */
+			*off = addr - e->addr;
+			return e->name;
+		}
+		if (!e->size && !sizeless)
+			sizeless = e;
+	}
+	if (sizeless)
+		*off = addr - sizeless->addr;
+	return sizeless ? sizeless->name : NULL;
 }
 
 static sym_module_t *module_for(hmpt_sym_t *s, const char *path)
@@ -229,10 +319,8 @@ int hmpt_sym_resolve(hmpt_sym_t *s, const char *module_path, uint64_t offset, hm
 		 * if it lies inside that symbol; outside one, libdw offers the
 		 * nearest line of another function (startup code) */
 		GElf_Off sym_off = 0;
-		GElf_Sym sym;
 		Dwarf_Addr line_addr = 0;
-		const char *nm =
-		    dwfl_module_addrinfo(m->mod, addr, &sym_off, &sym, NULL, NULL, NULL);
+		const char *nm = symbol_at(m, addr, &sym_off);
 		out[0].function = name_of(s, nm);
 		if (line)
 			dwfl_lineinfo(line, &line_addr, NULL, NULL, NULL, NULL);

@@ -16,9 +16,11 @@
 # confirmation phases per noise structure) and the full calibration's
 # (make bench: 200 tunings per model).
 need_thp
-# false faster/covered/good per model, recorded from this slice
+# false faster/covered/good per model, recorded from this slice (frequency
+# 0/4/1 since sites of equal bytes rank by first allocation: seeds 101-140
+# gave 20/20 good, 19/20 before)
 CALIB_EXPECT=lognormal=0/4/2,drift=0/4/2,burst=0/4/1,heavy=0/4/2,bimodal=0/4/2
-CALIB_EXPECT+=,carry=0/4/2,position=0/4/2,load=0/3/2,pages=0/4/2,frequency=0/4/2
+CALIB_EXPECT+=,carry=0/4/2,position=0/4/2,load=0/3/2,pages=0/4/2,frequency=0/4/1
 model_py "$top/tests/integration/calib.py" --tune "$TUNE" --lib "$LIB" --model "$MODEL" \
 	--tunings 4 --seed-base 1 --jobs 2 --keep "$work/calib" \
 	--expect "$CALIB_EXPECT" ||
