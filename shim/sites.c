@@ -540,43 +540,55 @@ static uint32_t ra_slot(uintptr_t ra)
 	return (uint32_t)(((uint64_t)ra * 0x9e3779b97f4a7c15ull) >> (64 - RA_BITS)) & ra_mask_g;
 }
 
-/* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
- * verdicts die with it; lock-free: a signal handler may walk), and for a
- * sound one the size of its frame where it keeps no frame pointer (else 0)
- * in *size. */
-__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen,
-                                                               uint32_t *size)
+/* The slot of ra in the verdict table, within RA_PROBES of its own; with
+ * claim, an empty one is taken for it (*fresh: taken by this call).  -1:
+ * not there, or no room.  Lock-free: a signal handler may walk. */
+__attribute__((always_inline)) static inline int32_t ra_find(uintptr_t ra, bool claim, bool *fresh)
 {
 	uint32_t i = ra_slot(ra);
 
 	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
-		if (v == ra) {
-			uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
-			*size = (uint32_t)(m >> 2 & (RA_MAX_SP / 8 - 1)) * 8;
-			return m >> RA_GEN == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
+		if (v == 0 && claim &&
+		    __atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
+		                                __ATOMIC_ACQUIRE)) {
+			*fresh = true;
+			return (int32_t)i;
 		}
+		if (v == ra) /* v: what the failed exchange found, too */
+			return (int32_t)i;
 		if (v == 0)
-			break;
+			return -1;
 	}
-	return RA_UNKNOWN;
+	return -1;
+}
+
+/* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
+ * verdicts die with it), and for a sound one the size of its frame where it
+ * keeps no frame pointer (else 0) in *size. */
+__attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen,
+                                                               uint32_t *size)
+{
+	bool fresh = false;
+	int32_t i = ra_find(ra, false, &fresh);
+
+	if (i < 0)
+		return RA_UNKNOWN;
+	uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
+	*size = (uint32_t)(m >> 2 & (RA_MAX_SP / 8 - 1)) * 8;
+	return m >> RA_GEN == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
 }
 
 static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
 {
-	uint32_t i = ra_slot(ra);
+	bool fresh = false;
+	int32_t i = ra_find(ra, true, &fresh);
 
-	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
-		uintptr_t v = 0;
-		if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false, __ATOMIC_ACQ_REL,
-		                                __ATOMIC_ACQUIRE) ||
-		    v == ra) {
-			__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | size / 8 << 2 | state,
-			                 __ATOMIC_RELEASE);
-			return;
-		}
-	}
-	__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+	if (i < 0)
+		__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
+	else
+		__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | size / 8 << 2 | state,
+		                 __ATOMIC_RELEASE);
 }
 
 /* Is ra, which has no verdict, met a second time in generation gen (the
@@ -584,26 +596,17 @@ static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
  * more than its own walk: a stack met once (a program of 10,000 sites that
  * each allocate once: 0.09 s under the shim before, 0.42 s when each was
  * judged) is walked by libunwind alone; a return address that comes back
- * is judged. */
+ * is judged.  A full table notes nothing, and learning goes on. */
 static bool ra_seen_again(uintptr_t ra, uint64_t gen)
 {
-	uint32_t i = ra_slot(ra), k;
+	bool fresh = false;
+	int32_t i = ra_find(ra, true, &fresh);
 
-	for (k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
-		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
-		if (v == ra && __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE) >> RA_GEN == gen)
-			return true;
-		if (v == ra)
-			break;
-		if (v == 0) { /* noted; a full table notes nothing, and learning goes on */
-			if (__atomic_compare_exchange_n(&ras_g[i].ra, &v, ra, false,
-			                                __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) ||
-			    v == ra)
-				break;
-		}
-	}
-	if (k < RA_PROBES)
-		__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | RA_UNKNOWN, __ATOMIC_RELEASE);
+	if (i < 0)
+		return false;
+	if (!fresh && __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE) >> RA_GEN == gen)
+		return true;
+	__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | RA_UNKNOWN, __ATOMIC_RELEASE);
 	return false;
 }
 
