@@ -52,13 +52,18 @@ static uintptr_t self_lo_g, self_hi_g; /* libhmpt's own code */
 enum { RA_UNKNOWN, RA_SOUND, RA_UNSOUND, RA_LAST };
 typedef struct {
 	uintptr_t ra;  /* claimed once (0: empty), never changed */
-	uint64_t meta; /* generation << RA_GEN | frame size / 8 << 2 | RA_* */
+	uint64_t meta; /* generation << RA_GEN | step << 2 | RA_* */
 } ra_slot_t;
-#define RA_GEN    18 /* frame sizes to 64 KiB - 8 */
-#define RA_MAX_SP ((uint64_t)8 << 13)
-#define RA_BITS   18 /* 4 MiB of table, touched as used: 10^5 sites' frames */
-#define RA_SLOTS  (1u << RA_BITS)
-#define RA_PROBES 32u
+/* A sound return address's step to the next one: 0, through the frame
+ * pointer; else its frame's size (below RA_MAX_SP), and from bit
+ * STEP_SAVED on, where the frame saved its caller's rbp (the slot's
+ * offset from the frame's bottom / 8, plus 1; 0: rbp left alone). */
+#define RA_GEN     32
+#define RA_MAX_SP  ((uint64_t)1 << 16)
+#define STEP_SAVED 16
+#define RA_BITS    18 /* 4 MiB of table, touched as used: 10^5 sites' frames */
+#define RA_SLOTS   (1u << RA_BITS)
+#define RA_PROBES  32u
 static ra_slot_t *ras_g;
 static int learn_off_g; /* a verdict found no slot, or no frame matched: learn no more */
 /* Whole chains the walk named a site by: a walk that meets a recorded
@@ -71,7 +76,7 @@ typedef struct {
 	uint64_t gen;    /* dlpi_adds + dlpi_subs when recorded: the modules then */
 	uint32_t site;   /* the site the chain named */
 	uint32_t n;      /* return addresses r_0 .. r_{n-1} */
-	uint32_t *sizes; /* each one's step: its frame's size, 0: the frame pointer */
+	uint32_t *sizes; /* each one's step (RA_GEN's comment) */
 	uintptr_t ras[];
 } chain_t;
 /* return addresses that choose the bucket: hmpt's two, then three of
@@ -564,10 +569,10 @@ __attribute__((always_inline)) static inline int32_t ra_find(uintptr_t ra, bool 
 }
 
 /* The verdict on ra in generation gen (dlpi_subs: an unloaded module's
- * verdicts die with it), and for a sound one the size of its frame where it
- * keeps no frame pointer (else 0) in *size. */
+ * verdicts die with it), and for a sound one its step (RA_GEN's comment)
+ * in *step. */
 __attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uint64_t gen,
-                                                               uint32_t *size)
+                                                               uint32_t *step)
 {
 	bool fresh = false;
 	int32_t i = ra_find(ra, false, &fresh);
@@ -575,11 +580,11 @@ __attribute__((always_inline)) static inline unsigned ra_state(uintptr_t ra, uin
 	if (i < 0)
 		return RA_UNKNOWN;
 	uint64_t m = __atomic_load_n(&ras_g[i].meta, __ATOMIC_ACQUIRE);
-	*size = (uint32_t)(m >> 2 & (RA_MAX_SP / 8 - 1)) * 8;
+	*step = (uint32_t)(m >> 2 & ((1u << (RA_GEN - 2)) - 1));
 	return m >> RA_GEN == gen ? (unsigned)(m & 3) : RA_UNKNOWN;
 }
 
-static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
+static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint32_t step)
 {
 	bool fresh = false;
 	int32_t i = ra_find(ra, true, &fresh);
@@ -587,7 +592,7 @@ static void ra_learn(uintptr_t ra, uint64_t gen, unsigned state, uint64_t size)
 	if (i < 0)
 		__atomic_store_n(&learn_off_g, 1, __ATOMIC_RELAXED);
 	else
-		__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | size / 8 << 2 | state,
+		__atomic_store_n(&ras_g[i].meta, gen << RA_GEN | (uint64_t)step << 2 | state,
 		                 __ATOMIC_RELEASE);
 }
 
@@ -669,14 +674,32 @@ static void chain_record(const uintptr_t *ras, const uint32_t *sizes, uint32_t n
 	__atomic_store_n(&b[w], c, __ATOMIC_RELEASE);
 }
 
+/* One step of the walk from the frame of r_k (its bottom sp, the frame
+ * pointer bp) by r_k's step: to its caller's frame, and r_{k+1} in *ra. */
+__attribute__((always_inline)) static inline void fp_step(uint32_t step, uintptr_t *sp,
+                                                          uintptr_t *bp, uintptr_t *ra)
+{
+	if (step == 0) {
+		*sp = *bp + 2 * sizeof(uintptr_t);
+		*ra = ((const uintptr_t *)*bp)[1];
+		*bp = ((const uintptr_t *)*bp)[0];
+		return;
+	}
+	if (step >> STEP_SAVED) /* the caller's rbp, where this frame saved it */
+		*bp = ((const uintptr_t *)*sp)[(step >> STEP_SAVED) - 1];
+	*sp += step & (RA_MAX_SP - 1);
+	*ra = ((const uintptr_t *)*sp)[-1];
+}
+
 /* The walk, inlined into hmpt_sites_capture (fp0 is its frame): raw[0] an
  * address of this function, which site_of skips as hmpt's as it skips
  * libunwind's first frame, then r_0, r_1, ... while sound: by their
  * verdicts, or by a recorded chain they follow (then *hit is the chain,
  * matched whole).  Each sound r_k says how to reach r_{k+1}: through the
  * frame pointer bp of its function (bp[1], and bp[0] is the caller's), or
- * past a frame of known size that leaves bp alone (the return address
- * just below the frame's top, sp + size).  Without libunwind (`learned`
+ * past a frame of known size (the return address just below the frame's
+ * top, sp + size) that leaves bp alone or saved the caller's at a known
+ * place in the frame (fp_step).  Without libunwind (`learned`
  * false), hmpt's own frames are taken as sound (it is built with frame
  * pointers), no other.  sizes[k]: r_k's step; *stop: the state of the
  * last frame taken. */
@@ -693,20 +716,20 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
 	raw[n++] = (void *)(uintptr_t)&hmpt_sites_capture;
 	for (;;) {
 		int k = n - 1; /* ra is r_k */
-		uint32_t size = 0;
+		uint32_t step = 0;
 		unsigned st;
 		raw[n++] = (void *)ra;
 		if (c && (ra == c->ras[k] || (c = chain_find(ras, k, cgen)))) {
 			st = RA_SOUND; /* it was, in this generation */
-			size = c->sizes[k];
+			step = c->sizes[k];
 		} else {
-			st = learned                             ? ra_state(ra, gen, &size)
+			st = learned                             ? ra_state(ra, gen, &step)
 			     : ra >= self_lo_g && ra < self_hi_g ? RA_SOUND
 			                                         : RA_UNSOUND;
 			if (k == CHAIN_KEY - 1 && learned)
 				c = chain_find(ras, k, cgen);
 		}
-		sizes[k] = size;
+		sizes[k] = step;
 		if (c && (uint32_t)n - 1 == c->n) { /* the whole chain: its site */
 			*hit = c;
 			return n;
@@ -720,14 +743,7 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
 			const uintptr_t *cr = c->ras;
 			uint32_t j = (uint32_t)k, last = c->n - 1;
 			for (;;) {
-				if (cs[j] == 0) {
-					sp = bp + 2 * sizeof(uintptr_t);
-					ra = ((const uintptr_t *)bp)[1];
-					bp = ((const uintptr_t *)bp)[0];
-				} else {
-					sp += cs[j];
-					ra = ((const uintptr_t *)sp)[-1];
-				}
+				fp_step(cs[j], &sp, &bp, &ra);
 				raw[++j + 1] = (void *)ra; /* r_j */
 				if (ra != cr[j])
 					break;
@@ -742,14 +758,7 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
 			n = (int)j + 1;
 			continue;
 		}
-		if (size == 0) {
-			sp = bp + 2 * sizeof(uintptr_t);
-			ra = ((const uintptr_t *)bp)[1];
-			bp = ((const uintptr_t *)bp)[0];
-		} else {
-			sp += size;
-			ra = ((const uintptr_t *)sp)[-1];
-		}
+		fp_step(step, &sp, &bp, &ra);
 	}
 }
 
@@ -758,9 +767,10 @@ __attribute__((always_inline)) static inline int fp_walk(void **raw, uint32_t *s
  * CFA lives in another register (glibc's _dl_runtime_resolve_xsavec keeps
  * it in rbx and aligns rsp down): libunwind steps again from the frame's
  * registers with the stack pointer moved by 16 bytes; the caller's must
- * move with it.  Reads the stack a little above sp2. */
+ * move with it, and so must the slot `saved` where the frame saved its
+ * caller's rbp (unless 0).  Reads the stack a little above sp2. */
 __attribute__((noinline)) static bool frame_follows_sp(unw_cursor_t *at, unw_word_t sp,
-                                                       unw_word_t sp2)
+                                                       unw_word_t sp2, unw_word_t saved)
 {
 	static const struct {
 		int unw, greg;
@@ -779,8 +789,11 @@ __attribute__((noinline)) static bool frame_follows_sp(unw_cursor_t *at, unw_wor
 		uc.uc_mcontext.gregs[regs[i].greg] = (greg_t)v;
 	}
 	uc.uc_mcontext.gregs[REG_RSP] = (greg_t)(sp + 16);
+	unw_save_loc_t loc;
 	return unw_g.init_local2(&c, &uc, 0) == 0 && unw_g.step(&c) > 0 &&
-	       unw_g.get_reg(&c, UNW_REG_SP, &v) == 0 && v == sp2 + 16;
+	       unw_g.get_reg(&c, UNW_REG_SP, &v) == 0 && v == sp2 + 16 &&
+	       (!saved || (unw_g.get_save_loc(&c, UNW_X86_64_RBP, &loc) == 0 &&
+	                   loc.type == UNW_SLT_MEMORY && loc.u.addr == saved + 16));
 }
 
 /* Verdicts on the return addresses of the stack above frame fp0 (the
@@ -839,12 +852,21 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 		                (loc.type != UNW_SLT_MEMORY || loc.u.addr == loc2.u.addr) &&
 		                (loc.type != UNW_SLT_REG || loc.u.regnum == loc2.u.regnum);
 		uint64_t size = sp2 - sp;
-		bool by_size = !by_fp && rbp_kept && fp == fp2 && sp2 > sp && size < RA_MAX_SP &&
-		               size % sizeof(uintptr_t) == 0 &&
-		               ((const uintptr_t *)sp2)[-1] == ip2 && frame &&
-		               frame_follows_sp(&at, sp, sp2);
-		ra_learn(ip, gen, frame && (by_fp || by_size) ? RA_SOUND : RA_UNSOUND,
-		         frame && by_size ? size : 0);
+		bool sized = !by_fp && frame && sp2 > sp && size < RA_MAX_SP &&
+		             size % sizeof(uintptr_t) == 0 && ((const uintptr_t *)sp2)[-1] == ip2;
+		/* rbp left alone, or the caller's saved in this frame (glibc's
+		 * start-up frames, which use rbp as a register) */
+		bool kept = sized && rbp_kept && fp == fp2;
+		bool saved = sized && !kept && loc2.type == UNW_SLT_MEMORY && loc2.u.addr >= sp &&
+		             loc2.u.addr < sp2 && (loc2.u.addr - sp) % sizeof(uintptr_t) == 0 &&
+		             *(const uintptr_t *)loc2.u.addr == fp2;
+		bool by_size =
+		    (kept || saved) && frame_follows_sp(&at, sp, sp2, saved ? loc2.u.addr : 0);
+		uint32_t step = !by_size ? 0
+		                : saved  ? (uint32_t)size | (uint32_t)((loc2.u.addr - sp) / 8 + 1)
+		                                               << STEP_SAVED
+		                        : (uint32_t)size;
+		ra_learn(ip, gen, frame && (by_fp || by_size) ? RA_SOUND : RA_UNSOUND, step);
 		ip = ip2;
 		sp = sp2;
 		fp = fp2;
