@@ -80,6 +80,7 @@ TUNER_OBJ := $(TUNER_SRC:tuner/%.c=$(B)/tuner/%.o)
 TUNER_LIBS := -ljansson -ldw -lelf -lstdc++ -lnuma -ldl -lpthread -lm
 
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+NPROC     := $(shell nproc 2>/dev/null || echo 2)
 
 # the sanitizer builds check the lock order too (common/lockrank.h)
 RANKS     := -DHMPT_LOCK_RANKS
@@ -226,8 +227,9 @@ check-build-integration: all
 check-build: check-build-integration
 	$(MAKE) $(UNIT_BIN)
 
+# check builds on every CPU, unless make was given -j (its jobserver then)
 check: deps
-	$(MAKE) check-build
+	$(MAKE) $(if $(findstring -j,$(MAKEFLAGS)),,-j$(NPROC)) check-build
 	$(MAKE) format-check
 	HMPT_TEST_NO_BUILD=1 tests/run.sh
 

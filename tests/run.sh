@@ -124,24 +124,38 @@ say() {
 
 # A test marked "# hmpt-test: beside" (the QEMU guest's: a machine of its
 # own, no host setting touched) runs in the background beside the others,
-# which run one at a time: on 2 cores that takes its minutes off the
-# suite's.  HMPT_TEST_SERIAL=1 runs it in turn instead.
-beside=() beside_pids=()
+# and so do the unit tests, one after another (they compute, and touch no
+# host setting either); the integration tests run one at a time.  On 2
+# cores that takes their minutes off the suite's.  HMPT_TEST_SERIAL=1 runs
+# everything in turn instead.
+beside=() beside_pids=() units=()
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	selected "$name" "$@" || continue
-	[ "${HMPT_TEST_SERIAL:-0}" != 1 ] && [[ $t == *.sh ]] &&
-		grep -q '^# hmpt-test: beside' "$t" || continue
-	run_test "$t" >"$logs/$name.result" &
-	beside+=("$name") beside_pids+=($!)
+	[ "${HMPT_TEST_SERIAL:-0}" != 1 ] || continue
+	if [[ $t != *.sh ]]; then
+		units+=("$name")
+	elif grep -q '^# hmpt-test: beside' "$t"; then
+		run_test "$t" >"$logs/$name.result" &
+		beside+=("$name") beside_pids+=($!)
+	fi
 done
+if [ ${#units[@]} -gt 0 ]; then
+	for u in "${units[@]}"; do run_test "build/asan/unit/$u" >"$logs/$u.result"; done &
+	units_pid=$!
+fi
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	selected "$name" "$@" || continue
-	[[ " ${beside[*]} " == *" $name "* ]] && continue
+	[[ " ${beside[*]} ${units[*]} " == *" $name "* ]] && continue
 	read -r rc secs < <(run_test "$t")
 	knobs_put_back || echo "run.sh: $name left $(cat $knob_record 2>/dev/null) changed" >&2
 	say "$name" "$rc" "$secs"
+done
+[ ${#units[@]} -eq 0 ] || wait "$units_pid"
+for u in ${units[@]+"${units[@]}"}; do
+	read -r rc secs <"$logs/$u.result"
+	say "$u" "${rc:-1}" "${secs:-?}" ", beside the integration tests"
 done
 for i in "${!beside[@]}"; do
 	wait "${beside_pids[$i]}"
