@@ -547,10 +547,14 @@ static uint32_t ra_slot(uintptr_t ra)
 
 /* The slot of ra in the verdict table, within RA_PROBES of its own; with
  * claim, an empty one is taken for it (*fresh: taken by this call).  -1:
- * not there, or no room.  Lock-free: a signal handler may walk. */
+ * not there, or no room, or ra 0 (an empty slot's mark: a stack's end may
+ * read as 0).  Lock-free: a signal handler may walk. */
 __attribute__((always_inline)) static inline int32_t ra_find(uintptr_t ra, bool claim, bool *fresh)
 {
 	uint32_t i = ra_slot(ra);
+
+	if (ra == 0)
+		return -1;
 
 	for (uint32_t k = 0; k < RA_PROBES; k++, i = (i + 1) & ra_mask_g) {
 		uintptr_t v = __atomic_load_n(&ras_g[i].ra, __ATOMIC_ACQUIRE);
