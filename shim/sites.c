@@ -836,7 +836,17 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 		return;
 	}
 	for (k = 0; k < RAW_DEEP; k++) {
-		bool frame = unw_g.is_signal_frame(&c) <= 0 && unw_g.get_proc_info(&c, &pi) == 0;
+		bool signal = unw_g.is_signal_frame(&c) > 0;
+		bool frame = !signal && unw_g.get_proc_info(&c, &pi) == 0;
+		/* past a signal frame the next ip is the interrupted pc, which
+		 * libunwind reads at ip, not ip - 1 as a return address: a
+		 * verdict kept under it could describe another function's
+		 * frame where the same address is a return address (a call
+		 * that never returns, last in its function) */
+		if (signal) {
+			ra_learn(ip, gen, RA_UNSOUND, 0);
+			return;
+		}
 		unw_cursor_t at = c;
 		int r = unw_g.step(&c);
 		if (r <= 0) {
