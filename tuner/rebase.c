@@ -373,20 +373,21 @@ static size_t index_lookup(cand_index_t *ix, const json_t *old)
 	return n;
 }
 
-void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *const *cands,
-                        size_t ncand, long *match)
+/* hmpt_rebase_assign with the candidates' index built (the command's
+ * report looks up the sites left unmatched in it too) */
+static void assign_by(cand_index_t *ix, const json_t *const *olds, size_t nold,
+                      const json_t *const *cands, long *match)
 {
-	cand_index_t ix;
 	pair_t *pairs = NULL;
 	size_t np = 0, cap = 0;
 	json_t *taken = json_object(); /* target keys given to a plan site */
 
 	for (size_t o = 0; o < nold; o++)
 		match[o] = -1;
-	if (index_build(&ix, cands, ncand) != 0 || !taken)
+	if (!taken)
 		goto out;
 	for (size_t o = 0; o < nold; o++) {
-		size_t nc = index_lookup(&ix, olds[o]);
+		size_t nc = index_lookup(ix, olds[o]);
 		for (size_t i = 0; i < nc; i++) {
 			char how[8];
 			if (np == cap) {
@@ -397,10 +398,10 @@ void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *co
 				pairs = p;
 				cap = ncap;
 			}
-			if (hmpt_rebase_compare(olds[o], cands[ix.list[i]], &pairs[np].sc, how,
+			if (hmpt_rebase_compare(olds[o], cands[ix->list[i]], &pairs[np].sc, how,
 			                        sizeof(how)) == 0) {
 				pairs[np].o = o;
-				pairs[np].c = ix.list[i];
+				pairs[np].c = ix->list[i];
 				np++;
 			}
 		}
@@ -420,9 +421,21 @@ void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *co
 		match[p->o] = (long)p->c;
 	}
 out:
-	index_free(&ix);
 	json_decref(taken);
 	free(pairs);
+}
+
+void hmpt_rebase_assign(const json_t *const *olds, size_t nold, const json_t *const *cands,
+                        size_t ncand, long *match)
+{
+	cand_index_t ix;
+
+	if (index_build(&ix, cands, ncand) == 0)
+		assign_by(&ix, olds, nold, cands, match);
+	else
+		for (size_t o = 0; o < nold; o++)
+			match[o] = -1;
+	index_free(&ix);
 }
 
 /* -------------------------------------------------------------- command */
@@ -739,13 +752,20 @@ int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 			o++;
 		}
 	}
+	/* the candidates by key: for the assignment, and in the report for
+	 * the sites not found */
 	long *match = calloc(nold + 1, sizeof(long));
-	if (match)
-		hmpt_rebase_assign(oldp, nold, (const json_t *const *)cands, ncand, match);
+	if (!match || index_build(&ix, (const json_t *const *)cands, ncand) != 0) {
+		fprintf(stderr, "hmpt-tune plan rebase: out of memory\n");
+		free(match);
+		free(oldp);
+		goto done;
+	}
+	assign_by(&ix, oldp, nold, (const json_t *const *)cands, match);
 	int counts[3] = {0, 0, 0};
 	for (o = 0; o < nold; o++) {
 		old_t *x = &olds[o];
-		x->match = match ? match[o] : -1;
+		x->match = match[o];
 		if (x->match >= 0)
 			hmpt_rebase_compare(x->site, cands[x->match], &x->sc, x->how,
 			                    sizeof(x->how));
@@ -756,10 +776,6 @@ int hmpt_rebase_cmd(int argc, char **argv, const char *usage)
 
 	/* the report: every site, then the sum; for those not found, the
 	 * candidates that would have matched */
-	if (index_build(&ix, (const json_t *const *)cands, ncand) != 0) {
-		fprintf(stderr, "hmpt-tune plan rebase: out of memory\n");
-		goto done;
-	}
 	fprintf(stderr, "hmpt-tune: rebasing %s onto %s: %zu site%s\n", plan_path, what, nold,
 	        nold == 1 ? "" : "s");
 	fprintf(stderr, "%-12s  %-16s  %-20s  %-16s  %s\n", "group", "site", "status", "new site",
