@@ -806,13 +806,14 @@ __attribute__((noinline)) static bool frame_follows_sp(unw_cursor_t *at, unw_wor
  * function lies 16 bytes below the frame's top (its canonical frame
  * address: the stack pointer of the frame above), and the pair there is
  * the caller's rbp and return address as libunwind found them; sound, with
- * a frame of fixed size, when the function does not save rbp (libunwind
- * finds the caller's rbp where it found this frame's: the unwind
- * information says the function never changes it) and its frame's top
- * moves with its stack pointer (frame_follows_sp), so that the size is
- * fixed at that call.  Reads only this stack's own frames.  Signal
- * frames, and frames libunwind has no unwind information for, are
- * unsound. */
+ * a frame of fixed size, when its frame's top moves with its stack pointer
+ * (frame_follows_sp), so that the size is fixed at that call, and the
+ * function either does not save rbp (libunwind finds the caller's rbp
+ * where it found this frame's: the unwind information says the function
+ * never changes it) or saved the caller's in a slot of this frame that
+ * moves with it too (the step then reloads rbp from there).  Reads only
+ * this stack's own frames.  Frames libunwind has no unwind information for
+ * are unsound; so is a signal frame, where learning stops. */
 __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 {
 	unw_context_t uc;
@@ -836,17 +837,16 @@ __attribute__((noinline)) static void learn(const uintptr_t *fp0, uint64_t gen)
 		return;
 	}
 	for (k = 0; k < RAW_DEEP; k++) {
-		bool signal = unw_g.is_signal_frame(&c) > 0;
-		bool frame = !signal && unw_g.get_proc_info(&c, &pi) == 0;
 		/* past a signal frame the next ip is the interrupted pc, which
 		 * libunwind reads at ip, not ip - 1 as a return address: a
 		 * verdict kept under it could describe another function's
 		 * frame where the same address is a return address (a call
 		 * that never returns, last in its function) */
-		if (signal) {
+		if (unw_g.is_signal_frame(&c) > 0) {
 			ra_learn(ip, gen, RA_UNSOUND, 0);
 			return;
 		}
+		bool frame = unw_g.get_proc_info(&c, &pi) == 0;
 		unw_cursor_t at = c;
 		int r = unw_g.step(&c);
 		if (r <= 0) {
