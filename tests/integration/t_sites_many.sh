@@ -1,5 +1,7 @@
 . "$(dirname "$0")/lib.sh"
 # Many sites, and the order of equal ones.
+# the site ids plan check lists (its rows start with one)
+plan_ids() { awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ { print $1 }' "$@"; }
 
 # 1. A program of 2,000 sites (bench/nsites_gen.sh, as the N-site benchmark
 # builds them): profile -> plan make -> plan check keeps every site.
@@ -17,7 +19,7 @@ $TUNE plan check --no-machine "$work/plan.json" >"$work/check.out" 2>&1 ||
 	fail "plan check: $(tail -n 5 "$work/check.out")"
 grep -q "1 group, $n sites" "$work/check.out" ||
 	fail "plan check does not count $n sites: $(head -n 1 "$work/check.out")"
-awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ { print $1 }' "$work/check.out" | sort >"$work/ids.plan"
+plan_ids "$work/check.out" | sort >"$work/ids.plan"
 cmp -s "$work/ids.prof" "$work/ids.plan" ||
 	fail "the plan's sites are not the profile's: $(diff "$work/ids.prof" "$work/ids.plan" | head -n 4)"
 
@@ -49,8 +51,7 @@ for first in a b; do
 	$TUNE plan make -p 'fast={"nodes":"all"}' -s top:1=fast -o "$work/t$first.json" \
 		"$work/t$first" 2>/dev/null || fail "plan make -s top:1 for ties $first failed"
 	want=$([ $first = a ] && echo "$id_a" || echo "$id_b")
-	got=$($TUNE plan check --no-machine "$work/t$first.json" |
-		awk 'length($1) == 16 && $1 ~ /^[0-9a-f]+$/ { print $1 }')
+	got=$($TUNE plan check --no-machine "$work/t$first.json" | plan_ids)
 	[ "$got" = "$want" ] ||
 		fail "ties, alloc_$first first: top:1 took $got, not alloc_$first's $want (a $id_a, b $id_b)"
 	note "alloc_$first first: top:1 = $got (a $id_a, b $id_b)"
