@@ -25,7 +25,6 @@ limit=${STEP_TIMEOUT:-300}
 ns=("$@")
 [ ${#ns[@]} -gt 0 ] || ns=(1000 10000 100000)
 [ -x "$tune" ] && [ -f "$lib" ] || { echo "nsites.sh: build first (make all)" >&2; exit 2; }
-[ -x /usr/bin/time ] || { echo "nsites.sh: needs /usr/bin/time (GNU time)" >&2; exit 2; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 clean=(env -u HMPT_PLAN -u HMPT_PROFILE -u HMPT_SAMPLE -u HMPT_STRICT -u LD_PRELOAD)
@@ -42,14 +41,20 @@ build() {
 		"${CC:-cc}" -O0 -fno-omit-frame-pointer -c && "${CC:-cc}" -o nsites ./*.o && rm -f ./*.o)
 }
 
-# step NAME CMD...: time and peak RSS of CMD, one run; "> limit" if stopped
+# step NAME CMD...: time and peak RSS of CMD, one run; "> limit" if stopped.
+# python3 (which make bench installs) measures them, as GNU time would:
+# the wall time, and the largest peak RSS of the processes it waited for.
 step() {
 	local name=$1 rc=0; shift
-	/usr/bin/time -f '%e %M' -o "$work/time" timeout "$limit" "$@" \
-		>"$work/$name.out" 2>"$work/$name.err" || rc=$?
+	python3 -c 'import resource, subprocess, sys, time
+t0 = time.monotonic()
+rc = subprocess.run(sys.argv[2:]).returncode
+kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+open(sys.argv[1], "w").write("%.2f %.1f\n" % (time.monotonic() - t0, kib / 1024))
+sys.exit(rc)' "$work/time" timeout "$limit" "$@" >"$work/$name.out" 2>"$work/$name.err" || rc=$?
 	if [ $rc = 0 ]; then
-		read -r secs kib <"$work/time"
-		printf '  %-14s %9.2f s %9.1f MiB\n' "$name" "$secs" "$(echo "$kib / 1024" | bc -l)"
+		read -r secs mib <"$work/time"
+		printf '  %-14s %9.2f s %9.1f MiB\n' "$name" "$secs" "$mib"
 		return 0
 	fi
 	[ "$rc" = 124 ] && printf '  %-14s %9s s   (stopped)\n' "$name" "> $limit" ||
